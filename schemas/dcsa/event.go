@@ -1,0 +1,136 @@
+// Package dcsa holds the Go shape of DCSA EVENT_DOMAIN 2.0.2 events, the one
+// standard every contrack consumer receives whatever the carrier's source
+// format. Only the equipment and transport event shapes are modelled: the
+// public interface emits no shipment or operations events.
+//
+// Field names and JSON tags follow event_domain_v2.0.2.yaml exactly
+// (including the capitalised ISOEquipmentCode and UNLocationCode). Optional
+// fields are pointers or omitempty so that an absent value is absent on the
+// wire, never an empty string that fails the standard's patterns.
+package dcsa
+
+// Event types (eventType).
+const (
+	EventTypeEquipment = "EQUIPMENT"
+	EventTypeTransport = "TRANSPORT"
+)
+
+// Event classifier codes (eventClassifierCode).
+const (
+	ClassifierActual    = "ACT"
+	ClassifierPlanned   = "PLN"
+	ClassifierEstimated = "EST"
+)
+
+// Event is one DCSA 2.0.2 equipment or transport event. Which of
+// EquipmentEventTypeCode and TransportEventTypeCode is set follows EventType.
+type Event struct {
+	EventID              string `json:"eventID,omitempty"`
+	EventCreatedDateTime string `json:"eventCreatedDateTime"`
+	EventType            string `json:"eventType"`
+	EventClassifierCode  string `json:"eventClassifierCode"`
+	EventDateTime        string `json:"eventDateTime"`
+
+	// Equipment events.
+	EquipmentEventTypeCode string    `json:"equipmentEventTypeCode,omitempty"`
+	EquipmentReference     string    `json:"equipmentReference,omitempty"`
+	ISOEquipmentCode       string    `json:"ISOEquipmentCode,omitempty"`
+	EmptyIndicatorCode     string    `json:"emptyIndicatorCode,omitempty"`
+	EventLocation          *Location `json:"eventLocation,omitempty"`
+
+	// Transport events.
+	TransportEventTypeCode string `json:"transportEventTypeCode,omitempty"`
+	DelayReasonCode        string `json:"delayReasonCode,omitempty"`
+	ChangeRemark           string `json:"changeRemark,omitempty"`
+
+	// Common.
+	CarrierCode        string              `json:"carrierCode,omitempty"`
+	FacilityTypeCode   string              `json:"facilityTypeCode,omitempty"`
+	TransportCall      *TransportCall      `json:"transportCall,omitempty"`
+	DocumentReferences []DocumentReference `json:"documentReferences,omitempty"`
+	References         []Reference         `json:"references,omitempty"`
+	Seals              []Seal              `json:"seals,omitempty"`
+}
+
+// Location is LOCATION_DOMAIN 2.0.2's location: any of a geo position,
+// a UN/LOCODE, a facility or an address, all naming the same place.
+type Location struct {
+	LocationName             string   `json:"locationName,omitempty"`
+	Latitude                 string   `json:"latitude,omitempty"`
+	Longitude                string   `json:"longitude,omitempty"`
+	UNLocationCode           string   `json:"UNLocationCode,omitempty"`
+	FacilityCode             string   `json:"facilityCode,omitempty"`
+	FacilityCodeListProvider string   `json:"facilityCodeListProvider,omitempty"`
+	Address                  *Address `json:"address,omitempty"`
+}
+
+// Address is LOCATION_DOMAIN 2.0.2's address.
+type Address struct {
+	Name         string `json:"name,omitempty"`
+	Street       string `json:"street,omitempty"`
+	StreetNumber string `json:"streetNumber,omitempty"`
+	Floor        string `json:"floor,omitempty"`
+	PostCode     string `json:"postCode,omitempty"`
+	City         string `json:"city,omitempty"`
+	StateRegion  string `json:"stateRegion,omitempty"`
+	Country      string `json:"country,omitempty"`
+}
+
+// TransportCall is the vessel, voyage and place context of an event.
+// transportCallID and modeOfTransport are required by the standard.
+type TransportCall struct {
+	TransportCallID             string    `json:"transportCallID"`
+	TransportCallReference      string    `json:"transportCallReference,omitempty"`
+	CarrierServiceCode          string    `json:"carrierServiceCode,omitempty"`
+	CarrierVoyageNumber         string    `json:"carrierVoyageNumber,omitempty"`
+	ExportVoyageNumber          string    `json:"exportVoyageNumber,omitempty"`
+	CarrierExportVoyageNumber   string    `json:"carrierExportVoyageNumber,omitempty"`
+	ImportVoyageNumber          string    `json:"importVoyageNumber,omitempty"`
+	CarrierImportVoyageNumber   string    `json:"carrierImportVoyageNumber,omitempty"`
+	TransportCallSequenceNumber *int      `json:"transportCallSequenceNumber,omitempty"`
+	UNLocationCode              string    `json:"UNLocationCode,omitempty"`
+	FacilityCode                string    `json:"facilityCode,omitempty"`
+	FacilityCodeListProvider    string    `json:"facilityCodeListProvider,omitempty"`
+	FacilityTypeCode            string    `json:"facilityTypeCode,omitempty"`
+	ModeOfTransport             string    `json:"modeOfTransport"`
+	Location                    *Location `json:"location,omitempty"`
+	Vessel                      *Vessel   `json:"vessel,omitempty"`
+}
+
+// Vessel identifies a ship; vesselIMONumber is required when a vessel is given.
+type Vessel struct {
+	VesselIMONumber           string `json:"vesselIMONumber"`
+	VesselName                string `json:"vesselName,omitempty"`
+	VesselFlag                string `json:"vesselFlag,omitempty"`
+	VesselCallSignNumber      string `json:"vesselCallSignNumber,omitempty"`
+	VesselOperatorCarrierCode string `json:"vesselOperatorCarrierCode,omitempty"`
+	// VesselOperatorCarrierCodeListProvider is SMDG or NMFTA.
+	VesselOperatorCarrierCodeListProvider string `json:"vesselOperatorCarrierCodeListProvider,omitempty"`
+}
+
+// Document reference types.
+const (
+	DocBooking          = "BKG"
+	DocTransportDoc     = "TRD"
+	DocBookingRequest   = "CBR"
+	DocShippingInstruct = "SHI"
+)
+
+// DocumentReference links an event to a booking, bill of lading and the like.
+type DocumentReference struct {
+	DocumentReferenceType  string `json:"documentReferenceType"`
+	DocumentReferenceValue string `json:"documentReferenceValue"`
+}
+
+// Reference is a shipper or carrier reference; type EQ names an equipment.
+type Reference struct {
+	ReferenceType  string `json:"referenceType"`
+	ReferenceValue string `json:"referenceValue"`
+}
+
+// Seal is DOCUMENTATION_DOMAIN 2.0.2's seal.
+type Seal struct {
+	SealNumber string `json:"sealNumber"`
+	SealSource string `json:"sealSource,omitempty"`
+	SealType   string `json:"sealType"`
+}
