@@ -81,6 +81,7 @@ type Address struct {
 type TransportCall struct {
 	TransportCallID             string    `json:"transportCallID"`
 	TransportCallReference      string    `json:"transportCallReference,omitempty"`
+	PortVisitReference          string    `json:"portVisitReference,omitempty"`
 	CarrierServiceCode          string    `json:"carrierServiceCode,omitempty"`
 	CarrierVoyageNumber         string    `json:"carrierVoyageNumber,omitempty"`
 	ExportVoyageNumber          string    `json:"exportVoyageNumber,omitempty"`
@@ -92,6 +93,7 @@ type TransportCall struct {
 	FacilityCode                string    `json:"facilityCode,omitempty"`
 	FacilityCodeListProvider    string    `json:"facilityCodeListProvider,omitempty"`
 	FacilityTypeCode            string    `json:"facilityTypeCode,omitempty"`
+	OtherFacility               string    `json:"otherFacility,omitempty"` // deprecated in 2.0.2, still valid
 	ModeOfTransport             string    `json:"modeOfTransport"`
 	Location                    *Location `json:"location,omitempty"`
 	Vessel                      *Vessel   `json:"vessel,omitempty"`

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"text/tabwriter"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/postgres"
+)
+
+func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list", errUsage)
+	}
+	pool, err := postgres.Open(ctx, cfg.PGURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := postgres.Migrate(ctx, pool, log); err != nil {
+		return err
+	}
+	store := auth.NewStore(pool)
+	switch args[0] {
+	case "create-key":
+		return adminCreateKey(ctx, store, args[1:], os.Stdout)
+	case "revoke-key":
+		if len(args) != 2 {
+			return fmt.Errorf("%w: contrack admin revoke-key KEY_OR_ID", errUsage)
+		}
+		ok, err := store.RevokeKey(ctx, args[1])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("no active key matches")
+		}
+		fmt.Println("revoked")
+		return nil
+	case "list":
+		return adminList(ctx, store, os.Stdout)
+	default:
+		return fmt.Errorf("%w: unknown admin command %q", errUsage, args[0])
+	}
+}
+
+// adminCreateKey prints a summary and then the key alone as the last line
+// of stdout, so scripts can take it with `tail -n1`.
+func adminCreateKey(ctx context.Context, store *auth.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("create-key", flag.ContinueOnError)
+	var p auth.CreateKeyParams
+	fs.StringVar(&p.ClientSlug, "client", "", "client slug (lower-case letters, digits, dashes)")
+	fs.StringVar(&p.Env, "env", "", "live or sandbox")
+	fs.StringVar(&p.DisplayName, "display-name", "", "human-readable account name (default: the slug)")
+	fs.StringVar(&p.Plan, "plan", "", "usage plan: "+auth.PlanNames())
+	fs.StringVar(&p.Role, "role", auth.RoleConsumer, "consumer or carrier")
+	fs.StringVar(&p.SCAC, "scac", "", "for carrier keys: the carrier's SCAC code")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if p.ClientSlug == "" || p.Env == "" {
+		return fmt.Errorf("%w: --client and --env are required", errUsage)
+	}
+	key, k, err := store.CreateKey(ctx, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "account %s (%s, %s) key %s role %s\n", k.Account.ClientSlug, k.Account.Env, k.Account.DisplayName, k.ID, k.Role)
+	fmt.Fprintln(out, "This key is shown once; store it now:")
+	fmt.Fprintln(out, key)
+	return nil
+}
+
+func adminList(ctx context.Context, store *auth.Store, out io.Writer) error {
+	keys, err := store.List(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLIENT\tENV\tDISPLAY NAME\tPLAN\tKEY ID\tKEY\tROLE\tSCAC\tCREATED\tSTATUS")
+	for _, k := range keys {
+		status := "active"
+		if k.RevokedAt != nil {
+			status = "revoked " + k.RevokedAt.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		plan := k.Account.Plan
+		if plan == "" {
+			plan = "-"
+		}
+		scac := k.SCAC
+		if scac == "" {
+			scac = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Account.ClientSlug, k.Account.Env, k.Account.DisplayName,
+			plan, k.KeyID, k.Hint, k.Role, scac, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), status)
+	}
+	return tw.Flush()
+}

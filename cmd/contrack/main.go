@@ -1,0 +1,88 @@
+// Command contrack is the one binary of the platform: `contrack all` runs
+// every stage in one process; `contrack <stage>` runs one; `contrack
+// migrate`, `contrack admin …`, `contrack broker` and `contrack sandbox` are
+// the tools around them.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+const usage = `contrack — container tracking, every carrier as DCSA EVENT_DOMAIN 2.0.2
+
+Usage:
+  contrack all                 run every stage in one process (embedded Kafka unless KAFKA_BROKERS is set)
+  contrack api                 run the HTTP API only
+  contrack broker              run the embedded single-node Kafka broker alone (development only)
+  contrack migrate             apply Postgres and ClickHouse migrations
+  contrack config              print the effective configuration, secrets masked
+  contrack admin create-key --client SLUG --env live|sandbox [--display-name TEXT] [--plan NAME] [--role consumer|carrier] [--scac SCAC]
+  contrack admin revoke-key KEY_OR_ID
+  contrack admin list
+  contrack version
+
+Configuration is read from environment variables; see 'contrack config'.
+`
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "contrack:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Print(usage)
+		return nil
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch args[0] {
+	case "all":
+		return runAll(ctx, cfg, log)
+	case "api":
+		return runAPI(ctx, cfg, log)
+	case "broker":
+		return runBroker(ctx, cfg, log)
+	case "migrate":
+		return runMigrate(ctx, cfg, log)
+	case "config":
+		printConfig()
+		return nil
+	case "admin":
+		return runAdmin(ctx, cfg, log, args[1:])
+	case "version":
+		fmt.Println(version)
+		return nil
+	default:
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// errUsage marks a command-line mistake.
+var errUsage = errors.New("usage")

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/postgres"
+	"github.com/contrack/contrack/queryapi"
+	"github.com/contrack/contrack/schemas"
+)
+
+// infra holds the connections a process shares between its stages.
+type infra struct {
+	pg    *pgxpool.Pool
+	ch    driver.Conn
+	kafka *kgo.Client // producer client
+}
+
+// openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
+// and creates topics: every stage does this at start-up.
+func openInfra(ctx context.Context, cfg Config, log *slog.Logger) (*infra, error) {
+	if cfg.SecretKeyIsDefault {
+		log.Warn("CONTRACK_SECRET_KEY is not set: using the DEVELOPMENT default key. Credentials and webhook secrets stored now are NOT protected. Set CONTRACK_SECRET_KEY in any shared or production environment.")
+	}
+	in := &infra{}
+	var err error
+	if in.pg, err = postgres.Open(ctx, cfg.PGURL); err != nil {
+		return nil, err
+	}
+	if _, err = postgres.Migrate(ctx, in.pg, log); err != nil {
+		in.close()
+		return nil, err
+	}
+	if in.ch, err = clickhouse.Open(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB); err != nil {
+		in.close()
+		return nil, err
+	}
+	if _, err = clickhouse.Migrate(ctx, in.ch, log); err != nil {
+		in.close()
+		return nil, err
+	}
+	if in.kafka, err = kafka.NewClient(cfg.brokers(), log); err != nil {
+		in.close()
+		return nil, err
+	}
+	if err = kafka.EnsureTopics(ctx, in.kafka, int32(cfg.KafkaPartitions), schemas.AllTopics...); err != nil {
+		in.close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// close flushes Kafka and closes every connection.
+func (in *infra) close() {
+	if in.kafka != nil {
+		in.kafka.Flush(context.Background())
+		in.kafka.Close()
+	}
+	if in.ch != nil {
+		in.ch.Close()
+	}
+	if in.pg != nil {
+		in.pg.Close()
+	}
+}
+
+func (in *infra) checks() []httpapi.Check {
+	return []httpapi.Check{
+		{Name: "postgres", Ping: func(ctx context.Context) error { return in.pg.Ping(ctx) }},
+		{Name: "clickhouse", Ping: func(ctx context.Context) error { return clickhouse.Ping(ctx, in.ch) }},
+		{Name: "kafka", Ping: func(ctx context.Context) error { return kafka.Ping(ctx, in.kafka) }},
+	}
+}
+
+func runMigrate(ctx context.Context, cfg Config, log *slog.Logger) error {
+	pool, err := postgres.Open(ctx, cfg.PGURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	n, err := postgres.Migrate(ctx, pool, log)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("postgres: %d migration(s) applied\n", n)
+	conn, err := clickhouse.Open(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	n, err = clickhouse.Migrate(ctx, conn, log)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("clickhouse: %d migration(s) applied\n", n)
+	return nil
+}
+
+// startBroker starts the embedded broker when KAFKA_BROKERS is unset.
+func startBroker(cfg Config, log *slog.Logger) (*kafka.EmbeddedBroker, error) {
+	if len(cfg.KafkaBrokers) > 0 {
+		return nil, nil
+	}
+	return kafka.StartEmbedded(cfg.EmbeddedKafkaAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions, log.With("stage", "broker"))
+}
+
+func runBroker(ctx context.Context, cfg Config, log *slog.Logger) error {
+	if len(cfg.KafkaBrokers) > 0 {
+		return errors.New("KAFKA_BROKERS is set: the embedded broker is for machines without Kafka")
+	}
+	b, err := startBroker(cfg, log)
+	if err != nil {
+		return err
+	}
+	b.Wait(ctx)
+	log.Info("embedded broker stopped")
+	return nil
+}
+
+func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
+	in, err := openInfra(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return serveAPI(ctx, cfg, log, in)
+}
+
+// serveAPI serves every HTTP stage on one port until ctx ends.
+func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra) error {
+	srv := newAPIServer(cfg, log, in)
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("http: listen %s: %w", cfg.HTTPAddr, err)
+	}
+	return srv.Serve(ctx, ln)
+}
+
+func newAPIServer(cfg Config, log *slog.Logger, in *infra) *httpapi.Server {
+	log = log.With("stage", "api")
+	srv := httpapi.New(httpapi.Config{
+		Addr:    cfg.HTTPAddr,
+		Version: version,
+		Log:     log,
+		Auth:    auth.NewStore(in.pg),
+		Checks:  in.checks(),
+		Limiter: httpapi.NewRateLimiter(),
+		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/", "/metrics"},
+	})
+	queryapi.Register(srv.Fuego, queryapi.Deps{})
+	return srv
+}
+
+// runAll runs every stage in one process, with the embedded broker unless
+// KAFKA_BROKERS is set. On SIGINT/SIGTERM the HTTP intake stops first
+// (in-flight requests finish), then the background stages, then Kafka is
+// flushed and connections closed, then the broker.
+func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
+	broker, err := startBroker(cfg, log)
+	if err != nil {
+		return err
+	}
+	if broker != nil {
+		defer broker.Close()
+	}
+	in, err := openInfra(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+
+	var wg sync.WaitGroup
+	errc := make(chan error, 8)
+	stageCtx, cancelStages := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelStages()
+	start := func(name string, fn func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(stageCtx); err != nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	_ = start // background stages register here as they are built
+
+	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
+	httpErr := serveAPI(ctx, cfg, log, in)
+	// HTTP intake has stopped (ctx done, or it failed): stop the rest.
+	cancelStages()
+	wg.Wait()
+	close(errc)
+	errs := []error{httpErr}
+	for err := range errc {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	log.Info("contrack stopped cleanly")
+	return nil
+}

@@ -1,0 +1,236 @@
+// Package auth owns accounts and their API keys: creating and revoking keys
+// (for `contrack admin`), and resolving the x-api-key header of a request to
+// its account. A key is random, shown once, and stored only as SHA-256.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Roles of a key.
+const (
+	RoleConsumer = "consumer"
+	RoleCarrier  = "carrier"
+)
+
+// Account is the (client, environment) a key belongs to. Every stored row of
+// every store carries its ID.
+type Account struct {
+	ID          string
+	ClientSlug  string
+	Env         string
+	DisplayName string
+	Plan        string // "" when the account has no usage plan
+}
+
+// Key is the caller of a request: a key and its account.
+type Key struct {
+	ID      string
+	Name    string
+	Role    string
+	SCAC    string // the carrier a carrier-role key speaks for
+	Account Account
+}
+
+// ErrUnknownKey is returned for a missing, unknown or revoked key.
+var ErrUnknownKey = errors.New("auth: unknown or revoked key")
+
+// Store reads and writes accounts and keys in Postgres.
+type Store struct{ pool *pgxpool.Pool }
+
+// NewStore returns a Store on pool.
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+var slugRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+
+// CreateKeyParams are the arguments of CreateKey.
+type CreateKeyParams struct {
+	ClientSlug  string
+	Env         string
+	DisplayName string // defaults to the slug when the account is created
+	Plan        string // "" keeps the account's plan, or the env's default for a new account
+	Role        string // consumer (default) or carrier
+	SCAC        string // required for carrier keys
+}
+
+// CreateKey creates the account (client, env) if needed and a new key for it.
+// It returns the plaintext key, which is never stored.
+func (s *Store) CreateKey(ctx context.Context, p CreateKeyParams) (plaintext string, k Key, err error) {
+	if !slugRe.MatchString(p.ClientSlug) {
+		return "", Key{}, fmt.Errorf("auth: client %q must be a slug: lower-case letters, digits and dashes", p.ClientSlug)
+	}
+	if p.Env != "live" && p.Env != "sandbox" {
+		return "", Key{}, fmt.Errorf("auth: env must be live or sandbox, not %q", p.Env)
+	}
+	if p.Role == "" {
+		p.Role = RoleConsumer
+	}
+	if p.Role != RoleConsumer && p.Role != RoleCarrier {
+		return "", Key{}, fmt.Errorf("auth: role must be consumer or carrier, not %q", p.Role)
+	}
+	if p.Role == RoleCarrier && p.SCAC == "" {
+		return "", Key{}, errors.New("auth: a carrier key needs the carrier's SCAC (--scac)")
+	}
+	if p.Plan != "" && p.Plan != PlanNone {
+		if _, ok := LookupPlan(p.Plan); !ok {
+			return "", Key{}, fmt.Errorf("auth: unknown plan %q (known: %s)", p.Plan, PlanNames())
+		}
+	}
+	plaintext, err = newKey(p.Env)
+	if err != nil {
+		return "", Key{}, err
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		display := p.DisplayName
+		if display == "" {
+			display = p.ClientSlug
+		}
+		plan := p.Plan
+		if plan == "" {
+			plan = DefaultPlan(p.Env)
+		}
+		if plan == PlanNone {
+			plan = ""
+		}
+		// Create the account, or keep the existing one (updating only what was asked).
+		err := tx.QueryRow(ctx, `
+			INSERT INTO accounts (id, client_slug, env, display_name, plan)
+			VALUES ($1, $2, $3, $4, NULLIF($5, ''))
+			ON CONFLICT (client_slug, env) DO UPDATE SET
+				display_name = CASE WHEN $6 THEN EXCLUDED.display_name ELSE accounts.display_name END,
+				plan = CASE WHEN $7 THEN EXCLUDED.plan ELSE accounts.plan END
+			RETURNING id, client_slug, env, display_name, COALESCE(plan, '')`,
+			uuid.NewString(), p.ClientSlug, p.Env, display, plan, p.DisplayName != "", p.Plan != "",
+		).Scan(&k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan)
+		if err != nil {
+			return fmt.Errorf("upsert account: %w", err)
+		}
+		k.ID = uuid.NewString()
+		k.Name = p.ClientSlug + "-" + p.Env
+		k.Role = p.Role
+		k.SCAC = p.SCAC
+		sum := sha256.Sum256([]byte(plaintext))
+		_, err = tx.Exec(ctx, `
+			INSERT INTO api_keys (id, account_id, key_hash, key_hint, name, role, carrier_scac)
+			VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''))`,
+			k.ID, k.Account.ID, sum[:], hint(plaintext), k.Name, k.Role, k.SCAC)
+		if err != nil {
+			return fmt.Errorf("insert key: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", Key{}, fmt.Errorf("auth: create key: %w", err)
+	}
+	return plaintext, k, nil
+}
+
+// newKey returns "ct_<env>_" followed by 32 random bytes in base64url.
+func newKey(env string) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("auth: random key: %w", err)
+	}
+	return "ct_" + env + "_" + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// hint is the part of a key safe to show in listings.
+func hint(key string) string {
+	if len(key) < 4 {
+		return "****"
+	}
+	return "…" + key[len(key)-4:]
+}
+
+// Authenticate resolves a plaintext key to its key and account. A missing,
+// unknown or revoked key gives ErrUnknownKey.
+func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error) {
+	if plaintext == "" {
+		return Key{}, ErrUnknownKey
+	}
+	sum := sha256.Sum256([]byte(plaintext))
+	var k Key
+	err := s.pool.QueryRow(ctx, `
+		SELECT k.id, k.name, k.role, COALESCE(k.carrier_scac, ''),
+		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, '')
+		FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, sum[:]).
+		Scan(&k.ID, &k.Name, &k.Role, &k.SCAC, &k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Key{}, ErrUnknownKey
+	}
+	if err != nil {
+		return Key{}, fmt.Errorf("auth: look up key: %w", err)
+	}
+	return k, nil
+}
+
+// RevokeKey revokes the key given either as its plaintext or its id. It
+// reports whether a key was revoked now.
+func (s *Store) RevokeKey(ctx context.Context, keyOrID string) (bool, error) {
+	sum := sha256.Sum256([]byte(keyOrID))
+	var id any = nil
+	if _, err := uuid.Parse(keyOrID); err == nil {
+		id = keyOrID
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE api_keys SET revoked_at = now()
+		WHERE revoked_at IS NULL AND (key_hash = $1 OR id = $2::uuid)`, sum[:], id)
+	if err != nil {
+		return false, fmt.Errorf("auth: revoke key: %w", err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// KeyListing is one row of `contrack admin list`.
+type KeyListing struct {
+	KeyID     string
+	Hint      string
+	Name      string
+	Role      string
+	SCAC      string
+	Account   Account
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+// List returns every key with its account, oldest first.
+func (s *Store) List(ctx context.Context) ([]KeyListing, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT k.id, k.key_hint, k.name, k.role, COALESCE(k.carrier_scac, ''), k.created_at, k.revoked_at,
+		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, '')
+		FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		ORDER BY k.created_at, k.id`)
+	if err != nil {
+		return nil, fmt.Errorf("auth: list keys: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (KeyListing, error) {
+		var l KeyListing
+		err := r.Scan(&l.KeyID, &l.Hint, &l.Name, &l.Role, &l.SCAC, &l.CreatedAt, &l.RevokedAt,
+			&l.Account.ID, &l.Account.ClientSlug, &l.Account.Env, &l.Account.DisplayName, &l.Account.Plan)
+		return l, err
+	})
+}
+
+type ctxKey struct{}
+
+// WithKey returns ctx carrying the authenticated key.
+func WithKey(ctx context.Context, k Key) context.Context { return context.WithValue(ctx, ctxKey{}, k) }
+
+// FromContext returns the authenticated key of a request. Handlers behind the
+// auth middleware always have one.
+func FromContext(ctx context.Context) (Key, bool) {
+	k, ok := ctx.Value(ctxKey{}).(Key)
+	return k, ok
+}

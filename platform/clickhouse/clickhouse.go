@@ -1,0 +1,139 @@
+// Package clickhouse opens contrack's ClickHouse connection (native protocol)
+// and applies its migrations. Every INSERT names its columns and no SQL uses
+// types newer than ClickHouse 18.16 (no LowCardinality, DateTime64, Map, JSON).
+package clickhouse
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/contrack/contrack/schemas/migrations"
+)
+
+// Open connects to addr and database db, creating the database if missing.
+func Open(ctx context.Context, addr, db string) (driver.Conn, error) {
+	if err := ensureDatabase(ctx, addr, db); err != nil {
+		return nil, err
+	}
+	conn, err := dial(addr, db)
+	if err != nil {
+		return nil, err
+	}
+	if err := Ping(ctx, conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+func dial(addr, db string) (driver.Conn, error) {
+	conn, err := ch.Open(&ch.Options{
+		Addr:        []string{addr},
+		Auth:        ch.Auth{Database: db, Username: "default"},
+		DialTimeout: 5 * time.Second,
+		// Old servers (18.16) do not understand newer settings; send none.
+		Settings: ch.Settings{},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clickhouse: open %s/%s: %w", addr, db, err)
+	}
+	return conn, nil
+}
+
+func ensureDatabase(ctx context.Context, addr, db string) error {
+	conn, err := dial(addr, "default")
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS `"+db+"`"); err != nil {
+		return fmt.Errorf("clickhouse: create database %s: %w", db, err)
+	}
+	return nil
+}
+
+// Ping checks the server answers.
+func Ping(ctx context.Context, conn driver.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := conn.Ping(ctx); err != nil {
+		return fmt.Errorf("clickhouse: ping: %w", err)
+	}
+	return nil
+}
+
+// Migrate applies the ClickHouse migrations not yet recorded in
+// schema_migrations. ClickHouse has no transactions: every statement is
+// written to be re-runnable (IF NOT EXISTS), so a crash mid-migration is
+// repaired by running it again.
+func Migrate(ctx context.Context, conn driver.Conn, log *slog.Logger) (applied int, err error) {
+	ms, err := migrations.ClickHouse()
+	if err != nil {
+		return 0, err
+	}
+	if err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version UInt32, name String, applied_at DateTime
+	) ENGINE = TinyLog`); err != nil {
+		return 0, fmt.Errorf("clickhouse: migrate: create schema_migrations: %w", err)
+	}
+	done := map[uint32]bool{}
+	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return 0, fmt.Errorf("clickhouse: migrate: read applied: %w", err)
+	}
+	for rows.Next() {
+		var v uint32
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("clickhouse: migrate: scan: %w", err)
+		}
+		done[v] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("clickhouse: migrate: read applied: %w", err)
+	}
+	for _, m := range ms {
+		if done[uint32(m.Version)] {
+			continue
+		}
+		for _, stmt := range migrations.Statements(m.SQL) {
+			if err := conn.Exec(ctx, stmt); err != nil {
+				return applied, fmt.Errorf("clickhouse: migration %s: %w", m.Name, err)
+			}
+		}
+		if err := Insert(ctx, conn, "schema_migrations", []string{"version", "name", "applied_at"},
+			[]any{uint32(m.Version), m.Name, time.Now().UTC().Truncate(time.Second)}); err != nil {
+			return applied, fmt.Errorf("clickhouse: record migration %s: %w", m.Name, err)
+		}
+		log.Info("applied clickhouse migration", "migration", m.Name)
+		applied++
+	}
+	return applied, nil
+}
+
+// Insert writes rows into table through a native-protocol batch, naming
+// every column (ClickHouse 18.16 needs that; parameter-bound INSERTs hang on
+// old servers).
+func Insert(ctx context.Context, conn driver.Conn, table string, columns []string, rows ...[]any) error {
+	batch, err := conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+strings.Join(columns, ", ")+")")
+	if err != nil {
+		return fmt.Errorf("clickhouse: prepare insert into %s: %w", table, err)
+	}
+	for _, r := range rows {
+		if err := batch.Append(r...); err != nil {
+			batch.Abort()
+			return fmt.Errorf("clickhouse: append to %s: %w", table, err)
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("clickhouse: insert into %s: %w", table, err)
+	}
+	return nil
+}

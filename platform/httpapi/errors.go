@@ -1,0 +1,85 @@
+// Package httpapi is the HTTP plumbing every API stage shares: a fuego server
+// whose every error is the spec's {"message": ...} body, the x-api-key check,
+// usage-plan rate limits, the 1 MiB body cap and /healthz.
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Error is an API error: a status and the spec's message, with dateOfRequest
+// on the endpoints where the spec adds it.
+type Error struct {
+	Status        int
+	Message       string
+	DateOfRequest *time.Time
+	// Header holds extra response headers (e.g. Retry-After).
+	Header http.Header
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// StatusCode lets fuego read the status.
+func (e *Error) StatusCode() int { return e.Status }
+
+// Body is the JSON error body.
+type Body struct {
+	Message       string     `json:"message"`
+	DateOfRequest *time.Time `json:"dateOfRequest,omitempty"`
+}
+
+// BadRequest is a 400 with message.
+func BadRequest(message string) *Error {
+	return &Error{Status: http.StatusBadRequest, Message: message}
+}
+
+// NotFound is a 404 with message.
+func NotFound(message string) *Error { return &Error{Status: http.StatusNotFound, Message: message} }
+
+// Dated adds dateOfRequest (now, UTC) to e.
+func (e *Error) Dated(now time.Time) *Error {
+	t := now.UTC()
+	e.DateOfRequest = &t
+	return e
+}
+
+// Messages of the plumbing itself.
+const (
+	MsgForbidden       = "Forbidden"
+	MsgTooManyRequests = "Too Many Requests"
+	MsgTooLarge        = "Request body too large: the limit is 1 MiB"
+	MsgNotFound        = "Not Found"
+	MsgInternal        = "Internal Server Error"
+)
+
+// WriteError writes err as the spec's error body. Errors that are not *Error
+// are logged and answered 500 with a generic message: internals never leak.
+func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = &Error{Status: http.StatusInternalServerError, Message: MsgInternal}
+	}
+	for k, vs := range e.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	WriteJSON(w, e.Status, Body{Message: e.Message, DateOfRequest: e.DateOfRequest})
+}
+
+// WriteJSON writes v as JSON with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"message":"` + MsgInternal + `"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,134 @@
+// Package postgres opens contrack's Postgres pool and applies its migrations.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contrack/contrack/schemas/migrations"
+)
+
+// Open connects to the database named in url, creating it first if it does
+// not exist (connecting to the server's "postgres" database to do so).
+func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	if err := ensureDatabase(ctx, url); err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: ping %s: %w", cfg.ConnConfig.Host, err)
+	}
+	return pool, nil
+}
+
+func ensureDatabase(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return fmt.Errorf("postgres: parse url: %w", err)
+	}
+	name := cfg.Database
+	if name == "" || name == "postgres" {
+		return nil
+	}
+	cfg.Database = "postgres"
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("postgres: connect to create database %s: %w", name, err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("postgres: look up database %s: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created concurrently
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: create database %s: %w", name, err)
+	}
+	return nil
+}
+
+// migrationLock is the advisory lock key that serialises concurrent migrators.
+const migrationLock = 7_402_113
+
+// Migrate applies every migration not yet recorded in schema_migrations, each
+// in its own transaction. Re-running is a no-op. Concurrent callers (several
+// stages starting at once) are serialised by an advisory lock.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied int, err error) {
+	ms, err := migrations.Postgres()
+	if err != nil {
+		return 0, err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: migrate: acquire: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return 0, fmt.Errorf("postgres: migrate: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return 0, fmt.Errorf("postgres: migrate: create schema_migrations: %w", err)
+	}
+	done := map[int]bool{}
+	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: migrate: read applied: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return 0, fmt.Errorf("postgres: migrate: scan: %w", err)
+		}
+		done[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("postgres: migrate: read applied: %w", err)
+	}
+	for _, m := range ms {
+		if done[m.Version] {
+			continue
+		}
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
+			return err
+		})
+		if err != nil {
+			return applied, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
+		}
+		log.Info("applied postgres migration", "migration", m.Name)
+		applied++
+	}
+	return applied, nil
+}

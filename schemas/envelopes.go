@@ -1,0 +1,63 @@
+package schemas
+
+import "time"
+
+// Record types (the HeaderType value).
+const (
+	TypeSubscriptionChanged = "subscription.changed"
+	TypeCarrierRaw          = "carrier.raw"
+	TypePollAttempt         = "poll.attempt"
+	TypeEvent               = "event"
+)
+
+// Environments of an account.
+const (
+	EnvLive    = "live"
+	EnvSandbox = "sandbox"
+)
+
+// SubscriptionChanged is published (through the outbox) whenever a
+// subscription is created or closed. Consumers are idempotent by ID.
+type SubscriptionChanged struct {
+	ID             string `json:"id"` // outbox record id, unique per change
+	AccountID      string `json:"accountId"`
+	Env            string `json:"env"`
+	TrackingID     string `json:"trackingId"`
+	SubscriptionID string `json:"subscriptionId"`
+	SCAC           string `json:"scac"`
+	IdentifierKind string `json:"identifierKind"` // container | booking | bill
+	Identifier     string `json:"identifier"`
+	Status         string `json:"status"` // OPEN | CLOSED
+	// TrackingOpen says whether the tracking still has an open subscription
+	// after this change; the poller stops when it turns false.
+	TrackingOpen bool      `json:"trackingOpen"`
+	OccurredAt   time.Time `json:"occurredAt"`
+}
+
+// CarrierRaw wraps a raw carrier payload. Payload holds the bytes exactly as
+// received (base64 in the JSON record, so EDIFACT and JSON travel alike).
+type CarrierRaw struct {
+	ID         string    `json:"id"`
+	Format     string    `json:"format"`
+	SCAC       string    `json:"scac"`
+	Env        string    `json:"env"`
+	AccountID  string    `json:"accountId,omitempty"`  // empty for pushed events: they match trackings of any account
+	TrackingID string    `json:"trackingId,omitempty"` // empty for pushed events
+	RequestID  string    `json:"requestId,omitempty"`
+	ReceivedAt time.Time `json:"receivedAt"`
+	Payload    []byte    `json:"payload"` // base64 in JSON; the bytes are unchanged
+}
+
+// PollAttempt records one carrier poll.
+type PollAttempt struct {
+	ID         string    `json:"id"`
+	AccountID  string    `json:"accountId"`
+	Env        string    `json:"env"`
+	SCAC       string    `json:"scac"`
+	TrackingID string    `json:"trackingId"`
+	Outcome    string    `json:"outcome"` // success | noData | error
+	HTTPCode   int       `json:"httpCode"`
+	LatencyMS  int64     `json:"latencyMs"`
+	EventCount int       `json:"eventCount"`
+	At         time.Time `json:"at"`
+}

@@ -1,0 +1,57 @@
+// Package schemas is the language the stages share: Kafka topic names, record
+// envelopes and headers, and (in sub-packages) the DCSA event types and the
+// SQL migrations of both stores.
+//
+// Topic names follow <domain>.<kind>.v<major>; within a major version only
+// additive changes are allowed. Consumer group names are constants too and are
+// never renamed: a renamed group re-consumes its topics from the start.
+package schemas
+
+// Topics.
+const (
+	// TopicSubscriptions carries subscription lifecycle records, keyed by tracking id.
+	TopicSubscriptions = "contrack.subscriptions.v1"
+	// TopicCarrierRaw carries raw carrier payloads (polled or pushed), unchanged, keyed by tracking id or request id.
+	TopicCarrierRaw = "contrack.carrier-raw.v1"
+	// TopicPollAttempts carries one record per carrier poll, keyed by tracking id.
+	TopicPollAttempts = "contrack.poll-attempts.v1"
+	// TopicEvents carries normalised DCSA 2.0.2 events, keyed by tracking id.
+	TopicEvents = "contrack.events.v1"
+	// TopicNormalizeDeadLetters keeps raw payloads the normaliser could not parse.
+	TopicNormalizeDeadLetters = "contrack.carrier-raw.dlq.v1"
+	// TopicDeliveryDeadLetters keeps webhook deliveries that exhausted their retries.
+	TopicDeliveryDeadLetters = "contrack.delivery.dlq.v1"
+)
+
+// AllTopics lists every topic created at start-up.
+var AllTopics = []string{
+	TopicSubscriptions,
+	TopicCarrierRaw,
+	TopicPollAttempts,
+	TopicEvents,
+	TopicNormalizeDeadLetters,
+	TopicDeliveryDeadLetters,
+}
+
+// Consumer groups. Never rename one.
+const (
+	GroupPoller    = "contrack-poller"
+	GroupNormalize = "contrack-normalize"
+	GroupRouting   = "contrack-normalize-routing"
+	GroupProjector = "contrack-projector"
+	GroupDelivery  = "contrack-delivery"
+)
+
+// Record headers. Every record carries its type and id so consumers can route
+// and deduplicate without decoding the value.
+const (
+	HeaderType    = "type"
+	HeaderID      = "id"
+	HeaderAccount = "account"
+	HeaderEnv     = "env"
+	// Dead-letter headers, after watermill's poison queue.
+	HeaderDLQReason    = "dlq-reason"
+	HeaderDLQTopic     = "dlq-source-topic"
+	HeaderDLQPartition = "dlq-source-partition"
+	HeaderDLQOffset    = "dlq-source-offset"
+)
