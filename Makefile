@@ -1,0 +1,46 @@
+# contrack — the two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+# Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
+FUZZTIME ?= 10s
+
+.PHONY: build run test services unit fuzz bench lint generate e2e clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
+
+services:
+	./deploy/services.sh
+
+run: services build
+	@echo
+	@echo "contrack is starting on http://127.0.0.1:8080 (Ctrl-C stops it). In another shell:"
+	@echo '  KEY=$$(bin/contrack admin create-key --client acme --env sandbox | tail -n1)'
+	@echo '  curl -s localhost:8080/account -H "x-api-key: $$KEY"'
+	@echo
+	./bin/contrack all
+
+# The whole suite against real Postgres, ClickHouse and an in-process
+# Kafka-protocol broker, then a short fuzz of every parser.
+test: services
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+	./scripts/fuzz.sh $(FUZZTIME)
+
+unit:
+	$(GO) test -count=1 -short ./...
+
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+bench: services
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
+
+lint:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,192 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-fuego/fuego"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/platform/testenv"
+)
+
+type echoBody struct {
+	Name string `json:"name"`
+}
+
+func register(s *fuego.Server) {
+	fuego.Post(s, "/echo", func(c fuego.ContextNoBody) (echoBody, error) {
+		var b echoBody
+		if err := httpapi.DecodeJSON(c.Request(), &b); err != nil {
+			return b, err
+		}
+		if b.Name == "" {
+			return b, httpapi.BadRequest("Missing Parameter 'name'")
+		}
+		return b, nil
+	})
+	fuego.Get(s, "/boom", func(c fuego.ContextNoBody) (echoBody, error) {
+		return echoBody{}, errors.New("database password=hunter2 exploded")
+	})
+}
+
+func TestKeyCheckComesFirst(t *testing.T) {
+	db := testenv.Postgres(t)
+	api := testenv.NewAPI(t, db.Pool, register)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	revoked := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if _, err := api.Store.RevokeKey(context.Background(), revoked); err != nil {
+		t.Fatal(err)
+	}
+	for name, k := range map[string]string{"missing": "", "unknown": "ct_sandbox_unknown", "revoked": revoked} {
+		for _, path := range []string{"/echo", "/no-such-path"} {
+			r := api.Do("POST", path, k, "{not json")
+			if r.Status != 403 || string(r.Raw) != "{\"message\":\"Forbidden\"}\n" {
+				t.Errorf("%s key POST %s: %d %s", name, path, r.Status, r.Raw)
+			}
+		}
+	}
+	if r := api.Do("POST", "/echo", key, `{"name":"x"}`); r.Status != 200 || r.JSON["name"] != "x" {
+		t.Errorf("good key: %d %s", r.Status, r.Raw)
+	}
+}
+
+func TestBodiesAndErrors(t *testing.T) {
+	db := testenv.Postgres(t)
+	api := testenv.NewAPI(t, db.Pool, register)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	cases := []struct {
+		name, method, path string
+		body               any
+		status             int
+		message            string
+	}{
+		{"json without content-type", "POST", "/echo", `{"name":"curl"}`, 200, ""},
+		{"empty body reads as {}", "POST", "/echo", nil, 400, "Missing Parameter 'name'"},
+		{"malformed json", "POST", "/echo", `{"name":`, 400, "Malformed JSON body: unexpected end of JSON input at byte 8"},
+		{"wrong type", "POST", "/echo", `{"name":5}`, 400, "Invalid JSON body: 'name' must be a string, not number"},
+		{"over 1 MiB", "POST", "/echo", `{"name":"` + strings.Repeat("a", 1<<20) + `"}`, 413, httpapi.MsgTooLarge},
+		{"unknown route", "GET", "/nope", nil, 404, "Not Found"},
+		{"internal error hides details", "GET", "/boom", nil, 500, "Internal Server Error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := api.Do(c.method, c.path, key, c.body)
+			if r.Status != c.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, c.status, r.Raw)
+			}
+			if c.message != "" && r.Message() != c.message {
+				t.Fatalf("message %q, want %q", r.Message(), c.message)
+			}
+			if r.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("content type %q", r.Header.Get("Content-Type"))
+			}
+			if strings.Contains(string(r.Raw), "hunter2") {
+				t.Fatal("internal error leaked")
+			}
+		})
+	}
+}
+
+func TestRateLimitAnswers429WithRetryAfter(t *testing.T) {
+	db := testenv.Postgres(t)
+	api := testenv.NewAPI(t, db.Pool, register)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "tiny", Env: "live", Plan: "trial"})
+	other := api.Key(auth.CreateKeyParams{ClientSlug: "big", Env: "live"})
+	plan, _ := auth.LookupPlan("trial")
+	var limited *testenv.Response
+	for i := 0; i < plan.Burst+3; i++ {
+		r := api.Do("POST", "/echo", key, `{"name":"x"}`)
+		if r.Status == 429 {
+			limited = &r
+			break
+		}
+	}
+	if limited == nil {
+		t.Fatal("no 429 after exceeding the burst")
+	}
+	if limited.Message() != "Too Many Requests" || limited.Header.Get("Retry-After") == "" {
+		t.Fatalf("429: %s Retry-After=%q", limited.Raw, limited.Header.Get("Retry-After"))
+	}
+	// Another key is not affected.
+	if r := api.Do("POST", "/echo", other, `{"name":"x"}`); r.Status != 200 {
+		t.Fatalf("other key: %d", r.Status)
+	}
+}
+
+func TestHealthzNamesTheDependencyDown(t *testing.T) {
+	db := testenv.Postgres(t)
+	up := httpapi.Check{Name: "postgres", Ping: func(ctx context.Context) error { return db.Pool.Ping(ctx) }}
+	down := httpapi.Check{Name: "kafka", Ping: func(context.Context) error { return errors.New("no broker") }}
+	api := testenv.NewAPI(t, db.Pool, nil, up)
+	if r := api.Do("GET", "/healthz", "", nil); r.Status != 200 {
+		t.Fatalf("healthy: %d %s", r.Status, r.Raw)
+	}
+	api = testenv.NewAPI(t, db.Pool, nil, up, down)
+	r := api.Do("GET", "/healthz", "", nil)
+	if r.Status != 503 || r.Message() != "Unavailable: kafka not answering" {
+		t.Fatalf("unhealthy: %d %s", r.Status, r.Raw)
+	}
+}
+
+func TestOpenAPIIsServedWithoutKey(t *testing.T) {
+	db := testenv.Postgres(t)
+	api := testenv.NewAPI(t, db.Pool, register)
+	r := api.Do("GET", "/openapi.json", "", nil)
+	if r.Status != 200 || r.JSON["openapi"] == nil || !strings.Contains(string(r.Raw), "/echo") || !strings.Contains(string(r.Raw), "x-api-key") {
+		t.Fatalf("openapi: %d %.200s", r.Status, r.Raw)
+	}
+	if r := api.Do("GET", "/docs/", "", nil); r.Status != 200 {
+		t.Fatalf("docs: %d", r.Status)
+	}
+}
+
+func TestShutdownFinishesInFlightRequests(t *testing.T) {
+	db := testenv.Postgres(t)
+	store := auth.NewStore(db.Pool)
+	key, _, _ := store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: store})
+	started := make(chan struct{})
+	fuego.Get(srv.Fuego, "/slow", func(c fuego.ContextNoBody) (echoBody, error) {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		return echoBody{Name: "done"}, nil
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	status := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/slow", nil)
+		req.Header.Set("x-api-key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			status <- -1
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	<-started
+	cancel() // SIGTERM arrives mid-request
+	if s := <-status; s != 200 {
+		t.Fatalf("in-flight request got %d", s)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve returned %v on clean shutdown", err)
+	}
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		t.Fatal("still accepting connections after shutdown")
+	}
+}

@@ -1,0 +1,198 @@
+package kafka_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
+)
+
+func produceN(t *testing.T, cl *kgo.Client, topic string, n int) {
+	t.Helper()
+	var rs []*kgo.Record
+	for i := range n {
+		rs = append(rs, &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(i%7)), Value: []byte(strconv.Itoa(i))})
+	}
+	if err := kafka.ProduceSync(context.Background(), cl, rs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// collector records the values a handler saw.
+type collector struct {
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (c *collector) add(v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]int{}
+	}
+	c.seen[v]++
+}
+
+func (c *collector) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.seen)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
+	brokers := testenv.Kafka(t, 3)
+	cl := testenv.KafkaClient(t, brokers)
+	produceN(t, cl, schemas.TopicEvents, 50)
+
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-roundtrip", Topics: []string{schemas.TopicEvents}, Log: testenv.Log(t)}
+	var first collector
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- kafka.Consume(ctx, cfg, func(_ context.Context, r *kgo.Record) error {
+			first.add(string(r.Value))
+			return nil
+		})
+	}()
+	waitFor(t, "50 records", func() bool { return first.count() == 50 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("clean shutdown returned %v", err)
+	}
+
+	// A restarted member of the same group resumes after the committed
+	// offsets: it sees only the new records.
+	produceN(t, cl, schemas.TopicEvents, 10)
+	var second collector
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go kafka.Consume(ctx2, cfg, func(_ context.Context, r *kgo.Record) error {
+		second.add(string(r.Value))
+		return nil
+	})
+	waitFor(t, "10 new records", func() bool { return second.count() >= 10 })
+	time.Sleep(300 * time.Millisecond)
+	if got := second.count(); got != 10 {
+		t.Fatalf("restarted consumer saw %d records, want only the 10 new ones: %v", got, second.seen)
+	}
+}
+
+func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	produceN(t, cl, schemas.TopicCarrierRaw, 5)
+
+	var mu sync.Mutex
+	attempts := map[string]int{}
+	var ok collector
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go kafka.Consume(ctx, kafka.ConsumerConfig{
+		Brokers: brokers, Group: "test-dlq", Topics: []string{schemas.TopicCarrierRaw},
+		DeadLetterTopic: schemas.TopicNormalizeDeadLetters, Log: testenv.Log(t),
+	}, func(_ context.Context, r *kgo.Record) error {
+		v := string(r.Value)
+		mu.Lock()
+		attempts[v]++
+		n := attempts[v]
+		mu.Unlock()
+		switch {
+		case v == "2":
+			return kafka.Permanent(errors.New("poison record"))
+		case v == "3" && n < 3:
+			return fmt.Errorf("store down (attempt %d)", n)
+		}
+		ok.add(v)
+		return nil
+	})
+	waitFor(t, "4 good records", func() bool { return ok.count() == 4 })
+	mu.Lock()
+	if attempts["3"] != 3 {
+		t.Errorf("transient failure attempted %d times, want 3", attempts["3"])
+	}
+	mu.Unlock()
+
+	// The poison record is in the dead-letter topic with its provenance.
+	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicNormalizeDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	fctx, fcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer fcancel()
+	fs := dlq.PollFetches(fctx)
+	recs := fs.Records()
+	if len(recs) != 1 {
+		t.Fatalf("dead letters = %d, want 1 (errors %v)", len(recs), fs.Errors())
+	}
+	r := recs[0]
+	if string(r.Value) != "2" {
+		t.Errorf("dead letter value %q", r.Value)
+	}
+	if got := kafka.Header(r, schemas.HeaderDLQReason); got != "permanent: poison record" {
+		t.Errorf("reason header %q", got)
+	}
+	if got := kafka.Header(r, schemas.HeaderDLQTopic); got != schemas.TopicCarrierRaw {
+		t.Errorf("source topic header %q", got)
+	}
+	if kafka.Header(r, schemas.HeaderDLQOffset) != "2" {
+		t.Errorf("source offset header %q", kafka.Header(r, schemas.HeaderDLQOffset))
+	}
+}
+
+func TestEmbeddedBrokerKeepsRecordsAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	log := testenv.Log(t)
+	b, err := kafka.StartEmbedded("127.0.0.1:0", dir, 1, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := b.Addr()
+	cl, err := kafka.NewClient([]string{addr}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := kafka.EnsureTopics(ctx, cl, 1, schemas.TopicEvents); err != nil {
+		t.Fatal(err)
+	}
+	produceN(t, cl, schemas.TopicEvents, 3)
+	cl.Close()
+	b.Close()
+
+	b2, err := kafka.StartEmbedded(addr, dir, 1, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	cl2, err := kafka.NewClient([]string{b2.Addr()}, log, kgo.ConsumeTopics(schemas.TopicEvents), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl2.Close()
+	var got []string
+	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for len(got) < 3 && fctx.Err() == nil {
+		cl2.PollFetches(fctx).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+	}
+	if len(got) != 3 {
+		t.Fatalf("after restart read %v, want 3 records", got)
+	}
+}

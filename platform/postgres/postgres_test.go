@@ -1,0 +1,60 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/contrack/contrack/platform/postgres"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas/migrations"
+)
+
+func TestOpenCreatesDatabaseAndMigrateIsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	name := "contrack_test_open_" + t.Name()[len(t.Name())-10:]
+	server := testenv.PGServerURL()
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+
+	url := "postgres://postgres@127.0.0.1:5432/" + name + "?sslmode=disable"
+	pool, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1, err := postgres.Migrate(ctx, pool, testenv.Log(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n2, err := postgres.Migrate(ctx, pool, testenv.Log(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.Close()
+	ms, _ := migrations.Postgres()
+	if n1 != len(ms) || n2 != 0 {
+		t.Fatalf("first run applied %d (want %d), second %d (want 0)", n1, len(ms), n2)
+	}
+	// Opening again finds the database and applies nothing.
+	pool, err = postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if n, err := postgres.Migrate(ctx, pool, testenv.Log(t)); err != nil || n != 0 {
+		t.Fatalf("third run: %d, %v", n, err)
+	}
+}
+
+func TestStatementsSplitsAtLineEndSemicolons(t *testing.T) {
+	got := migrations.Statements("-- comment;\nCREATE TABLE a (x String);\n\nCREATE TABLE b (\n  y String -- note\n);\n")
+	if len(got) != 2 || got[0] != "CREATE TABLE a (x String)" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -1,0 +1,275 @@
+// Package testenv gives integration tests fresh, isolated stores and a
+// Kafka-protocol broker:
+//
+//   - Postgres: a new database per test, cloned from a migrated template
+//     (server from CONTRACK_TEST_PG_URL, default the local 127.0.0.1:5432).
+//   - ClickHouse: a new migrated database per test (CONTRACK_TEST_CLICKHOUSE_ADDR,
+//     default 127.0.0.1:9000).
+//   - Kafka: CONTRACK_TEST_KAFKA_BROKERS if set (tests then share its topics:
+//     run packages one at a time), else an in-process kfake cluster per test.
+//
+// Each store is dropped when the test ends. Tests that need a store skip
+// nothing: an unreachable store fails the test with the reason and the
+// command that starts the local services.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/postgres"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/migrations"
+)
+
+const hint = "start the local services with deploy/services.sh (or `make services`)"
+
+// Log returns a logger for tests: quiet unless CONTRACK_TEST_LOG=1.
+func Log(t testing.TB) *slog.Logger {
+	if os.Getenv("CONTRACK_TEST_LOG") == "1" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("test", t.Name())
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// PGServerURL is the URL of the Postgres server tests create databases on.
+func PGServerURL() string {
+	return env("CONTRACK_TEST_PG_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable")
+}
+
+// withDatabase replaces the database (path) of a postgres:// URL.
+func withDatabase(url, db string) string {
+	before, after, _ := strings.Cut(url, "?")
+	i := strings.LastIndex(before, "/")
+	out := before[:i+1] + db
+	if after != "" {
+		out += "?" + after
+	}
+	return out
+}
+
+var (
+	templateOnce sync.Once
+	templateName string
+	templateErr  error
+)
+
+// templateDB creates (once per process, under an advisory lock across
+// processes) a migrated template database named after the migrations' content.
+func templateDB(ctx context.Context) (string, error) {
+	templateOnce.Do(func() {
+		ms, err := migrations.Postgres()
+		if err != nil {
+			templateErr = err
+			return
+		}
+		h := fnv64()
+		for _, m := range ms {
+			h = h.add(m.Name).add(m.SQL)
+		}
+		templateName = fmt.Sprintf("contrack_tmpl_%016x", uint64(h))
+		conn, err := pgx.Connect(ctx, PGServerURL())
+		if err != nil {
+			templateErr = fmt.Errorf("connect to test postgres: %w (%s)", err, hint)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(7402114)`); err != nil {
+			templateErr = err
+			return
+		}
+		defer conn.Exec(ctx, `SELECT pg_advisory_unlock(7402114)`)
+		var exists bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, templateName).Scan(&exists); err != nil {
+			templateErr = err
+			return
+		}
+		if exists {
+			return
+		}
+		building := templateName + "_building"
+		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+building)
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+			templateErr = fmt.Errorf("create template: %w", err)
+			return
+		}
+		pool, err := pgxpool.New(ctx, withDatabase(PGServerURL(), building))
+		if err != nil {
+			templateErr = err
+			return
+		}
+		_, err = postgres.Migrate(ctx, pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		pool.Close()
+		if err != nil {
+			templateErr = fmt.Errorf("migrate template: %w", err)
+			return
+		}
+		if _, err := conn.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+templateName); err != nil {
+			templateErr = fmt.Errorf("rename template: %w", err)
+		}
+	})
+	return templateName, templateErr
+}
+
+type fnv uint64
+
+func fnv64() fnv { return 14695981039346656037 }
+func (h fnv) add(s string) fnv {
+	for i := 0; i < len(s); i++ {
+		h ^= fnv(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// PGDatabase is a fresh migrated Postgres database for one test.
+type PGDatabase struct {
+	Pool *pgxpool.Pool
+	URL  string
+	Name string
+}
+
+// Postgres returns a fresh migrated database, dropped when the test ends.
+func Postgres(t testing.TB) PGDatabase {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tmpl, err := templateDB(ctx)
+	if err != nil {
+		t.Fatalf("testenv: postgres template: %v", err)
+	}
+	name := "contrack_test_" + randomSuffix()
+	conn, err := pgx.Connect(ctx, PGServerURL())
+	if err != nil {
+		t.Fatalf("testenv: connect to postgres: %v (%s)", err, hint)
+	}
+	defer conn.Close(ctx)
+	for attempt := 0; ; attempt++ {
+		_, err = conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl)
+		if err == nil || attempt == 20 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // template briefly in use by a concurrent clone
+	}
+	if err != nil {
+		t.Fatalf("testenv: create database: %v", err)
+	}
+	url := withDatabase(PGServerURL(), name)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatalf("testenv: open %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		pool.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, PGServerURL())
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	return PGDatabase{Pool: pool, URL: url, Name: name}
+}
+
+// CHAddr is the ClickHouse server tests use.
+func CHAddr() string { return env("CONTRACK_TEST_CLICKHOUSE_ADDR", "127.0.0.1:9000") }
+
+// CHDatabase is a fresh migrated ClickHouse database for one test.
+type CHDatabase struct {
+	Conn driver.Conn
+	Addr string
+	Name string
+}
+
+// ClickHouse returns a fresh migrated database, dropped when the test ends.
+func ClickHouse(t testing.TB) CHDatabase {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	name := "contrack_test_" + randomSuffix()
+	conn, err := clickhouse.Open(ctx, CHAddr(), name)
+	if err != nil {
+		t.Fatalf("testenv: clickhouse: %v (%s)", err, hint)
+	}
+	if _, err := clickhouse.Migrate(ctx, conn, Log(t)); err != nil {
+		t.Fatalf("testenv: clickhouse migrate: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn.Exec(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
+		conn.Close()
+	})
+	return CHDatabase{Conn: conn, Addr: CHAddr(), Name: name}
+}
+
+// Kafka returns seed brokers of a Kafka-protocol broker with every contrack
+// topic created (partitions each), closed when the test ends.
+func Kafka(t testing.TB, partitions int32) []string {
+	t.Helper()
+	var brokers []string
+	if v := os.Getenv("CONTRACK_TEST_KAFKA_BROKERS"); v != "" {
+		brokers = strings.Split(v, ",")
+	} else {
+		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(int(partitions)))
+		if err != nil {
+			t.Fatalf("testenv: kfake: %v", err)
+		}
+		t.Cleanup(c.Close)
+		brokers = c.ListenAddrs()
+	}
+	cl, err := kafka.NewClient(brokers, Log(t))
+	if err != nil {
+		t.Fatalf("testenv: kafka client: %v", err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafka.EnsureTopics(ctx, cl, partitions, schemas.AllTopics...); err != nil {
+		t.Fatalf("testenv: topics: %v", err)
+	}
+	return brokers
+}
+
+// KafkaClient returns a client on brokers closed when the test ends.
+func KafkaClient(t testing.TB, brokers []string, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kafka.NewClient(brokers, Log(t), opts...)
+	if err != nil {
+		t.Fatalf("testenv: kafka client: %v", err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
