@@ -13,7 +13,7 @@ import (
 
 func TestOpenCreatesDatabaseAndMigrateIsIdempotent(t *testing.T) {
 	ctx := context.Background()
-	name := "contrack_test_open_" + t.Name()[len(t.Name())-10:]
+	name := "contrack_test_open_create"
 	server := testenv.PGServerURL()
 	admin, err := pgx.Connect(ctx, server)
 	if err != nil {
