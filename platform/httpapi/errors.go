@@ -28,8 +28,8 @@ func (e *Error) StatusCode() int { return e.Status }
 
 // Body is the JSON error body.
 type Body struct {
-	Message       string     `json:"message"`
-	DateOfRequest *time.Time `json:"dateOfRequest,omitempty"`
+	Message       string `json:"message"`
+	DateOfRequest *Time  `json:"dateOfRequest,omitempty"`
 }
 
 // BadRequest is a 400 with message.
@@ -69,7 +69,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 			w.Header().Add(k, v)
 		}
 	}
-	WriteJSON(w, e.Status, Body{Message: e.Message, DateOfRequest: e.DateOfRequest})
+	b := Body{Message: e.Message}
+	if e.DateOfRequest != nil {
+		t := Time(*e.DateOfRequest)
+		b.DateOfRequest = &t
+	}
+	WriteJSON(w, e.Status, b)
 }
 
 // WriteJSON writes v as JSON with status.
@@ -82,4 +87,23 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
+}
+
+// Time is a timestamp as the API shows it: RFC 3339 in UTC with milliseconds
+// (e.g. 2026-03-04T05:06:07.123Z), the same width everywhere.
+type Time time.Time
+
+// MarshalJSON implements json.Marshaler.
+func (t Time) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).UTC().Format("2006-01-02T15:04:05.000Z07:00") + `"`), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	var tt time.Time
+	if err := tt.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*t = Time(tt)
+	return nil
 }

@@ -1,12 +1,16 @@
 // Package testenv gives integration tests fresh, isolated stores and a
-// Kafka-protocol broker:
+// Kafka-protocol broker, from environment variables if set, else from
+// containers (testcontainers-go) when a Docker engine answers, else from the
+// local services (deploy/services.sh) and an in-process kfake:
 //
 //   - Postgres: a new database per test, cloned from a migrated template
 //     (server from CONTRACK_TEST_PG_URL, default the local 127.0.0.1:5432).
 //   - ClickHouse: a new migrated database per test (CONTRACK_TEST_CLICKHOUSE_ADDR,
 //     default 127.0.0.1:9000).
 //   - Kafka: CONTRACK_TEST_KAFKA_BROKERS if set (tests then share its topics:
-//     run packages one at a time), else an in-process kfake cluster per test.
+//     run packages one at a time), else an in-process kfake cluster per test —
+//     also when Docker answers, because a broker per test is what isolates
+//     tests that assert on a topic's whole content.
 //
 // Each store is dropped when the test ends. Tests that need a store skip
 // nothing: an unreachable store fails the test with the reason and the
@@ -49,13 +53,6 @@ func Log(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 func randomSuffix() string {
 	b := make([]byte, 6)
 	rand.Read(b)
@@ -64,7 +61,13 @@ func randomSuffix() string {
 
 // PGServerURL is the URL of the Postgres server tests create databases on.
 func PGServerURL() string {
-	return env("CONTRACK_TEST_PG_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable")
+	if v := os.Getenv("CONTRACK_TEST_PG_URL"); v != "" {
+		return v
+	}
+	if d, err := fromDocker(); err == nil && d != nil {
+		return d.pgURL
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 }
 
 // withDatabase replaces the database (path) of a postgres:// URL.
@@ -204,7 +207,15 @@ func Postgres(t testing.TB) PGDatabase {
 }
 
 // CHAddr is the ClickHouse server tests use.
-func CHAddr() string { return env("CONTRACK_TEST_CLICKHOUSE_ADDR", "127.0.0.1:9000") }
+func CHAddr() string {
+	if v := os.Getenv("CONTRACK_TEST_CLICKHOUSE_ADDR"); v != "" {
+		return v
+	}
+	if d, err := fromDocker(); err == nil && d != nil {
+		return d.chAddr
+	}
+	return "127.0.0.1:9000"
+}
 
 // CHDatabase is a fresh migrated ClickHouse database for one test.
 type CHDatabase struct {

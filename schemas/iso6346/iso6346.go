@@ -1,0 +1,53 @@
+// Package iso6346 checks container numbers (ISO 6346): a three-letter owner
+// code, a category letter (U, J or Z), six digits and a check digit.
+package iso6346
+
+// letterValue maps A..Z to 10..38, skipping multiples of 11 (11, 22, 33).
+var letterValue = func() [26]int {
+	var v [26]int
+	n := 10
+	for i := range v {
+		if n%11 == 0 {
+			n++
+		}
+		v[i] = n
+		n++
+	}
+	return v
+}()
+
+// CheckDigit returns the check digit of the first ten characters of s, or
+// -1 when they are not four letters and six digits.
+func CheckDigit(s string) int {
+	if len(s) < 10 {
+		return -1
+	}
+	sum := 0
+	for i := 0; i < 10; i++ {
+		c := s[i]
+		var v int
+		switch {
+		case i < 4 && c >= 'A' && c <= 'Z':
+			v = letterValue[c-'A']
+		case i >= 4 && c >= '0' && c <= '9':
+			v = int(c - '0')
+		default:
+			return -1
+		}
+		sum += v << i
+	}
+	return sum % 11 % 10
+}
+
+// Valid reports whether s (upper case, no spaces) is a container number
+// with a correct check digit.
+func Valid(s string) bool {
+	if len(s) != 11 {
+		return false
+	}
+	if s[3] != 'U' && s[3] != 'J' && s[3] != 'Z' {
+		return false
+	}
+	d := CheckDigit(s)
+	return d >= 0 && s[10] == byte('0'+d)
+}
