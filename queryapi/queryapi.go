@@ -1,11 +1,38 @@
 package queryapi
 
-import "github.com/go-fuego/fuego"
+import (
+	"log/slog"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contrack/contrack/platform/secretbox"
+)
 
 // Deps are what the query side reads from.
-type Deps struct{}
+type Deps struct {
+	Pool *pgxpool.Pool
+	Box  *secretbox.Box
+	Log  *slog.Logger
+	// TokenKey signs GET /subscriptions nextTokens (tamper-proof cursors).
+	TokenKey []byte
+	// Now defaults to time.Now.
+	Now func() time.Time
+}
+
+func (d *Deps) defaults() {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+}
 
 // Register adds the query endpoints to s.
 func Register(s *fuego.Server, deps Deps) {
+	deps.defaults()
 	registerAccount(s)
+	registerSubscriptions(s, deps)
 }

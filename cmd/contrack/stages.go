@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,17 +14,20 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/contrack/contrack/commandapi"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/postgres"
+	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
 )
 
 // infra holds the connections a process shares between its stages.
 type infra struct {
+	box   *secretbox.Box
 	pg    *pgxpool.Pool
 	ch    driver.Conn
 	kafka *kgo.Client // producer client
@@ -37,6 +41,9 @@ func openInfra(ctx context.Context, cfg Config, log *slog.Logger) (*infra, error
 	}
 	in := &infra{}
 	var err error
+	if in.box, err = secretbox.New(cfg.SecretKey); err != nil {
+		return nil, err
+	}
 	if in.pg, err = postgres.Open(ctx, cfg.PGURL); err != nil {
 		return nil, err
 	}
@@ -130,13 +137,26 @@ func runBroker(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return nil
 }
 
+// runAPI serves the HTTP API and runs the outbox relay that publishes its
+// writes (one relay is active at a time across replicas).
 func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 	in, err := openInfra(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	return serveAPI(ctx, cfg, log, in)
+	relayDone := make(chan error, 1)
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	go func() { relayDone <- commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log).Run(relayCtx) }()
+	err = serveAPI(ctx, cfg, log, in)
+	stopRelay()
+	return errors.Join(err, <-relayDone)
+}
+
+// derivedKey derives a purpose-specific key from the secret key.
+func derivedKey(secret, purpose string) []byte {
+	sum := sha256.Sum256([]byte("contrack/" + purpose + "/v1:" + secret))
+	return sum[:]
 }
 
 // serveAPI serves every HTTP stage on one port until ctx ends.
@@ -158,9 +178,16 @@ func newAPIServer(cfg Config, log *slog.Logger, in *infra) *httpapi.Server {
 		Auth:    auth.NewStore(in.pg),
 		Checks:  in.checks(),
 		Limiter: httpapi.NewRateLimiter(),
-		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/", "/metrics"},
+		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/", "HEAD /events", "/metrics"},
 	})
-	queryapi.Register(srv.Fuego, queryapi.Deps{})
+	queryapi.Register(srv.Fuego, queryapi.Deps{
+		Pool: in.pg, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
+	})
+	commandapi.Register(srv.Fuego, commandapi.Deps{
+		Pool: in.pg, Box: in.box, Log: log,
+		SubscriptionLifetime: cfg.SubscriptionLifetime,
+		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+	})
 	return srv
 }
 
@@ -195,7 +222,8 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 			}
 		}()
 	}
-	_ = start // background stages register here as they are built
+	relay := commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log)
+	start("outbox-relay", relay.Run)
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
 	httpErr := serveAPI(ctx, cfg, log, in)

@@ -40,7 +40,8 @@ type Config struct {
 	Checks  []Check
 	// Limiter enforces usage plans; nil disables rate limiting.
 	Limiter *RateLimiter
-	// Public lists paths (exact, or prefixes ending in "/") served without a key.
+	// Public lists paths served without a key: exact paths, prefixes ending
+	// in "/", or "METHOD /path" for one method only.
 	Public []string
 }
 
@@ -153,8 +154,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) public(path string) bool {
+func (s *Server) public(r *http.Request) bool {
+	path := r.URL.Path
 	for _, p := range s.cfg.Public {
+		if method, mpath, ok := strings.Cut(p, " "); ok {
+			if r.Method == method && path == mpath {
+				return true
+			}
+			continue
+		}
 		if path == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
 			return true
 		}
@@ -166,7 +174,7 @@ func (s *Server) public(path string) bool {
 // revoked key before anything else runs.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.public(r.URL.Path) {
+		if s.public(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

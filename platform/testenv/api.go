@@ -34,7 +34,7 @@ func NewAPI(t testing.TB, pool *pgxpool.Pool, register func(s *fuego.Server), ch
 		Auth:    store,
 		Checks:  checks,
 		Limiter: httpapi.NewRateLimiter(),
-		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/"},
+		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/", "HEAD /events"},
 	})
 	if register != nil {
 		register(srv.Fuego)

@@ -1,0 +1,69 @@
+// Package commandapi serves the write side of the public interface: every
+// POST and DELETE of the consumer API. Writes go to Postgres, the source of
+// truth, and — where other stages must learn of them — to the outbox in the
+// same transaction; the Relay publishes the outbox to Kafka.
+package commandapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contrack/contrack/platform/secretbox"
+)
+
+// HealthProber checks a carrier's API with an account's credentials, for
+// POST /carrier/health-check.
+type HealthProber interface {
+	Probe(ctx context.Context, env, scac string, creds map[string]string) (status string, httpCode int)
+}
+
+// Deps are what the command side needs.
+type Deps struct {
+	Pool *pgxpool.Pool
+	Box  *secretbox.Box
+	Log  *slog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+
+	// SubscriptionLifetime is the time from creation to subscriptionExpiryDate (default 90 days).
+	SubscriptionLifetime time.Duration
+
+	// AllowPrivateWebhooks lets webhook targets be loopback, private or
+	// link-local addresses (development only).
+	AllowPrivateWebhooks bool
+	// WebhookClient sends verification messages; nil builds one that refuses
+	// private targets (unless allowed) and never follows redirects.
+	WebhookClient *http.Client
+	// VerificationBackoff are the waits between verification attempts
+	// (default 2 s, 10 s, 1 min, 5 min).
+	VerificationBackoff []time.Duration
+
+	// Prober answers POST /carrier/health-check.
+	Prober HealthProber
+}
+
+func (d *Deps) defaults() {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.SubscriptionLifetime == 0 {
+		d.SubscriptionLifetime = 90 * 24 * time.Hour
+	}
+	if d.VerificationBackoff == nil {
+		d.VerificationBackoff = []time.Duration{2 * time.Second, 10 * time.Second, time.Minute, 5 * time.Minute}
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+}
+
+// Register adds the command endpoints to s.
+func Register(s *fuego.Server, deps Deps) {
+	deps.defaults()
+	registerSubscriptions(s, deps)
+}

@@ -1,0 +1,275 @@
+package commandapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/go-fuego/fuego/option"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
+	"github.com/contrack/contrack/schemas/iso6346"
+)
+
+// Subscription and connection statuses.
+const (
+	StatusOpen   = "OPEN"
+	StatusClosed = "CLOSED"
+
+	ConnPending       = "PENDING"
+	ConnNoCredentials = "NO_CREDENTIALS"
+)
+
+// Messages of the subscription endpoints.
+const (
+	msgSubscribed          = "Successfully Subscribed"
+	msgReferenceExists     = "Subscription Reference Already Exists"
+	msgExactlyOne          = "Provide exactly one of: containerNumber, bookingNumber, billNumber"
+	msgSubscriptionDeleted = "Subscription deleted"
+	msgAlreadyClosed       = "Subscription already closed"
+	msgNotFound            = "Subscription not found"
+)
+
+// CreateSubscriptionBody is POST /subscription/equipment's body.
+type CreateSubscriptionBody struct {
+	ScacCode              string `json:"scacCode"`
+	ContainerNumber       string `json:"containerNumber,omitempty"`
+	BookingNumber         string `json:"bookingNumber,omitempty"`
+	BillNumber            string `json:"billNumber,omitempty"`
+	SubscriptionReference string `json:"subscriptionReference"`
+}
+
+// SubscribeResponse answers a successful subscribe.
+type SubscribeResponse struct {
+	Message               string       `json:"message"`
+	SubscriptionReference string       `json:"subscriptionReference"`
+	DateOfRequest         httpapi.Time `json:"dateOfRequest"`
+}
+
+// DeleteResponse answers DELETE /subscription/{subscription_id};
+// stoppedTracking is absent when the subscription was already closed.
+type DeleteResponse struct {
+	Message               string       `json:"message"`
+	SubscriptionReference string       `json:"subscriptionReference"`
+	StoppedTracking       *bool        `json:"stoppedTracking,omitempty"`
+	DateOfRequest         httpapi.Time `json:"dateOfRequest"`
+}
+
+func registerSubscriptions(s *fuego.Server, deps Deps) {
+	h := subscriptionHandlers{deps}
+	fuego.Post(s, "/subscription/equipment", h.create,
+		option.Summary("Subscribe to a shipment"),
+		option.Description("Track a container, booking or bill of lading of a carrier. scacCode, subscriptionReference and exactly one of containerNumber, bookingNumber, billNumber are required. Container numbers must carry a valid ISO 6346 check digit. Subscribing before storing the carrier's credentials is allowed: connectionStatus is NO_CREDENTIALS until they are stored."),
+		option.RequestBody(fuego.RequestBody{Type: CreateSubscriptionBody{}}),
+		option.AddResponse(400, "Validation error or reference already used", fuego.Response{Type: httpapi.Body{}}),
+		option.Tags("Subscriptions"),
+	)
+	fuego.Delete(s, "/subscription/{subscription_id}", h.delete,
+		option.Path("subscription_id", "the subscriptionReference"),
+		option.Summary("Close a subscription"),
+		option.Description("OPEN → CLOSED. Carrier polling stops only when no other open subscription shares the shipment (stoppedTracking). Closing an already closed subscription answers 200 without stoppedTracking."),
+		option.AddResponse(404, "No such subscription", fuego.Response{Type: httpapi.Body{}}),
+		option.Tags("Subscriptions"),
+	)
+}
+
+type subscriptionHandlers struct{ deps Deps }
+
+// identifier is the one shipment identifier of a create body.
+type identifier struct {
+	kind  string // container | booking | bill
+	value string
+}
+
+// validate checks a create body in a fixed order and returns the first
+// problem as the spec's 400, or the normalised SCAC and identifier.
+func (b *CreateSubscriptionBody) validate() (scac string, id identifier, err error) {
+	b.ScacCode = strings.TrimSpace(b.ScacCode)
+	b.SubscriptionReference = strings.TrimSpace(b.SubscriptionReference)
+	if b.ScacCode == "" {
+		return "", id, httpapi.BadRequest("Missing Parameter 'scacCode'")
+	}
+	if b.SubscriptionReference == "" {
+		return "", id, httpapi.BadRequest("Missing Parameter 'subscriptionReference'")
+	}
+	var given []identifier
+	for _, c := range []identifier{{"container", b.ContainerNumber}, {"booking", b.BookingNumber}, {"bill", b.BillNumber}} {
+		if v := strings.TrimSpace(c.value); v != "" {
+			given = append(given, identifier{c.kind, v})
+		}
+	}
+	if len(given) != 1 {
+		return "", id, httpapi.BadRequest(msgExactlyOne)
+	}
+	id = given[0]
+	scac = strings.ToUpper(b.ScacCode)
+	if _, ok := carriers.Lookup(scac); !ok {
+		return "", id, httpapi.BadRequest(fmt.Sprintf("Unsupported carrier '%s'", b.ScacCode))
+	}
+	if id.kind == "container" {
+		norm := strings.ToUpper(strings.ReplaceAll(id.value, " ", ""))
+		if !iso6346.Valid(norm) {
+			return "", id, httpapi.BadRequest(fmt.Sprintf("Invalid container number '%s'", id.value))
+		}
+		id.value = norm
+	}
+	if len(b.SubscriptionReference) > 256 || len(id.value) > 64 {
+		return "", id, httpapi.BadRequest("subscriptionReference is limited to 256 characters and identifiers to 64")
+	}
+	return scac, id, nil
+}
+
+func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, error) {
+	now := h.deps.Now().UTC()
+	k, _ := auth.FromContext(c.Context())
+	var body CreateSubscriptionBody
+	if err := httpapi.DecodeJSON(c.Request(), &body); err != nil {
+		return SubscribeResponse{}, err
+	}
+	scac, id, err := body.validate()
+	if err != nil {
+		return SubscribeResponse{}, err
+	}
+	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
+		return h.subscribe(c.Context(), tx, k.Account, scac, id, body.SubscriptionReference, now)
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "subscriptions_account_id_reference_key" {
+		return SubscribeResponse{}, httpapi.BadRequest(msgReferenceExists).Dated(now)
+	}
+	if err != nil {
+		return SubscribeResponse{}, fmt.Errorf("subscribe: %w", err)
+	}
+	return SubscribeResponse{Message: msgSubscribed, SubscriptionReference: body.SubscriptionReference, DateOfRequest: httpapi.Time(now)}, nil
+}
+
+// subscribe inserts the subscription, creates or reuses its tracking and
+// writes the change to the outbox, all in tx.
+func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct auth.Account, scac string, id identifier, ref string, now time.Time) error {
+	var hasCreds bool
+	// carrier_credentials may not exist yet on older schemas; the query is
+	// the contract with the credentials endpoints.
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM carrier_credentials WHERE account_id = $1 AND scac = $2)`,
+		acct.ID, scac).Scan(&hasCreds); err != nil {
+		return fmt.Errorf("look up credentials: %w", err)
+	}
+	conn := ConnPending
+	if !hasCreds {
+		conn = ConnNoCredentials
+	}
+	// One tracking per (account, shipment): reuse it and count the new subscription.
+	var trackingID string
+	err := tx.QueryRow(ctx, `
+		INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status, open_subscriptions)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
+		ON CONFLICT (account_id, scac, identifier_kind, identifier) DO UPDATE
+		SET open_subscriptions = trackings.open_subscriptions + 1,
+		    -- a tracking reopened after its last subscription closed starts afresh
+		    connection_status = CASE WHEN trackings.open_subscriptions = 0
+		        THEN EXCLUDED.connection_status ELSE trackings.connection_status END,
+		    updated_at = now()
+		RETURNING id`,
+		uuid.NewString(), acct.ID, acct.Env, scac, id.kind, id.value, conn).Scan(&trackingID)
+	if err != nil {
+		return fmt.Errorf("upsert tracking: %w", err)
+	}
+	subID := uuid.NewString()
+	var container, booking, bill string
+	switch id.kind {
+	case "container":
+		container = id.value
+	case "booking":
+		booking = id.value
+	case "bill":
+		bill = id.value
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO subscriptions (id, account_id, reference, tracking_id, scac, container_number, booking_number, bill_number, status, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'OPEN', $9, $10)`,
+		subID, acct.ID, ref, trackingID, scac, container, booking, bill, now, now.Add(h.deps.SubscriptionLifetime))
+	if err != nil {
+		return err // a duplicate reference is reported by the caller
+	}
+	return enqueueSubscriptionChange(ctx, tx, schemas.SubscriptionChanged{
+		AccountID: acct.ID, Env: acct.Env, TrackingID: trackingID, SubscriptionID: subID,
+		SCAC: scac, IdentifierKind: id.kind, Identifier: id.value,
+		Status: StatusOpen, TrackingOpen: true, OccurredAt: now,
+	})
+}
+
+func (h subscriptionHandlers) delete(c fuego.ContextNoBody) (DeleteResponse, error) {
+	now := h.deps.Now().UTC()
+	k, _ := auth.FromContext(c.Context())
+	ref := c.PathParam("subscription_id")
+	var resp DeleteResponse
+	err := pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
+		var subID, trackingID, status, scac, container, booking, bill string
+		err := tx.QueryRow(c.Context(), `
+			SELECT id, tracking_id, status, scac, container_number, booking_number, bill_number
+			FROM subscriptions WHERE account_id = $1 AND reference = $2 FOR UPDATE`,
+			k.Account.ID, ref).Scan(&subID, &trackingID, &status, &scac, &container, &booking, &bill)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return httpapi.NotFound(msgNotFound).Dated(now)
+		}
+		if err != nil {
+			return fmt.Errorf("read subscription: %w", err)
+		}
+		if status == StatusClosed {
+			resp = DeleteResponse{Message: msgAlreadyClosed, SubscriptionReference: ref, DateOfRequest: httpapi.Time(now)}
+			return nil
+		}
+		if _, err := tx.Exec(c.Context(), `UPDATE subscriptions SET status = 'CLOSED', closed_at = $2 WHERE id = $1`, subID, now); err != nil {
+			return fmt.Errorf("close subscription: %w", err)
+		}
+		var open int
+		var kind, value string
+		if err := tx.QueryRow(c.Context(), `
+			UPDATE trackings SET open_subscriptions = open_subscriptions - 1, updated_at = now()
+			WHERE id = $1 RETURNING open_subscriptions, identifier_kind, identifier`, trackingID).Scan(&open, &kind, &value); err != nil {
+			return fmt.Errorf("update tracking: %w", err)
+		}
+		stopped := open == 0
+		resp = DeleteResponse{Message: msgSubscriptionDeleted, SubscriptionReference: ref, StoppedTracking: &stopped, DateOfRequest: httpapi.Time(now)}
+		return enqueueSubscriptionChange(c.Context(), tx, schemas.SubscriptionChanged{
+			AccountID: k.Account.ID, Env: k.Account.Env, TrackingID: trackingID, SubscriptionID: subID,
+			SCAC: scac, IdentifierKind: kind, Identifier: value,
+			Status: StatusClosed, TrackingOpen: !stopped, OccurredAt: now,
+		})
+	})
+	if err != nil {
+		return DeleteResponse{}, err
+	}
+	return resp, nil
+}
+
+// enqueueSubscriptionChange writes the change to the outbox in tx; the
+// Relay publishes it to the subscriptions topic keyed by tracking.
+func enqueueSubscriptionChange(ctx context.Context, tx pgx.Tx, ch schemas.SubscriptionChanged) error {
+	ch.ID = uuid.NewString()
+	payload, err := json.Marshal(ch)
+	if err != nil {
+		return fmt.Errorf("marshal subscription change: %w", err)
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO outbox (record_id, topic, record_key, record_type, account_id, payload)
+		VALUES ($1, $2, $3, $4, $5, $6)`,
+		ch.ID, schemas.TopicSubscriptions, ch.TrackingID, schemas.TypeSubscriptionChanged, ch.AccountID, payload)
+	if err != nil {
+		return fmt.Errorf("write outbox: %w", err)
+	}
+	// Wakes the relay at commit (notifications are transactional).
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, outboxChannel); err != nil {
+		return fmt.Errorf("notify outbox: %w", err)
+	}
+	return nil
+}

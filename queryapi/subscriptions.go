@@ -1,0 +1,204 @@
+package queryapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/go-fuego/fuego/option"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/httpapi"
+)
+
+// Pagination limits of GET /subscriptions.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 200
+)
+
+const (
+	msgSubscriptionNotFound = "Subscription not found"
+	msgLimitNotInteger      = "Query parameter 'limit' must be an integer"
+	msgBadStatus            = "Query parameter 'subscriptionStatus' must be OPEN or CLOSED"
+	msgBadToken             = "Invalid nextToken: pass back the value of the previous response unchanged, with the same filters"
+)
+
+// SubscriptionRecord is a subscription as the spec's read shape.
+type SubscriptionRecord struct {
+	SubscriptionReference    string       `json:"subscriptionReference"`
+	EquipmentNumber          string       `json:"equipmentNumber"`
+	BookingNumber            string       `json:"bookingNumber"`
+	BillNumber               string       `json:"billNumber"`
+	ScacCode                 string       `json:"scacCode"`
+	SubscriptionCreationDate httpapi.Time `json:"subscriptionCreationDate"`
+	SubscriptionExpiryDate   httpapi.Time `json:"subscriptionExpiryDate"`
+	SubscriptionStatus       string       `json:"subscriptionStatus"`
+	ConnectionStatus         string       `json:"connectionStatus"`
+}
+
+// SubscriptionList is GET /subscriptions' body.
+type SubscriptionList struct {
+	Subscriptions []SubscriptionRecord `json:"subscriptions"`
+	NextToken     string               `json:"nextToken,omitempty"`
+}
+
+func registerSubscriptions(s *fuego.Server, deps Deps) {
+	h := subscriptionQueries{deps}
+	fuego.Get(s, "/subscriptions", h.list,
+		option.Query("subscriptionStatus", "OPEN or CLOSED"),
+		option.Query("referencePrefix", "case-sensitive, left-anchored prefix of subscriptionReference; spans all statuses"),
+		option.Query("limit", "page size 1-200 (values outside are clamped); pagination is opt-in: without limit and nextToken every subscription is returned"),
+		option.Query("nextToken", "opaque cursor from the previous page; pass it back unchanged with the same filters"),
+		option.Summary("List subscriptions"),
+		option.Description("The calling account's subscriptions in creation order."),
+		option.Tags("Subscriptions"),
+	)
+	fuego.Get(s, "/subscription/{subscription_id}", h.get,
+		option.Path("subscription_id", "the subscriptionReference"),
+		option.Summary("Read a subscription"),
+		option.AddResponse(404, "No such subscription", fuego.Response{Type: httpapi.Body{}}),
+		option.Tags("Subscriptions"),
+	)
+}
+
+type subscriptionQueries struct{ deps Deps }
+
+const selectSubscription = `
+	SELECT s.reference, s.container_number, s.booking_number, s.bill_number, s.scac,
+	       s.created_at, s.expires_at, s.status, t.connection_status, s.seq
+	FROM subscriptions s JOIN trackings t ON t.id = s.tracking_id`
+
+func scanSubscription(row pgx.CollectableRow) (pagedRecord, error) {
+	var r pagedRecord
+	var created, expires time.Time
+	err := row.Scan(&r.SubscriptionReference, &r.EquipmentNumber, &r.BookingNumber, &r.BillNumber, &r.ScacCode,
+		&created, &expires, &r.SubscriptionStatus, &r.ConnectionStatus, &r.seq)
+	r.SubscriptionCreationDate = httpapi.Time(created)
+	r.SubscriptionExpiryDate = httpapi.Time(expires)
+	return r, err
+}
+
+type pagedRecord struct {
+	SubscriptionRecord
+	seq int64
+}
+
+func (h subscriptionQueries) get(c fuego.ContextNoBody) (SubscriptionRecord, error) {
+	k, _ := auth.FromContext(c.Context())
+	rows, err := h.deps.Pool.Query(c.Context(), selectSubscription+` WHERE s.account_id = $1 AND s.reference = $2`,
+		k.Account.ID, c.PathParam("subscription_id"))
+	if err != nil {
+		return SubscriptionRecord{}, fmt.Errorf("read subscription: %w", err)
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, scanSubscription)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return SubscriptionRecord{}, httpapi.NotFound(msgSubscriptionNotFound)
+	}
+	if err != nil {
+		return SubscriptionRecord{}, fmt.Errorf("read subscription: %w", err)
+	}
+	return r.SubscriptionRecord, nil
+}
+
+// cursor is the content of a nextToken: it is bound to the account and the
+// filters, and signed, so a forged or foreign token is refused.
+type cursor struct {
+	Account  string `json:"a"`
+	Status   string `json:"s,omitempty"`
+	Prefix   string `json:"p,omitempty"`
+	Limit    int    `json:"l"`
+	AfterSeq int64  `json:"q"`
+}
+
+func (h subscriptionQueries) list(c fuego.ContextNoBody) (SubscriptionList, error) {
+	k, _ := auth.FromContext(c.Context())
+	q := c.Request().URL.Query()
+	status := strings.ToUpper(strings.TrimSpace(q.Get("subscriptionStatus")))
+	if status != "" && status != "OPEN" && status != "CLOSED" {
+		return SubscriptionList{}, httpapi.BadRequest(msgBadStatus)
+	}
+	prefix := q.Get("referencePrefix")
+	paginate := q.Has("limit") || q.Has("nextToken")
+	limit := DefaultPageSize
+	if q.Has("limit") {
+		n, err := strconv.Atoi(strings.TrimSpace(q.Get("limit")))
+		if err != nil {
+			return SubscriptionList{}, httpapi.BadRequest(msgLimitNotInteger)
+		}
+		limit = min(max(n, 1), MaxPageSize)
+	}
+	var after int64
+	if tok := q.Get("nextToken"); q.Has("nextToken") {
+		cur, ok := h.openToken(tok)
+		if !ok || cur.Account != k.Account.ID || cur.Status != status || cur.Prefix != prefix {
+			return SubscriptionList{}, httpapi.BadRequest(msgBadToken)
+		}
+		after = cur.AfterSeq
+		if !q.Has("limit") {
+			limit = cur.Limit
+		}
+	}
+	sql := selectSubscription + `
+		WHERE s.account_id = $1 AND ($2 = '' OR s.status = $2) AND starts_with(s.reference, $3) AND s.seq > $4
+		ORDER BY s.seq`
+	args := []any{k.Account.ID, status, prefix, after}
+	if paginate {
+		sql += ` LIMIT $5`
+		args = append(args, limit+1)
+	}
+	rows, err := h.deps.Pool.Query(c.Context(), sql, args...)
+	if err != nil {
+		return SubscriptionList{}, fmt.Errorf("list subscriptions: %w", err)
+	}
+	recs, err := pgx.CollectRows(rows, scanSubscription)
+	if err != nil {
+		return SubscriptionList{}, fmt.Errorf("list subscriptions: %w", err)
+	}
+	out := SubscriptionList{Subscriptions: make([]SubscriptionRecord, 0, len(recs))}
+	if paginate && len(recs) > limit {
+		recs = recs[:limit]
+		out.NextToken = h.sealToken(cursor{Account: k.Account.ID, Status: status, Prefix: prefix, Limit: limit, AfterSeq: recs[len(recs)-1].seq})
+	}
+	for _, r := range recs {
+		out.Subscriptions = append(out.Subscriptions, r.SubscriptionRecord)
+	}
+	return out, nil
+}
+
+func (h subscriptionQueries) sealToken(c cursor) string {
+	payload, _ := json.Marshal(c)
+	mac := hmac.New(sha256.New, h.deps.TokenKey)
+	mac.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func (h subscriptionQueries) openToken(tok string) (cursor, bool) {
+	p, s, ok := strings.Cut(tok, ".")
+	if !ok {
+		return cursor{}, false
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(p)
+	sig, err2 := base64.RawURLEncoding.DecodeString(s)
+	if err1 != nil || err2 != nil {
+		return cursor{}, false
+	}
+	mac := hmac.New(sha256.New, h.deps.TokenKey)
+	mac.Write(payload)
+	if !hmac.Equal(sig, mac.Sum(nil)) {
+		return cursor{}, false
+	}
+	var c cursor
+	if err := json.Unmarshal(payload, &c); err != nil || c.Limit < 1 || c.Limit > MaxPageSize {
+		return cursor{}, false
+	}
+	return c, true
+}
