@@ -1,0 +1,144 @@
+package carrier
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+type tntVersion int
+
+const (
+	tnt22 tntVersion = iota // DCSA Track & Trace 2.2: JSON array pages, Next-Page cursors
+	tnt12                   // DCSA Track & Trace 1.2: {"events": [...]}, one page
+)
+
+// pageLimit is the limit asked of TNT 2.2 carriers per page (DCSA's default).
+const pageLimit = 100
+
+// dcsaAdapter serves the DCSA Track & Trace carriers.
+type dcsaAdapter struct {
+	base
+	path    string
+	version tntVersion
+	auth    authenticator
+}
+
+// queryParam names the identifier parameter per TNT version.
+func (a *dcsaAdapter) queryParam(k IdentifierKind) string {
+	if a.version == tnt12 {
+		return map[IdentifierKind]string{KindContainer: "equipmentReference", KindBooking: "bookingReference", KindBill: "billOfLadingNumber"}[k]
+	}
+	return map[IdentifierKind]string{KindContainer: "equipmentReference", KindBooking: "carrierBookingReference", KindBill: "transportDocumentReference"}[k]
+}
+
+func (a *dcsaAdapter) Fetch(ctx context.Context, creds Credentials, q Query) (Result, error) {
+	if err := q.Validate(); err != nil {
+		return Result{}, err
+	}
+	return a.fetch(ctx, creds, q, a.opts.maxPages, pageLimit)
+}
+
+func (a *dcsaAdapter) Probe(ctx context.Context, creds Credentials) Health {
+	return health(a.fetch(ctx, creds, Query{Kind: KindContainer, Value: ProbeContainer}, 1, 1))
+}
+
+func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, maxPages, limit int) (Result, error) {
+	start := time.Now()
+	if f := a.missingField(creds); f != nil {
+		return a.finish(start, f, nil, 0, 0)
+	}
+	endpoint := a.baseURL + a.path
+	params := url.Values{a.queryParam(q.Kind): {q.Value}}
+	if a.version == tnt22 {
+		params.Set("limit", strconv.Itoa(limit))
+	}
+	next := endpoint + "?" + params.Encode()
+	var pages [][]byte
+	count, code := 0, 0
+	seen := map[string]bool{}
+	truncated := false
+	for next != "" {
+		if len(pages) == maxPages {
+			truncated = true
+			break
+		}
+		target := next
+		resp, f := a.call(ctx, a.auth, creds, func() (*http.Request, error) {
+			req, err := http.NewRequest(http.MethodGet, target, nil)
+			if err == nil {
+				req.Header.Set("Accept", "application/json")
+				if a.version == tnt22 {
+					req.Header.Set("API-Version", "2")
+				}
+			}
+			return req, err
+		})
+		if f == nil && !isSuccess(resp.status) {
+			f = statusFailure(resp.status)
+			if len(pages) > 0 && f.outcome == OutcomeNoData {
+				f.outcome, f.reason = OutcomeError, "next page not found (expired cursor?)"
+			}
+		}
+		if f != nil {
+			return a.finish(start, f, nil, 0, 0)
+		}
+		n, ok := a.countEvents(resp.body)
+		if !ok {
+			return a.finish(start, &failure{outcome: OutcomeError, code: resp.status, reason: "malformed events body"}, nil, 0, 0)
+		}
+		pages = append(pages, resp.body)
+		count, code = count+n, resp.status
+		next = ""
+		if a.version == tnt22 && n > 0 {
+			if c := resp.header.Get("Next-Page"); c != "" {
+				if seen[c] {
+					truncated = true
+					break
+				}
+				seen[c] = true
+				next = a.nextURL(endpoint, c)
+			}
+		}
+	}
+	r, err := a.finish(start, nil, pages, count, code)
+	r.Truncated = truncated
+	return r, err
+}
+
+// nextURL resolves a Next-Page header: DCSA calls it "a link to the next
+// page", and carriers send either a full URL, a path, or a bare cursor for
+// the cursor query parameter.
+func (a *dcsaAdapter) nextURL(endpoint, next string) string {
+	if u, err := url.Parse(next); err == nil && (u.IsAbs() || (len(next) > 0 && next[0] == '/')) {
+		baseURL, _ := url.Parse(a.baseURL + "/")
+		return baseURL.ResolveReference(u).String()
+	}
+	return endpoint + "?" + url.Values{"cursor": {next}}.Encode()
+}
+
+// countEvents counts the events of one page; ok is false for a body of the wrong shape.
+func (a *dcsaAdapter) countEvents(body []byte) (int, bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return 0, true
+	}
+	var list []json.RawMessage
+	if a.version == tnt12 && body[0] == '{' {
+		var wrapper struct {
+			Events *[]json.RawMessage `json:"events"`
+		}
+		if json.Unmarshal(body, &wrapper) != nil || wrapper.Events == nil {
+			return 0, false
+		}
+		return len(*wrapper.Events), true
+	}
+	if json.Unmarshal(body, &list) != nil {
+		return 0, false
+	}
+	return len(list), true
+}
