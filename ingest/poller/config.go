@@ -1,0 +1,105 @@
+// Package poller polls carriers' APIs for the open trackings of its
+// partitions of the subscriptions topic, and writes what it gets to the
+// carrier-raw topic and one attempt record per poll to poll-attempts.
+//
+// State: the subscriptions topic is read from the start of every assigned
+// partition (the poller never commits offsets), so the set of open trackings
+// is rebuilt from Kafka after any restart or rebalance, and only partitions'
+// owners poll their trackings: two pollers never poll one tracking at once.
+// After a rebuild, trackings are spread over one interval, not polled at
+// once, so a restart causes no poll storm.
+package poller
+
+import (
+	"errors"
+	"strings"
+	"time"
+)
+
+// Config tunes the poller. Zero values take the documented defaults.
+type Config struct {
+	// Interval is the time between polls of one tracking, per environment
+	// (default live 15 min, sandbox 1 min), ± Jitter.
+	Interval map[string]time.Duration
+	// CarrierInterval overrides Interval for "env/SCAC".
+	CarrierInterval map[string]time.Duration
+	// Jitter is the fraction of the interval added or removed at random (default 0.1).
+	Jitter float64
+	// FirstPoll is the delay before a new tracking's first poll (default 1 s).
+	FirstPoll time.Duration
+	// RetryBase is the first wait after a transient carrier error, doubled
+	// per consecutive error up to the interval (default 30 s).
+	RetryBase time.Duration
+	// Workers bounds polls in flight in this process (default 32).
+	Workers int
+	// CarrierConcurrency bounds polls in flight per carrier and environment (default 8).
+	CarrierConcurrency int
+	// CarrierRate bounds requests per second per carrier and environment (default 20).
+	CarrierRate float64
+	// BreakerFailures consecutive failures open a carrier's breaker (default 5);
+	// BreakerTimeout later one half-open probe is let through (default 30 s).
+	BreakerFailures uint32
+	BreakerTimeout  time.Duration
+	// PollTimeout bounds one poll (default 60 s).
+	PollTimeout time.Duration
+}
+
+// Validate reports every invalid field.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Jitter < 0 || c.Jitter >= 1 {
+		errs = append(errs, errors.New("poller: Jitter must be in [0, 1)"))
+	}
+	for k, v := range c.Interval {
+		if v <= 0 {
+			errs = append(errs, errors.New("poller: Interval for "+k+" must be positive"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) withDefaults() Config {
+	iv := map[string]time.Duration{"live": 15 * time.Minute, "sandbox": time.Minute}
+	for k, v := range c.Interval {
+		iv[k] = v
+	}
+	c.Interval = iv
+	if c.Jitter == 0 {
+		c.Jitter = 0.1
+	}
+	if c.FirstPoll == 0 {
+		c.FirstPoll = time.Second
+	}
+	if c.RetryBase == 0 {
+		c.RetryBase = 30 * time.Second
+	}
+	if c.Workers == 0 {
+		c.Workers = 32
+	}
+	if c.CarrierConcurrency == 0 {
+		c.CarrierConcurrency = 8
+	}
+	if c.CarrierRate == 0 {
+		c.CarrierRate = 20
+	}
+	if c.BreakerFailures == 0 {
+		c.BreakerFailures = 5
+	}
+	if c.BreakerTimeout == 0 {
+		c.BreakerTimeout = 30 * time.Second
+	}
+	if c.PollTimeout == 0 {
+		c.PollTimeout = time.Minute
+	}
+	return c
+}
+
+func (c Config) interval(env, scac string) time.Duration {
+	if d, ok := c.CarrierInterval[env+"/"+strings.ToUpper(scac)]; ok {
+		return d
+	}
+	if d, ok := c.Interval[env]; ok {
+		return d
+	}
+	return 15 * time.Minute
+}

@@ -1,0 +1,494 @@
+package poller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sony/gobreaker/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/time/rate"
+
+	"github.com/contrack/contrack/ingest/carrier"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/schemas"
+)
+
+// Connection statuses the poller writes (see README "connectionStatus").
+const (
+	ConnConnected     = "CONNECTED"
+	ConnNoCredentials = "NO_CREDENTIALS"
+	ConnUnauthorized  = "UNAUTHORIZED"
+	ConnCarrierError  = "CARRIER_ERROR"
+)
+
+// AdapterFor returns the adapter of a carrier in an environment (sandbox
+// keys' trackings go to the sandbox carriers, live ones to the real APIs).
+type AdapterFor func(env, scac string) (carrier.Adapter, error)
+
+// Deps are the poller's connections.
+type Deps struct {
+	Brokers  []string
+	Producer *kgo.Client
+	Pool     *pgxpool.Pool
+	Box      *secretbox.Box
+	Adapters AdapterFor
+	Log      *slog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+}
+
+// Run polls until ctx ends; nil on a clean shutdown (in-flight polls finish).
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	cfg = cfg.withDefaults()
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	p := &poller{
+		cfg: cfg, deps: deps, log: deps.Log.With("stage", "poller"),
+		entries: map[string]*entry{}, wake: make(chan struct{}, 1),
+		carriers: map[string]*carrierGate{}, workers: make(chan struct{}, cfg.Workers),
+		inflight: map[int32]*sync.WaitGroup{},
+	}
+	cl, err := kafka.NewClient(deps.Brokers, deps.Log,
+		kgo.ConsumerGroup(schemas.GroupPoller),
+		kgo.ConsumeTopics(schemas.TopicSubscriptions),
+		kgo.DisableAutoCommit(), // state is rebuilt from the start of each partition
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { p.drop(m) }),
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { p.drop(m) }),
+	)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+
+	schedCtx, stopSched := context.WithCancel(context.WithoutCancel(ctx))
+	schedDone := make(chan struct{})
+	go func() { defer close(schedDone); p.schedule(schedCtx) }()
+
+	for {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil || fs.IsClientClosed() {
+			break
+		}
+		fs.EachError(func(t string, part int32, err error) {
+			p.log.Error("fetch subscriptions", "partition", part, "err", err)
+		})
+		fs.EachRecord(p.apply)
+	}
+	stopSched()
+	<-schedDone
+	p.waitAll()
+	cl.LeaveGroupContext(context.WithoutCancel(ctx))
+	return nil
+}
+
+type entry struct {
+	change    schemas.SubscriptionChanged
+	partition int32
+	next      time.Time
+	failures  int
+	polling   bool
+	removed   bool
+}
+
+type poller struct {
+	cfg  Config
+	deps Deps
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	entries  map[string]*entry // tracking id → entry
+	inflight map[int32]*sync.WaitGroup
+	wake     chan struct{}
+
+	cmu      sync.Mutex
+	carriers map[string]*carrierGate
+	workers  chan struct{}
+}
+
+// carrierGate holds one carrier's (per environment) limits and breaker.
+type carrierGate struct {
+	adapter carrier.Adapter
+	limiter *rate.Limiter
+	slots   chan struct{}
+	breaker *gobreaker.CircuitBreaker[carrier.Result]
+}
+
+// apply folds one subscription change into the tracking set.
+func (p *poller) apply(r *kgo.Record) {
+	var ch schemas.SubscriptionChanged
+	if err := json.Unmarshal(r.Value, &ch); err != nil || ch.TrackingID == "" {
+		p.log.Error("skipping malformed subscription record", "offset", r.Offset, "partition", r.Partition, "err", err)
+		return
+	}
+	now := p.deps.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.entries[ch.TrackingID]
+	if !ch.TrackingOpen {
+		if e != nil {
+			e.removed = true // an in-flight poll finishes; no further ones
+			delete(p.entries, ch.TrackingID)
+		}
+		return
+	}
+	if e != nil {
+		e.change = ch
+		return
+	}
+	e = &entry{change: ch, partition: r.Partition}
+	interval := p.cfg.interval(ch.Env, ch.SCAC)
+	if now.Sub(ch.OccurredAt) < interval {
+		// New since the last interval: poll within seconds.
+		e.next = now.Add(p.cfg.FirstPoll)
+	} else {
+		// Rebuilt after a restart: spread over one interval, no poll storm.
+		e.next = now.Add(time.Duration(rand.Int64N(int64(interval))))
+	}
+	p.entries[ch.TrackingID] = e
+	p.poke()
+}
+
+func (p *poller) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// drop forgets the trackings of revoked partitions and waits for their
+// in-flight polls, so the partitions' next owner never overlaps with us.
+func (p *poller) drop(m map[string][]int32) {
+	parts := map[int32]bool{}
+	for _, ps := range m {
+		for _, part := range ps {
+			parts[part] = true
+		}
+	}
+	var waits []*sync.WaitGroup
+	p.mu.Lock()
+	for id, e := range p.entries {
+		if parts[e.partition] {
+			e.removed = true
+			delete(p.entries, id)
+		}
+	}
+	for part := range parts {
+		if wg := p.inflight[part]; wg != nil {
+			waits = append(waits, wg)
+		}
+	}
+	p.mu.Unlock()
+	for _, wg := range waits {
+		wg.Wait()
+	}
+}
+
+func (p *poller) waitAll() {
+	p.mu.Lock()
+	var waits []*sync.WaitGroup
+	for _, wg := range p.inflight {
+		waits = append(waits, wg)
+	}
+	p.mu.Unlock()
+	for _, wg := range waits {
+		wg.Wait()
+	}
+}
+
+// schedule dispatches due trackings to workers until ctx ends.
+func (p *poller) schedule(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := p.deps.Now()
+		var due []*entry
+		next := now.Add(time.Minute)
+		p.mu.Lock()
+		for _, e := range p.entries {
+			if e.polling {
+				continue
+			}
+			if !e.next.After(now) {
+				due = append(due, e)
+				e.polling = true
+				wg := p.inflight[e.partition]
+				if wg == nil {
+					wg = &sync.WaitGroup{}
+					p.inflight[e.partition] = wg
+				}
+				wg.Add(1)
+			} else if e.next.Before(next) {
+				next = e.next
+			}
+		}
+		p.mu.Unlock()
+		for _, e := range due {
+			select {
+			case p.workers <- struct{}{}:
+			case <-ctx.Done():
+				p.finish(e, time.Time{})
+				continue
+			}
+			go func() {
+				defer func() { <-p.workers }()
+				p.finish(e, p.poll(ctx, e))
+			}()
+		}
+		timer.Reset(max(next.Sub(p.deps.Now()), 10*time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-p.wake:
+		}
+	}
+}
+
+// finish records when e is next due and releases its in-flight mark.
+func (p *poller) finish(e *entry, next time.Time) {
+	p.mu.Lock()
+	e.polling = false
+	if !next.IsZero() {
+		e.next = next
+	}
+	wg := p.inflight[e.partition]
+	p.mu.Unlock()
+	wg.Done()
+	p.poke()
+}
+
+func (p *poller) gate(env, scac string) (*carrierGate, error) {
+	key := env + "/" + scac
+	p.cmu.Lock()
+	defer p.cmu.Unlock()
+	if g := p.carriers[key]; g != nil {
+		return g, nil
+	}
+	a, err := p.deps.Adapters(env, scac)
+	if err != nil {
+		return nil, err
+	}
+	g := &carrierGate{
+		adapter: a,
+		limiter: rate.NewLimiter(rate.Limit(p.cfg.CarrierRate), max(1, int(p.cfg.CarrierRate))),
+		slots:   make(chan struct{}, p.cfg.CarrierConcurrency),
+		breaker: gobreaker.NewCircuitBreaker[carrier.Result](gobreaker.Settings{
+			Name:    key,
+			Timeout: p.cfg.BreakerTimeout,
+			ReadyToTrip: func(c gobreaker.Counts) bool {
+				return c.ConsecutiveFailures >= p.cfg.BreakerFailures
+			},
+			OnStateChange: func(name string, from, to gobreaker.State) {
+				p.log.Warn("carrier breaker state changed", "carrier", name, "from", from.String(), "to", to.String())
+			},
+		}),
+	}
+	p.carriers[key] = g
+	return g, nil
+}
+
+// errCarrierDown makes the breaker count an error or unreachable outcome.
+var errCarrierDown = errors.New("carrier error")
+
+// poll runs one poll of e and returns when it is next due (zero: unchanged).
+func (p *poller) poll(ctx context.Context, e *entry) time.Time {
+	p.mu.Lock()
+	ch, removed := e.change, e.removed
+	p.mu.Unlock()
+	if removed {
+		return time.Time{}
+	}
+	log := p.log.With("tracking_id", ch.TrackingID, "carrier", ch.SCAC, "env", ch.Env)
+	interval := p.cfg.interval(ch.Env, ch.SCAC)
+	now := p.deps.Now()
+	regular := now.Add(p.jitter(interval))
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.PollTimeout)
+	defer cancel()
+
+	creds, err := p.credentials(ctx, ch.AccountID, ch.SCAC)
+	if err != nil {
+		log.Error("read credentials", "err", err)
+		return now.Add(p.cfg.RetryBase)
+	}
+	if creds == nil {
+		p.setStatus(ctx, ch.TrackingID, ConnNoCredentials)
+		return regular
+	}
+	g, err := p.gate(ch.Env, ch.SCAC)
+	if err != nil {
+		log.Error("no adapter", "err", err)
+		return regular
+	}
+	select {
+	case g.slots <- struct{}{}:
+	case <-ctx.Done():
+		return time.Time{}
+	}
+	defer func() { <-g.slots }()
+	if err := g.limiter.Wait(ctx); err != nil {
+		return time.Time{}
+	}
+	res, err := g.breaker.Execute(func() (carrier.Result, error) {
+		r, err := g.adapter.Fetch(ctx, creds, carrier.Query{Kind: carrier.IdentifierKind(ch.IdentifierKind), Value: ch.Identifier})
+		if err != nil {
+			return r, err
+		}
+		if r.Outcome == carrier.OutcomeError || r.Outcome == carrier.OutcomeUnreachable {
+			return r, errCarrierDown
+		}
+		return r, nil
+	})
+	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
+		// The carrier is down: no call spent; try after the breaker's timeout.
+		return now.Add(p.cfg.BreakerTimeout)
+	}
+	if err != nil && !errors.Is(err, errCarrierDown) {
+		if ctx.Err() == nil {
+			log.Error("poll failed", "err", err)
+		}
+		return time.Time{}
+	}
+	if err := p.record(ctx, ch, res); err != nil {
+		// Nothing counted: Kafka did not acknowledge. Try again soon.
+		log.Error("record poll", "err", err)
+		return now.Add(p.cfg.RetryBase)
+	}
+	switch res.Outcome {
+	case carrier.OutcomeSuccess, carrier.OutcomeNoData:
+		p.setStatus(ctx, ch.TrackingID, ConnConnected)
+		e.failures = 0
+		return regular
+	case carrier.OutcomeUnauthorized:
+		p.setStatus(ctx, ch.TrackingID, ConnUnauthorized)
+		return regular
+	default:
+		p.setFailure(ctx, ch.TrackingID)
+		e.failures++
+		backoff := p.cfg.RetryBase << min(e.failures-1, 10)
+		return now.Add(min(backoff, interval))
+	}
+}
+
+func (p *poller) jitter(d time.Duration) time.Duration {
+	j := p.cfg.Jitter * (2*rand.Float64() - 1)
+	return time.Duration(float64(d) * (1 + j))
+}
+
+// credentials returns the account's decrypted credentials for scac, nil if none.
+func (p *poller) credentials(ctx context.Context, accountID, scac string) (carrier.Credentials, error) {
+	var enc []byte
+	err := p.deps.Pool.QueryRow(ctx, `SELECT fields_enc FROM carrier_credentials WHERE account_id = $1 AND scac = $2`, accountID, scac).Scan(&enc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	plain, err := p.deps.Box.Open(enc, accountID+"/carrier-credentials/"+scac)
+	if err != nil {
+		return nil, err
+	}
+	var creds carrier.Credentials
+	if err := json.Unmarshal(plain, &creds); err != nil {
+		return nil, fmt.Errorf("decode credentials: %w", err)
+	}
+	return creds, nil
+}
+
+// record produces the raw pages, then (only once Kafka has them) the attempt.
+func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res carrier.Result) error {
+	now := p.deps.Now().UTC()
+	pollID := uuid.NewString()
+	var recs []*kgo.Record
+	if res.Outcome == carrier.OutcomeSuccess {
+		for i, page := range res.Pages {
+			env := schemas.CarrierRaw{
+				ID: fmt.Sprintf("%s/%d", pollID, i), Format: string(res.Format), SCAC: ch.SCAC, Env: ch.Env,
+				AccountID: ch.AccountID, TrackingID: ch.TrackingID, ReceivedAt: now, Payload: page,
+			}
+			v, err := json.Marshal(env)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(ch.TrackingID), Value: v, Headers: []kgo.RecordHeader{
+				{Key: schemas.HeaderType, Value: []byte(schemas.TypeCarrierRaw)},
+				{Key: schemas.HeaderID, Value: []byte(env.ID)},
+				{Key: schemas.HeaderAccount, Value: []byte(ch.AccountID)},
+				{Key: schemas.HeaderEnv, Value: []byte(ch.Env)},
+			}})
+		}
+		if err := p.deps.Producer.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+			return fmt.Errorf("produce raw: %w", err)
+		}
+	}
+	outcome := string(res.Outcome)
+	if res.Outcome == carrier.OutcomeUnauthorized || res.Outcome == carrier.OutcomeUnreachable {
+		outcome = string(carrier.OutcomeError)
+	}
+	att := schemas.PollAttempt{
+		ID: pollID, AccountID: ch.AccountID, Env: ch.Env, SCAC: ch.SCAC, TrackingID: ch.TrackingID,
+		Outcome: outcome, HTTPCode: res.HTTPCode, LatencyMS: res.Latency.Milliseconds(), EventCount: res.EventCount, At: now,
+	}
+	v, err := json.Marshal(att)
+	if err != nil {
+		return err
+	}
+	rec := &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte(ch.TrackingID), Value: v, Headers: []kgo.RecordHeader{
+		{Key: schemas.HeaderType, Value: []byte(schemas.TypePollAttempt)},
+		{Key: schemas.HeaderID, Value: []byte(pollID)},
+		{Key: schemas.HeaderAccount, Value: []byte(ch.AccountID)},
+	}}
+	if err := p.deps.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return fmt.Errorf("produce attempt: %w", err)
+	}
+	return nil
+}
+
+func (p *poller) setStatus(ctx context.Context, trackingID, status string) {
+	_, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET connection_status = $2, updated_at = now()
+		WHERE id = $1 AND connection_status <> $2`, trackingID, status)
+	if err != nil && ctx.Err() == nil {
+		p.log.Error("update connection status", "tracking_id", trackingID, "err", err)
+	}
+}
+
+// setFailure marks a tracking that never connected; a connected one stays
+// CONNECTED through transient carrier errors.
+func (p *poller) setFailure(ctx context.Context, trackingID string) {
+	_, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET connection_status = $2, updated_at = now()
+		WHERE id = $1 AND connection_status IN ('PENDING', 'UNAUTHORIZED')`, trackingID, ConnCarrierError)
+	if err != nil && ctx.Err() == nil {
+		p.log.Error("update connection status", "tracking_id", trackingID, "err", err)
+	}
+}
+
+// SandboxAdapters returns adapters for sandbox trackings at sandboxURL
+// (http://host:port) and for live ones at liveURL(scac).
+func SandboxAdapters(sandboxURL string, liveURL func(scac string) string) AdapterFor {
+	return func(env, scac string) (carrier.Adapter, error) {
+		base := sandboxURL + "/" + strings.ToLower(scac)
+		if env == schemas.EnvLive {
+			base = liveURL(scac)
+			if base == "" {
+				return nil, fmt.Errorf("poller: no live base URL configured for %s", scac)
+			}
+		}
+		return carrier.New(scac, base, nil)
+	}
+}

@@ -1,0 +1,289 @@
+package poller_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/ingest/poller"
+	"github.com/contrack/contrack/ingest/sandbox"
+	"github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
+)
+
+// sim is the sandbox carriers behind a counter of requests per identifier
+// and of overlapping requests for one identifier.
+type sim struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	inflight map[string]int
+	overlaps atomic.Int32
+	requests map[string]int
+}
+
+func newSim(t *testing.T) *sim {
+	s := &sim{inflight: map[string]int{}, requests: map[string]int{}}
+	h := sandbox.NewHandler(sandbox.Config{SlowDelay: 50 * time.Millisecond})
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("equipmentReference")
+		s.mu.Lock()
+		s.inflight[id]++
+		s.requests[id]++
+		if s.inflight[id] > 1 {
+			s.overlaps.Add(1)
+		}
+		s.mu.Unlock()
+		h.ServeHTTP(w, r)
+		s.mu.Lock()
+		s.inflight[id]--
+		s.mu.Unlock()
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *sim) count(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[id]
+}
+
+type world struct {
+	db      testenv.PGDatabase
+	brokers []string
+	box     *secretbox.Box
+	prod    *kgo.Client
+	account string
+}
+
+func newWorld(t *testing.T, partitions int32) *world {
+	db := testenv.Postgres(t)
+	brokers := testenv.Kafka(t, partitions)
+	box, _ := secretbox.New("test")
+	w := &world{db: db, brokers: brokers, box: box, prod: testenv.KafkaClient(t, brokers)}
+	ctx := context.Background()
+	if err := db.Pool.QueryRow(ctx, `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'acme', 'sandbox', 'acme') RETURNING id`).Scan(&w.account); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) credentials(t *testing.T, scac string, fields map[string]string) {
+	b, _ := json.Marshal(fields)
+	enc, _ := w.box.Seal(b, w.account+"/carrier-credentials/"+scac)
+	if _, err := w.db.Pool.Exec(context.Background(), `INSERT INTO carrier_credentials (account_id, scac, fields_enc) VALUES ($1, $2, $3)
+		ON CONFLICT (account_id, scac) DO UPDATE SET fields_enc = EXCLUDED.fields_enc`, w.account, scac, enc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// track creates a tracking row and publishes its subscription change.
+func (w *world) track(t *testing.T, scac, container string, open bool, id string) string {
+	ctx := context.Background()
+	if id == "" {
+		id = uuid.NewString()
+		if _, err := w.db.Pool.Exec(ctx, `INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status, open_subscriptions)
+			VALUES ($1, $2, 'sandbox', $3, 'container', $4, 'PENDING', 1)`, id, w.account, scac, container); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox", TrackingID: id, SCAC: scac,
+		IdentifierKind: "container", Identifier: container, Status: "OPEN", TrackingOpen: open, OccurredAt: time.Now()}
+	v, _ := json.Marshal(ch)
+	if err := kafka.ProduceSync(ctx, w.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(id), Value: v}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func (w *world) status(t *testing.T, id string) string {
+	var s string
+	w.db.Pool.QueryRow(context.Background(), `SELECT connection_status FROM trackings WHERE id = $1`, id).Scan(&s)
+	return s
+}
+
+func run(t *testing.T, w *world, s *sim, cfg poller.Config) context.CancelFunc {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- poller.Run(ctx, cfg, poller.Deps{
+			Brokers: w.brokers, Producer: w.prod, Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t),
+			Adapters: poller.SandboxAdapters(s.srv.URL, func(string) string { return "" }),
+		})
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("poller shutdown: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func containers(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = journey.CompleteContainer(fmt.Sprintf("TSTU%06d", i))
+	}
+	return out
+}
+
+func fastConfig() poller.Config {
+	return poller.Config{
+		Interval: map[string]time.Duration{"sandbox": 400 * time.Millisecond}, FirstPoll: 50 * time.Millisecond,
+		RetryBase: 100 * time.Millisecond, Workers: 64, CarrierConcurrency: 32, CarrierRate: 5000,
+		BreakerFailures: 3, BreakerTimeout: time.Hour,
+	}
+}
+
+func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
+	w := newWorld(t, 4)
+	s := newSim(t)
+	w.credentials(t, "MAEU", map[string]string{"apiKey": "sandbox-key"})
+	ids := map[string]string{}
+	all := containers(300)
+	for _, c := range all {
+		ids[c] = w.track(t, "MAEU", c, true, "")
+	}
+	unauth := w.track(t, "MAEU", "UNAU0000004", true, "")
+	noCreds := w.track(t, "HLCU", all[0], true, "")
+	start := time.Now()
+	run(t, w, s, fastConfig())
+
+	waitFor(t, 20*time.Second, "a first poll of all 300 trackings", func() bool {
+		for _, c := range all {
+			if s.count(c) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("300 trackings first-polled within %v", time.Since(start))
+	waitFor(t, 10*time.Second, "statuses", func() bool {
+		return w.status(t, ids[all[1]]) == "CONNECTED" && w.status(t, unauth) == "UNAUTHORIZED" && w.status(t, noCreds) == "NO_CREDENTIALS"
+	})
+
+	// Close 50 trackings: their polling stops promptly.
+	closed := all[:50]
+	for _, c := range closed {
+		w.track(t, "MAEU", c, false, ids[c])
+	}
+	time.Sleep(500 * time.Millisecond) // closes applied, in-flight polls done
+	before := map[string]int{}
+	for _, c := range all {
+		before[c] = s.count(c)
+	}
+	time.Sleep(1500 * time.Millisecond) // several intervals
+	for _, c := range closed {
+		if s.count(c) != before[c] {
+			t.Fatalf("closed tracking %s polled again", c)
+		}
+	}
+	if s.count(all[100]) == before[all[100]] {
+		t.Fatal("open tracking not polled again after several intervals")
+	}
+	if n := s.overlaps.Load(); n != 0 {
+		t.Fatalf("%d overlapping polls of one tracking", n)
+	}
+	// Every poll left an attempt record.
+	cl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicPollAttempts), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	outcomes := map[string]int{}
+	for ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			var a schemas.PollAttempt
+			json.Unmarshal(r.Value, &a)
+			outcomes[a.Outcome]++
+			if a.TrackingID == unauth && a.HTTPCode != 401 {
+				t.Errorf("unauthorized attempt http code %d", a.HTTPCode)
+			}
+		})
+	}
+	if outcomes["success"] < 300 || outcomes["error"] == 0 {
+		t.Fatalf("attempt outcomes %v", outcomes)
+	}
+}
+
+func TestCarrierOutageOpensBreaker(t *testing.T) {
+	w := newWorld(t, 2)
+	s := newSim(t)
+	w.credentials(t, "MAEU", map[string]string{"apiKey": "down"}) // the sandbox answers 503
+	all := containers(40)
+	var ids []string
+	for _, c := range all {
+		ids = append(ids, w.track(t, "MAEU", c, true, ""))
+	}
+	run(t, w, s, fastConfig())
+	time.Sleep(3 * time.Second) // many intervals and retries
+	total := 0
+	for _, c := range all {
+		total += s.count(c)
+	}
+	// Without the breaker every tracking would be called many times.
+	if total > 10 {
+		t.Fatalf("%d calls to a down carrier; the breaker should stop them after a few", total)
+	}
+	if total < 3 {
+		t.Fatalf("only %d calls: the breaker opened before its threshold", total)
+	}
+	if st := w.status(t, ids[0]); st != "CARRIER_ERROR" && st != "PENDING" {
+		t.Fatalf("status %s", st)
+	}
+}
+
+func TestTwoPollersNeverPollTheSameTrackingAtOnce(t *testing.T) {
+	w := newWorld(t, 6)
+	s := newSim(t)
+	w.credentials(t, "MAEU", map[string]string{"apiKey": "k"})
+	// Slow answers make overlaps likely if ownership were shared.
+	all := containers(60)
+	for _, c := range all {
+		w.track(t, "MAEU", c, true, "")
+	}
+	slow := journey.CompleteContainer("SLOU000001")
+	w.track(t, "MAEU", slow, true, "")
+	cfg := fastConfig()
+	run(t, w, s, cfg)
+	run(t, w, s, cfg)
+	time.Sleep(4 * time.Second)
+	if n := s.overlaps.Load(); n != 0 {
+		t.Fatalf("%d overlapping polls of one tracking", n)
+	}
+	polled := 0
+	for _, c := range all {
+		if s.count(c) > 0 {
+			polled++
+		}
+	}
+	if polled != len(all) {
+		t.Fatalf("%d of %d trackings polled with two pollers", polled, len(all))
+	}
+}
