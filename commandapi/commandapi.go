@@ -66,4 +66,5 @@ func (d *Deps) defaults() {
 func Register(s *fuego.Server, deps Deps) {
 	deps.defaults()
 	registerSubscriptions(s, deps)
+	registerCredentials(s, deps)
 }

@@ -35,4 +35,5 @@ func Register(s *fuego.Server, deps Deps) {
 	deps.defaults()
 	registerAccount(s)
 	registerSubscriptions(s, deps)
+	registerCredentials(s, deps)
 }

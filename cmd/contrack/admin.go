@@ -9,8 +9,10 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/postgres"
+	"github.com/contrack/contrack/platform/secretbox"
 )
 
 func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
@@ -44,6 +46,20 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		return nil
 	case "list":
 		return adminList(ctx, store, os.Stdout)
+	case "set-signing-secret":
+		// The carrier signs POST /events with Notification-Signature: sha256=<hex HMAC>.
+		if len(args) != 3 {
+			return fmt.Errorf("%w: contrack admin set-signing-secret CARRIER_KEY_ID SECRET (\"\" clears it)", errUsage)
+		}
+		box, err := secretbox.New(cfg.SecretKey)
+		if err != nil {
+			return err
+		}
+		if err := (&ingest.SigningSecretStore{Pool: pool, Box: box}).SetSigningSecret(ctx, args[1], args[2]); err != nil {
+			return err
+		}
+		fmt.Println("signing secret set")
+		return nil
 	default:
 		return fmt.Errorf("%w: unknown admin command %q", errUsage, args[0])
 	}

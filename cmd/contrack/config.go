@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/contrack/contrack/schemas/carriers"
 	"os"
 	"strconv"
 	"strings"
@@ -28,7 +30,10 @@ type Config struct {
 	AllowPrivateWebhooks bool
 	SandboxAddr          string
 	SubscriptionLifetime time.Duration
-	LogLevel             string
+	SandboxAccelerate    float64
+	// CarrierURLs are live carriers' API base URLs by SCAC (CONTRACK_CARRIER_URL_<SCAC>).
+	CarrierURLs map[string]string
+	LogLevel    string
 }
 
 // env describes one variable for `contrack config`.
@@ -49,6 +54,7 @@ var envVars = []envVar{
 	{"CONTRACK_SECRET_KEY", "", "key encrypting carrier credentials and webhook secrets (dev default if unset)", true},
 	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets (development only)", false},
 	{"CONTRACK_SANDBOX_ADDR", "127.0.0.1:8081", "listen address of the sandbox carriers", false},
+	{"CONTRACK_SANDBOX_ACCELERATE", "1", "sandbox journeys run this many times faster than real time", false},
 	{"CONTRACK_SUBSCRIPTION_LIFETIME", "2160h", "subscription expiry after creation (90 days)", false},
 	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false},
 }
@@ -96,6 +102,16 @@ func loadConfig() (Config, error) {
 	if err != nil || c.SubscriptionLifetime <= 0 {
 		errs = append(errs, "CONTRACK_SUBSCRIPTION_LIFETIME must be a positive duration such as 2160h")
 	}
+	c.SandboxAccelerate, err = strconv.ParseFloat(getenv("CONTRACK_SANDBOX_ACCELERATE"), 64)
+	if err != nil || c.SandboxAccelerate < 1 {
+		errs = append(errs, "CONTRACK_SANDBOX_ACCELERATE must be a number ≥ 1")
+	}
+	c.CarrierURLs = map[string]string{}
+	for _, car := range carriers.All() {
+		if v := strings.TrimSpace(os.Getenv("CONTRACK_CARRIER_URL_" + car.SCAC)); v != "" {
+			c.CarrierURLs[car.SCAC] = strings.TrimRight(v, "/")
+		}
+	}
 	if c.SecretKey == "" {
 		c.SecretKey = devSecretKey
 		c.SecretKeyIsDefault = true
@@ -130,6 +146,14 @@ func printConfig() {
 			shown = "(empty)"
 		}
 		fmt.Printf("%-32s %s\n", e.Name, shown)
+	}
+	for _, car := range carriers.All() {
+		name := "CONTRACK_CARRIER_URL_" + car.SCAC
+		v := os.Getenv(name)
+		if v == "" {
+			v = "(unset: live " + car.Name + " trackings are not polled)"
+		}
+		fmt.Printf("%-32s %s\n", name, v)
 	}
 }
 

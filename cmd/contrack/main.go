@@ -22,12 +22,15 @@ const usage = `contrack — container tracking, every carrier as DCSA EVENT_DOMA
 Usage:
   contrack all                 run every stage in one process (embedded Kafka unless KAFKA_BROKERS is set)
   contrack api                 run the HTTP API only
+  contrack poller              run the carrier poller only
+  contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
   contrack broker              run the embedded single-node Kafka broker alone (development only)
   contrack migrate             apply Postgres and ClickHouse migrations
   contrack config              print the effective configuration, secrets masked
   contrack admin create-key --client SLUG --env live|sandbox [--display-name TEXT] [--plan NAME] [--role consumer|carrier] [--scac SCAC]
   contrack admin revoke-key KEY_OR_ID
   contrack admin list
+  contrack admin set-signing-secret CARRIER_KEY_ID SECRET
   contrack version
 
 Configuration is read from environment variables; see 'contrack config'.
@@ -58,6 +61,10 @@ func run(args []string) error {
 		return runAll(ctx, cfg, log)
 	case "api":
 		return runAPI(ctx, cfg, log)
+	case "poller":
+		return runPoller(ctx, cfg, log)
+	case "sandbox":
+		return runSandbox(ctx, cfg, log)
 	case "broker":
 		return runBroker(ctx, cfg, log)
 	case "migrate":

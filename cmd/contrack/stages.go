@@ -7,14 +7,21 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/ingest"
+	"github.com/contrack/contrack/ingest/carrier"
+	"github.com/contrack/contrack/ingest/poller"
+	"github.com/contrack/contrack/ingest/sandbox"
+	"github.com/contrack/contrack/normalize/pushed"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
@@ -184,9 +191,15 @@ func newAPIServer(cfg Config, log *slog.Logger, in *infra) *httpapi.Server {
 		Pool: in.pg, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
-		Pool: in.pg, Box: in.box, Log: log,
+		Pool: in.pg, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)},
 		SubscriptionLifetime: cfg.SubscriptionLifetime,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+	})
+	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{
+		Producer: in.kafka,
+		Secrets:  &ingest.SigningSecretStore{Pool: in.pg, Box: in.box},
+		Log:      log,
+		Check:    pushed.Check,
 	})
 	return srv
 }
@@ -224,6 +237,8 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	relay := commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log)
 	start("outbox-relay", relay.Run)
+	start("sandbox", func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
+	start("poller", func(ctx context.Context) error { return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in)) })
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
 	httpErr := serveAPI(ctx, cfg, log, in)
@@ -240,4 +255,68 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	log.Info("contrack stopped cleanly")
 	return nil
+}
+
+// adapters picks a carrier adapter: sandbox keys' trackings go to the sandbox
+// carriers, live ones to CONTRACK_CARRIER_URL_<SCAC>.
+func adapters(cfg Config) poller.AdapterFor {
+	return poller.SandboxAdapters("http://"+cfg.SandboxAddr, func(scac string) string { return cfg.CarrierURLs[scac] })
+}
+
+func pollerDeps(cfg Config, log *slog.Logger, in *infra) poller.Deps {
+	return poller.Deps{Brokers: cfg.brokers(), Producer: in.kafka, Pool: in.pg, Box: in.box, Adapters: adapters(cfg), Log: log}
+}
+
+// adapterProber answers POST /carrier/health-check with the carrier
+// adapter's health probe.
+type adapterProber struct{ adapters poller.AdapterFor }
+
+func (p adapterProber) Probe(ctx context.Context, env, scac string, creds map[string]string) (string, int) {
+	a, err := p.adapters(env, scac)
+	if err != nil {
+		return carrier.HealthUnreachable, 0
+	}
+	h := a.Probe(ctx, carrier.Credentials(creds))
+	return h.Status, h.HTTPCode
+}
+
+// serveSandbox serves the sandbox carriers on CONTRACK_SANDBOX_ADDR until ctx ends.
+func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
+	scfg := sandbox.Config{Accelerate: cfg.SandboxAccelerate}
+	if cfg.SandboxAccelerate > 1 {
+		// Accelerated journeys start now, not decades ahead.
+		scfg.Epoch = time.Now().UTC().Truncate(24 * time.Hour)
+	}
+	if err := scfg.Validate(); err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: cfg.SandboxAddr, Handler: sandbox.NewHandler(scfg), ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", cfg.SandboxAddr)
+	if err != nil {
+		return fmt.Errorf("sandbox: listen %s: %w", cfg.SandboxAddr, err)
+	}
+	log.Info("sandbox carriers listening", "stage", "sandbox", "addr", ln.Addr().String(), "accelerate", cfg.SandboxAccelerate)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("sandbox: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shut)
+}
+
+func runSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
+	return serveSandbox(ctx, cfg, log)
+}
+
+func runPoller(ctx context.Context, cfg Config, log *slog.Logger) error {
+	in, err := openInfra(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in))
 }

@@ -1,0 +1,172 @@
+package ingest_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/ingest"
+	"github.com/contrack/contrack/normalize/pushed"
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
+)
+
+const equipmentEvent = `{
+  "eventID": "3cecb101-7a1a-43a4-9d62-e88a131651e2",
+  "eventCreatedDateTime": "2026-03-01T10:00:00Z",
+  "eventType": "EQUIPMENT",
+  "eventClassifierCode": "ACT",
+  "eventDateTime": "2026-03-01T09:30:00+01:00",
+  "equipmentEventTypeCode": "LOAD",
+  "equipmentReference": "CSQU3054383",
+  "emptyIndicatorCode": "LADEN",
+  "eventLocation": {"locationName": "Rotterdam", "UNLocationCode": "NLRTM"},
+  "transportCall": {"transportCallID": "TC-1", "modeOfTransport": "VESSEL", "carrierVoyageNumber": "2103S",
+    "UNLocationCode": "NLRTM", "vessel": {"vesselIMONumber": "9321483", "vesselName": "King of the Seas"}}
+}`
+
+type fixture struct {
+	api     *testenv.API
+	brokers []string
+	store   *ingest.SigningSecretStore
+}
+
+func setup(t *testing.T) fixture {
+	t.Helper()
+	db := testenv.Postgres(t)
+	brokers := testenv.Kafka(t, 1)
+	box, _ := secretbox.New("test")
+	store := &ingest.SigningSecretStore{Pool: db.Pool, Box: box}
+	producer := testenv.KafkaClient(t, brokers)
+	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
+		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Secrets: store, Log: testenv.Log(t), Check: pushed.Check})
+	})
+	return fixture{api, brokers, store}
+}
+
+// rawRecords returns what reached the carrier-raw topic.
+func rawRecords(t *testing.T, brokers []string) []schemas.CarrierRaw {
+	t.Helper()
+	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicCarrierRaw), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var out []schemas.CarrierRaw
+	for ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			var env schemas.CarrierRaw
+			if err := json.Unmarshal(r.Value, &env); err != nil {
+				t.Errorf("bad envelope: %v", err)
+			}
+			out = append(out, env)
+		})
+	}
+	return out
+}
+
+func TestPostEventsSpecMessages(t *testing.T) {
+	f := setup(t)
+	carrier := f.api.Key(auth.CreateKeyParams{ClientSlug: "maersk", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "MAEU"})
+	consumer := f.api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	noRef := strings.Replace(equipmentEvent, `"equipmentReference": "CSQU3054383",`, "", 1)
+	shipment := strings.Replace(equipmentEvent, `"eventType": "EQUIPMENT"`, `"eventType": "SHIPMENT"`, 1)
+	cases := []struct {
+		name, key string
+		body      any
+		status    int
+		msg       string
+	}{
+		{"consumer key", consumer, equipmentEvent, 403, "Forbidden"},
+		{"no key", "", equipmentEvent, 403, "Forbidden"},
+		{"empty body", carrier, "", 400, "No event body"},
+		{"whitespace body", carrier, "  \n", 400, "No event body"},
+		{"empty array", carrier, "[]", 400, "No event body"},
+		{"shipment event", carrier, shipment, 400, "No equipment or transport event provided"},
+		{"no eventType", carrier, `{"equipmentReference":"CSQU3054383"}`, 400, "No equipment or transport event provided"},
+		{"missing equipmentReference", carrier, noRef, 400, "equipmentReference is required"},
+		{"array with one bad element", carrier, "[" + equipmentEvent + "," + noRef + "]", 400, "equipmentReference is required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := f.api.Do("POST", "/events", c.key, c.body)
+			if r.Status != c.status || r.Message() != c.msg {
+				t.Fatalf("got %d %s, want %d %q", r.Status, r.Raw, c.status, c.msg)
+			}
+		})
+	}
+	if got := rawRecords(t, f.brokers); len(got) != 0 {
+		t.Fatalf("rejected requests reached Kafka: %d records", len(got))
+	}
+}
+
+func TestPostEventsStoresRawBytesWithEnvelope(t *testing.T) {
+	f := setup(t)
+	carrier := f.api.Key(auth.CreateKeyParams{ClientSlug: "maersk", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "MAEU"})
+	second := strings.Replace(strings.Replace(equipmentEvent, "3cecb101", "4cecb101", 1), `"LOAD"`, `"DISC"`, 1)
+	for _, body := range []string{equipmentEvent, "[" + equipmentEvent + "," + second + "]"} {
+		r := f.api.Do("POST", "/events", carrier, body) // no Content-Type, as curl -d
+		if r.Status != 200 || r.Message() != "Successfully Added Event" {
+			t.Fatalf("got %d %s", r.Status, r.Raw)
+		}
+	}
+	got := rawRecords(t, f.brokers)
+	if len(got) != 2 {
+		t.Fatalf("records = %d, want 2", len(got))
+	}
+	if string(got[0].Payload) != equipmentEvent || got[0].SCAC != "MAEU" || got[0].Env != "sandbox" || got[0].Format != "dcsa-pushed" || got[0].RequestID == "" || got[0].ReceivedAt.IsZero() {
+		t.Fatalf("envelope: %+v", got[0])
+	}
+	if r := f.api.Do("HEAD", "/events", "", nil); r.Status != http.StatusNoContent {
+		t.Fatalf("HEAD /events: %d", r.Status)
+	}
+}
+
+func TestPostEventsNotificationSignature(t *testing.T) {
+	f := setup(t)
+	key, k, err := f.api.Store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "hapag", Env: "live", Role: auth.RoleCarrier, SCAC: "HLCU"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.SetSigningSecret(context.Background(), k.ID, "shared-secret"); err != nil {
+		t.Fatal(err)
+	}
+	mac := hmac.New(sha256.New, []byte("shared-secret"))
+	mac.Write([]byte(equipmentEvent))
+	good := "sha256=" + hex.EncodeToString(mac.Sum(nil))
+	post := func(sig string) testenv.Response {
+		req, _ := http.NewRequest("POST", f.api.URL+"/events", strings.NewReader(equipmentEvent))
+		req.Header.Set("x-api-key", key)
+		if sig != "" {
+			req.Header.Set("Notification-Signature", sig)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		json.NewDecoder(resp.Body).Decode(&body)
+		return testenv.Response{Status: resp.StatusCode, JSON: body}
+	}
+	for _, bad := range []string{"", "sha256=00", good[:len(good)-1] + "0", strings.TrimPrefix(good, "sha256=")} {
+		if r := post(bad); r.Status != 403 || r.Message() != "Invalid Notification-Signature" {
+			t.Errorf("signature %q: %d %v", bad, r.Status, r.JSON)
+		}
+	}
+	if got := rawRecords(t, f.brokers); len(got) != 0 {
+		t.Fatalf("unsigned requests reached Kafka: %d", len(got))
+	}
+	if r := post(good); r.Status != 200 {
+		t.Fatalf("good signature: %d %v", r.Status, r.JSON)
+	}
+}

@@ -1,0 +1,339 @@
+package tnt22
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/normalize/validate"
+	"github.com/contrack/contrack/normalize/validate/validatetest"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// receivedAt is after every eventCreatedDateTime in the fixtures.
+var receivedAt = time.Date(2024, 7, 1, 8, 0, 0, 0, time.UTC)
+
+// goldenEnvs gives each testdata/<name>.input.json its envelope.
+var goldenEnvs = map[string]normalize.Envelope{
+	"dcsa-sample": {SCAC: "MAEU", TrackingID: "APZU4812090", ReceivedAt: receivedAt},
+	// The tracked container is the second EQ reference of the transport
+	// events, so the golden file shows TrackingID choosing it.
+	"journey": {SCAC: "MAEU", TrackingID: "MRKU2356709", ReceivedAt: receivedAt},
+	"empty":   {SCAC: "MAEU", ReceivedAt: receivedAt},
+}
+
+func TestGolden(t *testing.T) {
+	inputs, err := filepath.Glob("testdata/*.input.json")
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no golden inputs: %v", err)
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".input.json")
+		t.Run(name, func(t *testing.T) {
+			env, ok := goldenEnvs[name]
+			if !ok {
+				t.Fatalf("add %q to goldenEnvs", name)
+			}
+			raw, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, err := Parse(raw, env)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			validatetest.ValidateAll(t, events)
+			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), events, *update)
+		})
+	}
+}
+
+// TestMapping pins the rules the golden files only show by example, so a
+// regenerated golden file cannot quietly change them.
+func TestMapping(t *testing.T) {
+	raw, err := os.ReadFile("testdata/journey.input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := goldenEnvs["journey"]
+	events, err := Parse(raw, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 5 {
+		t.Fatalf("got %d events, want 5 (6 elements, the SHIPMENT one dropped)", len(events))
+	}
+	gtot, gtin, depa, arri, disc := events[0], events[1], events[2], events[3], events[4]
+
+	t.Run("source eventID gives the id, case-insensitively", func(t *testing.T) {
+		if want := identity.EventID("MAEU", "5b7f64d8-2f1e-4c55-9a51-0d5b3c1e9a02"); gtot.EventID != want {
+			t.Errorf("eventID = %s, want EventID(MAEU, lower-cased source id) = %s", gtot.EventID, want)
+		}
+	})
+	t.Run("no source eventID: id from fields", func(t *testing.T) {
+		arri.EventID = ""
+		if want := identity.EventIDFromFields(arri, "MAEU"); events[3].EventID != want {
+			t.Errorf("eventID = %s, want %s", events[3].EventID, want)
+		}
+	})
+	t.Run("export voyage under all three names", func(t *testing.T) {
+		tc := gtin.TransportCall
+		if tc.CarrierVoyageNumber != "426W" || tc.ExportVoyageNumber != "426W" || tc.CarrierExportVoyageNumber != "426W" {
+			t.Errorf("voyages = %q/%q/%q, want 426W everywhere", tc.CarrierVoyageNumber, tc.ExportVoyageNumber, tc.CarrierExportVoyageNumber)
+		}
+		if arri.TransportCall.ImportVoyageNumber != "427E" || arri.TransportCall.CarrierImportVoyageNumber != "427E" {
+			t.Errorf("import voyage not kept: %+v", arri.TransportCall)
+		}
+	})
+	t.Run("TrackingID picks the EQ reference", func(t *testing.T) {
+		if depa.EquipmentReference != "MRKU2356709" {
+			t.Errorf("equipmentReference = %q, want the tracked MRKU2356709", depa.EquipmentReference)
+		}
+		other := env
+		other.TrackingID = ""
+		evs, err := Parse(raw, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if evs[2].EquipmentReference != "MSKU9070323" {
+			t.Errorf("without TrackingID equipmentReference = %q, want the first EQ reference", evs[2].EquipmentReference)
+		}
+	})
+	t.Run("deprecated fields fill current ones", func(t *testing.T) {
+		if depa.TransportEventTypeCode != "DEPA" {
+			t.Errorf("transportEventTypeCode = %q, want DEPA from eventTypeCode", depa.TransportEventTypeCode)
+		}
+		if depa.ChangeRemark != "Berth congestion after port strike" {
+			t.Errorf("changeRemark = %q, want vesselScheduleChangeRemark", depa.ChangeRemark)
+		}
+		if depa.FacilityTypeCode != "POTE" {
+			t.Errorf("facilityTypeCode = %q, want the transport call's POTE", depa.FacilityTypeCode)
+		}
+	})
+	t.Run("timestamps canonical RFC 3339 keeping the offset", func(t *testing.T) {
+		for _, c := range []struct{ got, want string }{
+			{gtin.EventDateTime, "2024-06-07T08:45:30.5+08:00"},
+			{gtin.EventCreatedDateTime, "2024-06-07T01:00:00Z"},
+			{depa.EventDateTime, "2024-06-10T22:40:00+08:00"},
+			{arri.EventCreatedDateTime, "2024-06-28T11:00:00Z"},
+			{disc.EventDateTime, "2024-07-21T10:00:00+02:00"},
+			{disc.EventCreatedDateTime, "2024-06-28T11:00:00Z"},
+		} {
+			if c.got != c.want {
+				t.Errorf("got %s, want %s", c.got, c.want)
+			}
+		}
+	})
+	t.Run("place fields merged into transportCall.location", func(t *testing.T) {
+		l := arri.TransportCall.Location
+		if l == nil || l.UNLocationCode != "NLRTM" || l.Latitude != "51.95442" {
+			t.Errorf("location = %+v, want geo position plus UN/LOCODE NLRTM", l)
+		}
+		if l := gtin.TransportCall.Location; l == nil || l.FacilityCode != "NBCT" || l.FacilityCodeListProvider != "SMDG" {
+			t.Errorf("location = %+v, want one built from the flat fields", l)
+		}
+	})
+	t.Run("transportCallID derived when missing, stable per call", func(t *testing.T) {
+		if disc.TransportCall.TransportCallID == "" || disc.TransportCall.TransportCallID != identity.TransportCallID("MAEU", *disc.TransportCall) {
+			t.Errorf("transportCallID = %q, want identity.TransportCallID", disc.TransportCall.TransportCallID)
+		}
+		if gtin.TransportCall.TransportCallID != "TC-CNNGB-426W-01" {
+			t.Errorf("source transportCallID not kept: %q", gtin.TransportCall.TransportCallID)
+		}
+	})
+	t.Run("free text cut, codes kept", func(t *testing.T) {
+		if n := validate.RuneLen(arri.ChangeRemark); n != validate.MaxChangeRemark {
+			t.Errorf("changeRemark has %d characters, want it cut to %d", n, validate.MaxChangeRemark)
+		}
+		if gtin.EventLocation.Latitude != "29.9345678" {
+			t.Errorf("latitude = %q, want 29.9345678 (cut to 10 characters)", gtin.EventLocation.Latitude)
+		}
+		if !strings.HasSuffix(gtot.EventLocation.LocationName, "宁波") {
+			t.Errorf("locationName = %q, want the \\u escapes decoded", gtot.EventLocation.LocationName)
+		}
+	})
+	t.Run("carrierCode is the envelope's SCAC", func(t *testing.T) {
+		for i, e := range events {
+			if e.CarrierCode != "MAEU" {
+				t.Errorf("event %d carrierCode = %q", i, e.CarrierCode)
+			}
+		}
+	})
+}
+
+// TestIdentityAcrossPolls: the same payload polled twice gives the same ids
+// and hashes; an estimate that moved keeps its id and changes its hash.
+func TestIdentityAcrossPolls(t *testing.T) {
+	raw, err := os.ReadFile("testdata/journey.input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := goldenEnvs["journey"]
+	first, err := Parse(raw, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := env
+	later.ReceivedAt = env.ReceivedAt.Add(time.Hour)
+	again, err := Parse(raw, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range first {
+		if first[i].EventID != again[i].EventID || identity.ContentHash(first[i]) != identity.ContentHash(again[i]) {
+			t.Errorf("event %d changed between two polls of the same payload", i)
+		}
+	}
+	moved := strings.Replace(string(raw), `"eventDateTime":"2024-07-20T05:00:00+02:00"`, `"eventDateTime":"2024-07-21T18:00:00+02:00"`, 1)
+	if moved == string(raw) {
+		t.Fatal("fixture changed: the EST ARRI eventDateTime was not found")
+	}
+	evs, err := Parse([]byte(moved), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs[3].EventID != first[3].EventID {
+		t.Errorf("moved estimate got a new id %s, want %s", evs[3].EventID, first[3].EventID)
+	}
+	if identity.ContentHash(evs[3]) == identity.ContentHash(first[3]) {
+		t.Error("moved estimate kept its content hash")
+	}
+}
+
+// TestNoAliasing: events must not share memory with the caller's buffer,
+// which the pipeline reuses for the next record.
+func TestNoAliasing(t *testing.T) {
+	raw, err := os.ReadFile("testdata/journey.input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := goldenEnvs["journey"]
+	events, err := Parse(raw, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(events)
+	for i := range raw {
+		raw[i] = 'X'
+	}
+	after, _ := json.Marshal(events)
+	if string(before) != string(after) {
+		t.Fatal("overwriting the input changed the parsed events")
+	}
+}
+
+// TestSamples: each deliberately broken DCSA sample fails as a whole, naming
+// the first bad element.
+func TestSamples(t *testing.T) {
+	for _, c := range []struct {
+		file, path, reason string
+	}{
+		{"tnt-220-response-wrong-attribute-values.json", "[0].transportCall.location.UNLocationCode", `"XYBCD" contradicts transportCall.UNLocationCode "XYABC"`},
+		{"tnt-220-response-wrong-date-times.json", "[1].eventCreatedDateTime", "required"},
+		{"tnt-220-response-wrong-event-ids.json", "[0].eventID", "expected string, got number"},
+		{"tnt-220-response-wrong-structure.json", "[0].eventType", "required"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(validatetest.SamplesDir, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, err := Parse(raw, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+			assertParseError(t, events, err, c.path, c.reason)
+		})
+	}
+}
+
+// TestSampleElements runs every element of the broken samples on its own,
+// so each of their test cases is shown to be caught, not only the first.
+func TestSampleElements(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		index  int
+		path   string // "" for an element that is valid on its own
+		reason string
+	}{
+		{"tnt-220-response-wrong-attribute-values.json", 0, "[0].transportCall.location.UNLocationCode", "contradicts"},
+		{"tnt-220-response-wrong-attribute-values.json", 1, "", ""},
+		{"tnt-220-response-wrong-attribute-values.json", 2, "[0].transportCall.location.UNLocationCode", `"XYCDE" contradicts transportCall.UNLocationCode "XYBCD"`},
+		{"tnt-220-response-wrong-date-times.json", 0, "", ""},
+		{"tnt-220-response-wrong-date-times.json", 1, "[0].eventCreatedDateTime", "required"},
+		{"tnt-220-response-wrong-date-times.json", 2, "[0].eventDateTime", "required"},
+		{"tnt-220-response-wrong-date-times.json", 3, "[0].eventCreatedDateTime", "not an RFC 3339 date-time"},
+		{"tnt-220-response-wrong-date-times.json", 4, "[0].eventDateTime", "not an RFC 3339 date-time"},
+		{"tnt-220-response-wrong-date-times.json", 5, "[0].eventCreatedDateTime", "before 2000-01-01"},
+		{"tnt-220-response-wrong-date-times.json", 6, "[0].eventCreatedDateTime", "after the payload was received"},
+		{"tnt-220-response-wrong-event-ids.json", 0, "[0].eventID", "expected string, got number"},
+		{"tnt-220-response-wrong-event-ids.json", 1, "[0].eventID", `"incorrect" is not a UUID`},
+		{"tnt-220-response-wrong-event-ids.json", 2, "", ""},
+		{"tnt-220-response-wrong-structure.json", 0, "[0].eventType", "required"},
+	} {
+		t.Run(c.file+"/"+itoa(c.index), func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(validatetest.SamplesDir, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var elems []json.RawMessage
+			if err := json.Unmarshal(raw, &elems); err != nil {
+				t.Fatal(err)
+			}
+			one := append(append([]byte("["), elems[c.index]...), ']')
+			events, err := Parse(one, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+			if c.path == "" {
+				if err != nil {
+					t.Fatalf("element is valid on its own, got %v", err)
+				}
+				return
+			}
+			assertParseError(t, events, err, c.path, c.reason)
+		})
+	}
+	// The duplicate ids of wrong-event-ids are only wrong together.
+	raw, err := os.ReadFile(filepath.Join(validatetest.SamplesDir, "tnt-220-response-wrong-event-ids.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]int{{2, 3}, {5, 6}} {
+		two := []byte("[" + string(elems[pair[0]]) + "," + string(elems[pair[1]]) + "]")
+		events, err := Parse(two, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+		assertParseError(t, events, err, "[1].eventID", "repeats the eventID of element [0]")
+	}
+}
+
+func itoa(i int) string { return index(i)[1 : len(index(i))-1] }
+
+func assertParseError(t *testing.T, events []dcsa.Event, err error, path, reason string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got %d events and no error, want %s: …%s…", len(events), path, reason)
+	}
+	if events != nil {
+		t.Errorf("got %d events with the error, want none (whole-payload policy)", len(events))
+	}
+	if !errors.Is(err, normalize.ErrMalformed) {
+		t.Errorf("error %v does not wrap normalize.ErrMalformed", err)
+	}
+	var pe *normalize.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %T is not a *normalize.ParseError", err)
+	}
+	if pe.Format != Format {
+		t.Errorf("Format = %q, want %q", pe.Format, Format)
+	}
+	if pe.Path != path || !strings.Contains(pe.Reason, reason) {
+		t.Errorf("got %s: %s\nwant %s: …%s…", pe.Path, pe.Reason, path, reason)
+	}
+}

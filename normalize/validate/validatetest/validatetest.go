@@ -1,0 +1,103 @@
+// Package validatetest holds what every parser's tests share: the schema
+// validator loaded from the repository's reference directory, and golden
+// file comparison with an -update flag.
+package validatetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/contrack/contrack/normalize/validate"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// RefDir is the DCSA reference directory relative to a package directory
+// two levels below the repository root (normalize/<parser>): the repository
+// and shared/ are siblings, locally (/work/main, /work/shared) and in CI.
+const RefDir = "../../../shared/reference/dcsa"
+
+// SamplesDir holds the real TNT 2.2 responses, good and deliberately broken.
+const SamplesDir = RefDir + "/samples"
+
+var (
+	once      sync.Once
+	validator *validate.Validator
+	loadErr   error
+)
+
+// Validator returns the EVENT_DOMAIN 2.0.2 validator, compiled once per test
+// binary. It fails the test when the reference files are missing.
+func Validator(tb testing.TB) *validate.Validator {
+	tb.Helper()
+	once.Do(func() { validator, loadErr = validate.New(RefDir) })
+	if loadErr != nil {
+		tb.Fatalf("load DCSA 2.0.2 schemas from %s (shared/ must sit beside the repository): %v", RefDir, loadErr)
+	}
+	return validator
+}
+
+// ValidateAll checks every event against both the schema and
+// validate.Structural, naming the event on failure.
+func ValidateAll(tb testing.TB, events []dcsa.Event) {
+	tb.Helper()
+	v := Validator(tb)
+	for i, e := range events {
+		if err := v.Validate(e); err != nil {
+			tb.Errorf("event %d (%s) is not valid DCSA 2.0.2: %v", i, e.EventID, err)
+		}
+		if err := validate.Structural(e); err != nil {
+			tb.Errorf("event %d (%s) fails Structural: %v", i, e.EventID, err)
+		}
+	}
+}
+
+// Golden compares got with the file at path, rewriting the file instead
+// when update is set. got is indented JSON of v.
+func Golden(tb testing.TB, path string, v any, update bool) {
+	tb.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	got = append(got, '\n')
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		tb.Errorf("%s differs from the parser's output (rerun with -update if the change is intended):\n%s", path, diff(want, got))
+	}
+}
+
+// diff shows the first differing line with a little context; enough to see
+// what moved without a diff dependency.
+func diff(want, got []byte) string {
+	wl, gl := bytes.Split(want, []byte("\n")), bytes.Split(got, []byte("\n"))
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g []byte
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if !bytes.Equal(w, g) {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + string(w) + "\n  got:  " + string(g)
+		}
+	}
+	return "(no line differs)"
+}

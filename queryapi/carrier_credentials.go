@@ -1,0 +1,69 @@
+package queryapi
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-fuego/fuego"
+	"github.com/go-fuego/fuego/option"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/schemas/carriers"
+)
+
+// CredentialsResponse is GET /carrier/credentials' body: clientId in clear,
+// secret values masked to their last four characters.
+type CredentialsResponse struct {
+	Env                string                       `json:"env"`
+	CarrierCredentials map[string]map[string]string `json:"carrierCredentials"`
+}
+
+func registerCredentials(s *fuego.Server, deps Deps) {
+	fuego.Get(s, "/carrier/credentials", func(c fuego.ContextNoBody) (CredentialsResponse, error) {
+		k, _ := auth.FromContext(c.Context())
+		rows, err := deps.Pool.Query(c.Context(), `SELECT scac, fields_enc FROM carrier_credentials WHERE account_id = $1 ORDER BY scac`, k.Account.ID)
+		if err != nil {
+			return CredentialsResponse{}, fmt.Errorf("read credentials: %w", err)
+		}
+		out := CredentialsResponse{Env: k.Account.Env, CarrierCredentials: map[string]map[string]string{}}
+		var scac string
+		var enc []byte
+		_, err = pgx.ForEachRow(rows, []any{&scac, &enc}, func() error {
+			plain, err := deps.Box.Open(enc, k.Account.ID+"/carrier-credentials/"+scac)
+			if err != nil {
+				return fmt.Errorf("open credentials of %s: %w", scac, err)
+			}
+			var fields map[string]string
+			if err := json.Unmarshal(plain, &fields); err != nil {
+				return err
+			}
+			shown := map[string]string{}
+			for name, v := range fields {
+				if carriers.IsSecretField(name) {
+					v = Mask(v)
+				}
+				shown[name] = v
+			}
+			out.CarrierCredentials[scac] = shown
+			return nil
+		})
+		if err != nil {
+			return CredentialsResponse{}, err
+		}
+		return out, nil
+	},
+		option.Summary("Stored carrier credentials, secrets masked"),
+		option.Description("clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters."),
+		option.Tags("Carrier credentials"),
+	)
+}
+
+// Mask shows only the last four characters of a secret.
+func Mask(v string) string {
+	r := []rune(v)
+	if len(r) <= 4 {
+		return "****"
+	}
+	return "****" + string(r[len(r)-4:])
+}
