@@ -1,6 +1,9 @@
 package schemas
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Record types (the HeaderType value).
 const (
@@ -60,4 +63,21 @@ type PollAttempt struct {
 	LatencyMS  int64     `json:"latencyMs"`
 	EventCount int       `json:"eventCount"`
 	At         time.Time `json:"at"`
+}
+
+// EventRecord is one normalised DCSA 2.0.2 event for one tracking, on the
+// events topic keyed by TrackingID. The same EventID with a new ContentHash
+// is an update of that event (an estimate moved); the same pair again is a
+// repeat that consumers drop.
+type EventRecord struct {
+	TrackingID  string          `json:"trackingId"`
+	AccountID   string          `json:"accountId"`
+	Env         string          `json:"env"`
+	SCAC        string          `json:"scac"`
+	EventID     string          `json:"eventId"`
+	ContentHash string          `json:"contentHash"`
+	Update      bool            `json:"update"` // an earlier version of this event was emitted
+	Event       json.RawMessage `json:"event"`  // the DCSA 2.0.2 event
+	SourceID    string          `json:"sourceId"`
+	EmittedAt   time.Time       `json:"emittedAt"`
 }

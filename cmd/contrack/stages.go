@@ -21,7 +21,10 @@ import (
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox"
+	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/pushed"
+	"github.com/contrack/contrack/normalize/stage"
+	"github.com/contrack/contrack/normalize/tnt22"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
@@ -30,6 +33,7 @@ import (
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
 )
 
 // infra holds the connections a process shares between its stages.
@@ -239,6 +243,7 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	start("outbox-relay", relay.Run)
 	start("sandbox", func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
 	start("poller", func(ctx context.Context) error { return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in)) })
+	start("normalize", func(ctx context.Context) error { return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in)) })
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
 	httpErr := serveAPI(ctx, cfg, log, in)
@@ -319,4 +324,25 @@ func runPoller(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	defer in.close()
 	return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in))
+}
+
+// parsers maps every source format to its normaliser.
+func parsers() map[carriers.Format]normalize.Parser {
+	return map[carriers.Format]normalize.Parser{
+		carriers.FormatTNT22:  tnt22.Parse,
+		carriers.FormatPushed: pushed.Parse,
+	}
+}
+
+func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
+	return stage.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log, Parsers: parsers()}
+}
+
+func runNormalize(ctx context.Context, cfg Config, log *slog.Logger) error {
+	in, err := openInfra(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in))
 }

@@ -1,0 +1,291 @@
+// Package stage runs the normaliser: a consumer group on the carrier-raw
+// topic that parses every payload to DCSA 2.0.2 events, drops repeats, and
+// produces each event once per tracking it belongs to onto the events topic,
+// in Kafka transactions (read-process-write exactly once inside Kafka).
+// Payloads that cannot be parsed go to the dead-letter topic with the reason,
+// the format and the original bytes, in the same transaction, so a poison
+// record never blocks its partition.
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kslog"
+
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// Config tunes the stage.
+type Config struct {
+	// TransactionalID names this instance's producer; unique per instance
+	// (default "contrack-normalize-<hostname-free random>").
+	TransactionalID string
+	// SeenCapacity bounds the in-memory dedupe cache (default 200,000 entries).
+	SeenCapacity int
+	// RoutingWait is how long pushed events wait at start-up for the routing
+	// index to catch up with the subscriptions topic (default 10 s).
+	RoutingWait time.Duration
+}
+
+// Deps are the stage's connections and parsers.
+type Deps struct {
+	Brokers []string
+	Pool    *pgxpool.Pool
+	Log     *slog.Logger
+	// Parsers maps a source format to its parser.
+	Parsers map[carriers.Format]normalize.Parser
+	Now     func() time.Time
+}
+
+// Run normalises until ctx ends; nil on a clean shutdown.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	if cfg.TransactionalID == "" {
+		cfg.TransactionalID = "contrack-normalize-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	if cfg.SeenCapacity <= 0 {
+		cfg.SeenCapacity = 200_000
+	}
+	if cfg.RoutingWait <= 0 {
+		cfg.RoutingWait = 10 * time.Second
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	log := deps.Log.With("stage", "normalize")
+	s := &stage{cfg: cfg, deps: deps, log: log, seen: newSeenStore(deps.Pool, cfg.SeenCapacity), index: newRoutingIndex()}
+
+	idxCtx, stopIdx := context.WithCancel(ctx)
+	defer stopIdx()
+	idxDone := make(chan error, 1)
+	go func() { idxDone <- s.index.follow(idxCtx, deps.Brokers, log) }()
+
+	sess, err := kgo.NewGroupTransactSession(
+		kgo.SeedBrokers(deps.Brokers...),
+		kgo.WithLogger(kslog.New(log.With("component", "kafka"))),
+		kgo.TransactionalID(cfg.TransactionalID),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumerGroup(schemas.GroupNormalize),
+		kgo.ConsumeTopics(schemas.TopicCarrierRaw),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.RequireStableFetchOffsets(),
+	)
+	if err != nil {
+		return fmt.Errorf("normalize: transact session: %w", err)
+	}
+	defer sess.Close()
+
+	for {
+		fs := sess.PollRecords(ctx, 500)
+		if ctx.Err() != nil || fs.IsClientClosed() {
+			break
+		}
+		fs.EachError(func(t string, p int32, err error) { log.Error("fetch", "topic", t, "partition", p, "err", err) })
+		recs := fs.Records()
+		if len(recs) == 0 {
+			continue
+		}
+		if err := s.batch(ctx, sess, recs); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return err
+		}
+	}
+	stopIdx()
+	<-idxDone
+	return nil
+}
+
+type stage struct {
+	cfg   Config
+	deps  Deps
+	log   *slog.Logger
+	seen  *seenStore
+	index *routingIndex
+}
+
+// batch processes fetched records in one transaction. Dedupe state is saved
+// only after the commit: a crash in between re-emits the batch's events with
+// the same id and hash, which consumers drop.
+func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs []*kgo.Record) error {
+	if err := sess.Begin(); err != nil {
+		return fmt.Errorf("normalize: begin: %w", err)
+	}
+	pending := map[string]string{} // in-batch dedupe
+	var updates []seenUpdate
+	var out []*kgo.Record
+	for _, r := range recs {
+		o, ups, err := s.process(ctx, r, pending)
+		if err != nil {
+			// Only a store error gets here (parse errors are dead-lettered):
+			// abort, and the records are fetched again.
+			s.log.Error("normalize batch failed, aborting", "err", err)
+			if _, aerr := sess.End(ctx, kgo.TryAbort); aerr != nil {
+				return fmt.Errorf("normalize: abort: %w", aerr)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			return nil
+		}
+		out = append(out, o...)
+		updates = append(updates, ups...)
+	}
+	for _, r := range out {
+		sess.Produce(ctx, r, nil)
+	}
+	committed, err := sess.End(ctx, kgo.TryCommit)
+	if err != nil {
+		return fmt.Errorf("normalize: end transaction: %w", err)
+	}
+	if !committed {
+		s.log.Warn("transaction aborted (rebalance); records will be processed again")
+		return nil
+	}
+	if err := s.seen.save(context.WithoutCancel(ctx), updates); err != nil {
+		s.log.Error("dedupe state not saved; repeats may be emitted once", "err", err)
+	}
+	return nil
+}
+
+// process turns one raw record into event records (or one dead letter).
+func (s *stage) process(ctx context.Context, r *kgo.Record, pending map[string]string) ([]*kgo.Record, []seenUpdate, error) {
+	var raw schemas.CarrierRaw
+	if err := json.Unmarshal(r.Value, &raw); err != nil {
+		return []*kgo.Record{s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error())}, nil, nil
+	}
+	parse := s.deps.Parsers[carriers.Format(raw.Format)]
+	if parse == nil {
+		return []*kgo.Record{s.deadLetter(r, raw, raw.Format, "no parser for format "+strconv.Quote(raw.Format))}, nil, nil
+	}
+	events, err := safeParse(parse, raw.Payload, normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt})
+	if err != nil {
+		return []*kgo.Record{s.deadLetter(r, raw, raw.Format, err.Error())}, nil, nil
+	}
+	var out []*kgo.Record
+	var ups []seenUpdate
+	now := s.deps.Now().UTC()
+	for _, ev := range events {
+		routes := s.routes(raw, ev)
+		for _, rt := range routes {
+			hash := identity.ContentHash(ev)
+			k := seenKey(rt.TrackingID, ev.EventID)
+			prev, inBatch := pending[k]
+			if !inBatch {
+				var err error
+				if prev, err = s.seen.last(ctx, rt.TrackingID, ev.EventID); err != nil {
+					return nil, nil, err
+				}
+			}
+			if prev == hash {
+				continue // the same event again: not re-emitted
+			}
+			e := ev
+			update := prev != ""
+			if update {
+				// An update keeps its id and carries a newer creation time.
+				e.EventCreatedDateTime = now.Format(time.RFC3339Nano)
+			}
+			body, err := json.Marshal(e)
+			if err != nil {
+				return nil, nil, fmt.Errorf("marshal event: %w", err)
+			}
+			rec := schemas.EventRecord{
+				TrackingID: rt.TrackingID, AccountID: rt.AccountID, Env: rt.Env, SCAC: rt.SCAC,
+				EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: raw.ID, EmittedAt: now,
+			}
+			v, _ := json.Marshal(rec)
+			out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: []kgo.RecordHeader{
+				{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
+				{Key: schemas.HeaderID, Value: []byte(ev.EventID + "/" + hash)},
+				{Key: schemas.HeaderAccount, Value: []byte(rt.AccountID)},
+				{Key: schemas.HeaderEnv, Value: []byte(rt.Env)},
+			}})
+			pending[k] = hash
+			ups = append(ups, seenUpdate{rt.TrackingID, ev.EventID, hash})
+		}
+	}
+	return out, ups, nil
+}
+
+// routes returns the trackings an event belongs to: the polled tracking, or
+// for pushed events every open tracking of the environment following its
+// container or one of its booking / bill of lading references.
+func (s *stage) routes(raw schemas.CarrierRaw, ev dcsa.Event) []Route {
+	if raw.TrackingID != "" {
+		return []Route{{TrackingID: raw.TrackingID, AccountID: raw.AccountID, Env: raw.Env, SCAC: raw.SCAC}}
+	}
+	select {
+	case <-s.index.ready:
+	case <-time.After(s.cfg.RoutingWait):
+	}
+	seen := map[string]bool{}
+	var out []Route
+	add := func(rs []Route) {
+		for _, r := range rs {
+			if !seen[r.TrackingID] {
+				seen[r.TrackingID] = true
+				out = append(out, r)
+			}
+		}
+	}
+	if ev.EquipmentReference != "" {
+		add(s.index.lookup(raw.Env, "container", ev.EquipmentReference))
+	}
+	for _, d := range ev.DocumentReferences {
+		switch d.DocumentReferenceType {
+		case dcsa.DocBooking:
+			add(s.index.lookup(raw.Env, "booking", d.DocumentReferenceValue))
+		case dcsa.DocTransportDoc:
+			add(s.index.lookup(raw.Env, "bill", d.DocumentReferenceValue))
+		}
+	}
+	return out
+}
+
+// safeParse turns a parser panic into a parse error: a bug in one parser
+// must dead-letter the record, not stop the stage.
+func safeParse(p normalize.Parser, raw []byte, env normalize.Envelope) (evs []dcsa.Event, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("parser panic: %v", v)
+		}
+	}()
+	evs, err = p(raw, env)
+	if err != nil && !errors.Is(err, normalize.ErrMalformed) {
+		err = fmt.Errorf("parse: %w", err)
+	}
+	return evs, err
+}
+
+func (s *stage) deadLetter(r *kgo.Record, raw schemas.CarrierRaw, format, reason string) *kgo.Record {
+	s.log.Warn("dead-lettering raw payload", "format", format, "partition", r.Partition, "offset", r.Offset, "reason", reason)
+	value := raw.Payload
+	if value == nil {
+		value = r.Value
+	}
+	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: r.Key, Value: value, Headers: []kgo.RecordHeader{
+		{Key: schemas.HeaderDLQReason, Value: []byte(reason)},
+		{Key: "format", Value: []byte(format)},
+		{Key: "scac", Value: []byte(raw.SCAC)},
+		{Key: "tracking", Value: []byte(raw.TrackingID)},
+		{Key: schemas.HeaderEnv, Value: []byte(raw.Env)},
+		{Key: schemas.HeaderID, Value: []byte(raw.ID)},
+		{Key: schemas.HeaderDLQTopic, Value: []byte(r.Topic)},
+		{Key: schemas.HeaderDLQPartition, Value: []byte(strconv.Itoa(int(r.Partition)))},
+		{Key: schemas.HeaderDLQOffset, Value: []byte(strconv.FormatInt(r.Offset, 10))},
+	}}
+}

@@ -1,0 +1,170 @@
+package stage_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/pushed"
+	"github.com/contrack/contrack/normalize/stage"
+	"github.com/contrack/contrack/normalize/tnt22"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+func sample(t *testing.T) []byte {
+	b, err := os.ReadFile("../../../shared/reference/dcsa/samples/tnt-220-response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+type harness struct {
+	t       *testing.T
+	brokers []string
+	prod    *kgo.Client
+}
+
+func (h harness) raw(format carriers.Format, tracking string, payload []byte) {
+	env := schemas.CarrierRaw{ID: uuid.NewString(), Format: string(format), SCAC: "MAEU", Env: "sandbox",
+		AccountID: "acct-1", TrackingID: tracking, ReceivedAt: time.Now().UTC(), Payload: payload}
+	v, _ := json.Marshal(env)
+	key := tracking
+	if key == "" {
+		key = "MAEU/sandbox"
+	}
+	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(key), Value: v}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h harness) subscribe(tracking, kind, value string, open bool) {
+	ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: "acct-2", Env: "sandbox", TrackingID: tracking, SCAC: "MAEU",
+		IdentifierKind: kind, Identifier: value, Status: "OPEN", TrackingOpen: open, OccurredAt: time.Now()}
+	v, _ := json.Marshal(ch)
+	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(tracking), Value: v}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// collect reads a topic (read-committed) until want records or the timeout.
+func collect(t *testing.T, brokers []string, topic string, want int, wait time.Duration) []*kgo.Record {
+	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	var out []*kgo.Record
+	for ctx.Err() == nil && len(out) < want {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) { out = append(out, r) })
+	}
+	return out
+}
+
+func start(t *testing.T) harness {
+	db := testenv.Postgres(t)
+	brokers := testenv.Kafka(t, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- stage.Run(ctx, stage.Config{RoutingWait: 5 * time.Second}, stage.Deps{
+			Brokers: brokers, Pool: db.Pool, Log: testenv.Log(t),
+			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse, carriers.FormatPushed: pushed.Parse},
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("stage shutdown: %v", err)
+		}
+	})
+	return harness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers)}
+}
+
+func decode(t *testing.T, r *kgo.Record) (schemas.EventRecord, dcsa.Event) {
+	var rec schemas.EventRecord
+	var ev dcsa.Event
+	if err := json.Unmarshal(r.Value, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rec.Event, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return rec, ev
+}
+
+func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
+	h := start(t)
+	payload := sample(t)
+	h.raw(carriers.FormatTNT22, "trk-1", payload)
+	h.raw(carriers.FormatTNT22, "trk-1", payload)                 // polled again: nothing new
+	h.raw(carriers.FormatTNT22, "trk-1", []byte("<html>oops</html>")) // poison
+	// Move the estimate of the EST equipment event ...e4.
+	at := strings.Index(string(payload), `"3cecb101-7a1a-43a4-9d62-e88a131651e4"`)
+	moved := string(payload[:at]) + strings.Replace(string(payload[at:]), `"eventDateTime": "2019-11-12T07:41:00+08:30"`, `"eventDateTime": "2019-11-13T09:00:00+08:30"`, 1)
+	if at < 0 || moved == string(payload) {
+		t.Fatal("fixture edit did not apply")
+	}
+	h.raw(carriers.FormatTNT22, "trk-1", []byte(moved)) // one estimate moved
+
+	// The sample has 4 transport and equipment events (3 shipment events are not emitted).
+	events := collect(t, h.brokers, schemas.TopicEvents, 5, 20*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	events = collect(t, h.brokers, schemas.TopicEvents, 99, 2*time.Second)
+	if len(events) != 5 {
+		t.Fatalf("events = %d, want 4 from the first poll and 1 update", len(events))
+	}
+	ids := map[string]bool{}
+	for _, r := range events[:4] {
+		rec, ev := decode(t, r)
+		if rec.TrackingID != "trk-1" || string(r.Key) != "trk-1" || rec.Update || ev.EventID == "" || ids[ev.EventID] {
+			t.Fatalf("event record %+v", rec)
+		}
+		ids[ev.EventID] = true
+	}
+	upd, ev := decode(t, events[4])
+	if !upd.Update || !ids[ev.EventID] || ev.EventDateTime != "2019-11-13T09:00:00+08:30" {
+		t.Fatalf("update: %+v %s", upd, ev.EventDateTime)
+	}
+	if created, _ := time.Parse(time.RFC3339, ev.EventCreatedDateTime); time.Since(created) > time.Minute {
+		t.Fatalf("update's eventCreatedDateTime %s is not new", ev.EventCreatedDateTime)
+	}
+	dl := collect(t, h.brokers, schemas.TopicNormalizeDeadLetters, 1, 5*time.Second)
+	if len(dl) != 1 || string(dl[0].Value) != "<html>oops</html>" || kafka.Header(dl[0], "format") != "dcsa-tnt-2.2" || kafka.Header(dl[0], schemas.HeaderDLQReason) == "" {
+		t.Fatalf("dead letters: %d", len(dl))
+	}
+}
+
+func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
+	h := start(t)
+	h.subscribe("trk-container", "container", "CSQU3054383", true)
+	h.subscribe("trk-booking", "booking", "BK-77", true)
+	h.subscribe("trk-other", "container", "MSKU9070323", true)
+	h.subscribe("trk-closed", "container", "CSQU3054383", false)
+	ev := `{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T09:30:00+01:00",
+	  "eventCreatedDateTime":"2026-03-01T10:00:00Z","equipmentEventTypeCode":"GTIN","equipmentReference":"CSQU3054383",
+	  "emptyIndicatorCode":"LADEN","eventLocation":{"UNLocationCode":"NLRTM"},
+	  "documentReferences":[{"documentReferenceType":"BKG","documentReferenceValue":"BK-77"}]}`
+	h.raw(carriers.FormatPushed, "", []byte(ev))
+	events := collect(t, h.brokers, schemas.TopicEvents, 2, 20*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	events = collect(t, h.brokers, schemas.TopicEvents, 99, time.Second)
+	got := map[string]bool{}
+	for _, r := range events {
+		rec, _ := decode(t, r)
+		got[rec.TrackingID] = true
+	}
+	if len(events) != 2 || !got["trk-container"] || !got["trk-booking"] {
+		t.Fatalf("routed to %v", got)
+	}
+}
