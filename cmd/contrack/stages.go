@@ -22,6 +22,8 @@ import (
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/cosco"
+	"github.com/contrack/contrack/normalize/iftsta"
 	"github.com/contrack/contrack/normalize/pushed"
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/normalize/tnt22"
@@ -330,6 +332,8 @@ func runPoller(ctx context.Context, cfg Config, log *slog.Logger) error {
 func parsers() map[carriers.Format]normalize.Parser {
 	return map[carriers.Format]normalize.Parser{
 		carriers.FormatTNT22:  tnt22.Parse,
+		carriers.FormatIFTSTA: iftsta.Parse,
+		carriers.FormatCOSCO:  cosco.Parse,
 		carriers.FormatPushed: pushed.Parse,
 	}
 }
