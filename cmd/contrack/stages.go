@@ -174,7 +174,11 @@ func derivedKey(secret, purpose string) []byte {
 
 // serveAPI serves every HTTP stage on one port until ctx ends.
 func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra) error {
-	srv := newAPIServer(cfg, log, in)
+	keys := auth.NewCachedAuthenticator(auth.NewStore(in.pg), time.Minute, log.With("stage", "api"))
+	cacheCtx, stopCache := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCache()
+	go keys.Run(cacheCtx)
+	srv := newAPIServer(cfg, log, in, keys)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("http: listen %s: %w", cfg.HTTPAddr, err)
@@ -182,13 +186,13 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra) erro
 	return srv.Serve(ctx, ln)
 }
 
-func newAPIServer(cfg Config, log *slog.Logger, in *infra) *httpapi.Server {
+func newAPIServer(cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenticator) *httpapi.Server {
 	log = log.With("stage", "api")
 	srv := httpapi.New(httpapi.Config{
 		Addr:    cfg.HTTPAddr,
 		Version: version,
 		Log:     log,
-		Auth:    auth.NewStore(in.pg),
+		Auth:    keys,
 		Checks:  in.checks(),
 		Limiter: httpapi.NewRateLimiter(),
 		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/", "HEAD /events", "/metrics"},

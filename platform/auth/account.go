@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -184,13 +185,31 @@ func (s *Store) RevokeKey(ctx context.Context, keyOrID string) (bool, error) {
 	if _, err := uuid.Parse(keyOrID); err == nil {
 		id = keyOrID
 	}
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE api_keys SET revoked_at = now()
-		WHERE revoked_at IS NULL AND (key_hash = $1 OR id = $2::uuid)`, sum[:], id)
+	// Revoke and tell every API process's key cache, in one statement.
+	var hashes [][]byte
+	rows, err := s.pool.Query(ctx, `
+		WITH revoked AS (
+			UPDATE api_keys SET revoked_at = now()
+			WHERE revoked_at IS NULL AND (key_hash = $1 OR id = $2::uuid)
+			RETURNING key_hash)
+		SELECT key_hash FROM revoked`, sum[:], id)
 	if err != nil {
 		return false, fmt.Errorf("auth: revoke key: %w", err)
 	}
-	return tag.RowsAffected() > 0, nil
+	for rows.Next() {
+		var h []byte
+		rows.Scan(&h)
+		hashes = append(hashes, h)
+	}
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("auth: revoke key: %w", err)
+	}
+	for _, h := range hashes {
+		if _, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, revocationChannel, hex.EncodeToString(h)); err != nil {
+			return true, fmt.Errorf("auth: notify revocation: %w", err)
+		}
+	}
+	return len(hashes) > 0, nil
 }
 
 // KeyListing is one row of `contrack admin list`.
