@@ -21,6 +21,7 @@ import (
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
 )
 
 // sim is the sandbox carriers behind a counter of requests per identifier
@@ -285,5 +286,90 @@ func TestTwoPollersNeverPollTheSameTrackingAtOnce(t *testing.T) {
 	}
 	if polled != len(all) {
 		t.Fatalf("%d of %d trackings polled with two pollers", polled, len(all))
+	}
+}
+
+// Every carrier of the registry, end to end through its adapter and the
+// sandbox simulation of its API: raw pages land in carrier-raw in the
+// carrier's format, the attempt in poll-attempts; bad credentials show as
+// UNAUTHORIZED.
+func TestEveryCarrierEndToEnd(t *testing.T) {
+	w := newWorld(t, 2)
+	s := newSim(t)
+	good := map[string]string{"apiKey": "sandbox-key", "clientId": "client-1", "clientSecret": "secret-1"}
+	bad := map[string]string{"apiKey": "invalid", "clientId": "invalid", "clientSecret": "invalid"}
+	type want struct{ ok, unauth string }
+	trackings := map[string]want{}
+	// A second account holds the bad credentials.
+	var badAccount string
+	w.db.Pool.QueryRow(context.Background(), `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'bad', 'sandbox', 'bad') RETURNING id`).Scan(&badAccount)
+	goodAccount := w.account
+	for _, c := range carriers.All() {
+		fields := map[string]string{}
+		badFields := map[string]string{}
+		for _, f := range c.RequiredFields {
+			fields[f], badFields[f] = good[f], bad[f]
+		}
+		w.account = goodAccount
+		w.credentials(t, c.SCAC, fields)
+		ok := w.track(t, c.SCAC, journey.CompleteContainer("PAGU000000"), true, "")
+		w.account = badAccount
+		w.credentials(t, c.SCAC, badFields)
+		unauth := w.track(t, c.SCAC, journey.CompleteContainer("OKAU123456"), true, "")
+		trackings[c.SCAC] = want{ok, unauth}
+	}
+	run(t, w, s, fastConfig())
+	for scac, tr := range trackings {
+		waitFor(t, 20*time.Second, scac+" statuses", func() bool {
+			return w.status(t, tr.ok) == "CONNECTED" && w.status(t, tr.unauth) == "UNAUTHORIZED"
+		})
+	}
+	raw := map[string]map[string]int{} // scac → format → pages
+	cl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicCarrierRaw), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			var env schemas.CarrierRaw
+			json.Unmarshal(r.Value, &env)
+			if raw[env.SCAC] == nil {
+				raw[env.SCAC] = map[string]int{}
+			}
+			if len(env.Payload) == 0 || env.TrackingID != trackings[env.SCAC].ok {
+				t.Errorf("%s raw record: tracking %s, %d bytes", env.SCAC, env.TrackingID, len(env.Payload))
+			}
+			raw[env.SCAC][env.Format]++
+		})
+	}
+	for _, c := range carriers.All() {
+		if raw[c.SCAC][string(c.Format)] == 0 {
+			t.Errorf("%s: no raw %s payload in carrier-raw (got %v)", c.SCAC, c.Format, raw[c.SCAC])
+		}
+	}
+	attempts := map[string]map[string]bool{} // scac → "success" / "error-401"
+	acl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicPollAttempts), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	actx, acancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer acancel()
+	for actx.Err() == nil {
+		acl.PollFetches(actx).EachRecord(func(r *kgo.Record) {
+			var a schemas.PollAttempt
+			json.Unmarshal(r.Value, &a)
+			if attempts[a.SCAC] == nil {
+				attempts[a.SCAC] = map[string]bool{}
+			}
+			attempts[a.SCAC][fmt.Sprintf("%s-%d", a.Outcome, a.HTTPCode)] = true
+			if a.Outcome == "success" && (a.EventCount == 0 || a.AccountID != goodAccount) {
+				t.Errorf("%s success attempt: %+v", a.SCAC, a)
+			}
+		})
+	}
+	for _, c := range carriers.All() {
+		if !attempts[c.SCAC]["success-200"] || !attempts[c.SCAC]["error-401"] {
+			t.Errorf("%s attempts: %v", c.SCAC, attempts[c.SCAC])
+		}
+	}
+	// TNT 2.2 carriers page through the sandbox's PAGU journey.
+	if raw["MAEU"]["dcsa-tnt-2.2"] < 2 {
+		t.Errorf("MAEU pagination not followed: %d pages", raw["MAEU"]["dcsa-tnt-2.2"])
 	}
 }
