@@ -33,6 +33,14 @@ var AllTopics = []string{
 	TopicDeliveryDeadLetters,
 }
 
+// TopicConfigs are the topic-level settings applied at creation. The
+// subscriptions topic is compacted: the latest change per tracking is kept
+// for ever, so the poller and the normaliser's routing index can rebuild the
+// set of open trackings from it at any time, however old the tracking.
+var TopicConfigs = map[string]map[string]string{
+	TopicSubscriptions: {"cleanup.policy": "compact"},
+}
+
 // Consumer groups. Never rename one.
 const (
 	GroupPoller    = "contrack-poller"

@@ -11,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kslog"
+
+	"github.com/contrack/contrack/schemas"
 )
 
 // NewClient returns a franz-go client for brokers, logging through log.
@@ -34,16 +36,36 @@ func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client
 }
 
 // EnsureTopics creates the topics that do not exist yet, each with
-// partitions partitions. Existing topics are left as they are.
+// partitions partitions and its settings from schemas.TopicConfigs.
+// Existing topics are left as they are.
 func EnsureTopics(ctx context.Context, cl *kgo.Client, partitions int32, topics ...string) error {
 	adm := kadm.NewClient(cl)
-	resp, err := adm.CreateTopics(ctx, partitions, -1, nil, topics...)
-	if err != nil {
-		return fmt.Errorf("kafka: create topics: %w", err)
-	}
-	for _, r := range resp.Sorted() {
-		if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
-			return fmt.Errorf("kafka: create topic %s: %w", r.Topic, r.Err)
+	for _, topic := range topics {
+		var configs map[string]*string
+		for k, v := range schemas.TopicConfigs[topic] {
+			if configs == nil {
+				configs = map[string]*string{}
+			}
+			configs[k] = kadm.StringPtr(v)
+		}
+		resp, err := adm.CreateTopics(ctx, partitions, -1, configs, topic)
+		if err != nil {
+			return fmt.Errorf("kafka: create topic %s: %w", topic, err)
+		}
+		for _, r := range resp.Sorted() {
+			if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
+				return fmt.Errorf("kafka: create topic %s: %w", r.Topic, r.Err)
+			}
+			if errors.Is(r.Err, kerr.TopicAlreadyExists) && len(configs) > 0 {
+				// A topic made by an older version: bring its settings up to date.
+				var alter []kadm.AlterConfig
+				for k, v := range configs {
+					alter = append(alter, kadm.AlterConfig{Op: kadm.SetConfig, Name: k, Value: v})
+				}
+				if _, err := adm.AlterTopicConfigs(ctx, alter, topic); err != nil {
+					return fmt.Errorf("kafka: configure topic %s: %w", topic, err)
+				}
+			}
 		}
 	}
 	return nil

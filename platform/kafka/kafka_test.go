@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/kafka"
@@ -195,4 +196,26 @@ func TestEmbeddedBrokerKeepsRecordsAcrossRestart(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("after restart read %v, want 3 records", got)
 	}
+}
+
+func TestSubscriptionsTopicIsCompacted(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	rc, err := kadm.NewClient(cl).DescribeTopicConfigs(context.Background(), schemas.TopicSubscriptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rc.On(schemas.TopicSubscriptions, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range c.Configs {
+		if kv.Key == "cleanup.policy" {
+			if kv.MaybeValue() != "compact" {
+				t.Fatalf("cleanup.policy = %q", kv.MaybeValue())
+			}
+			return
+		}
+	}
+	t.Fatal("no cleanup.policy on the subscriptions topic")
 }
