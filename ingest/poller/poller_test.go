@@ -373,3 +373,39 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 		t.Errorf("MAEU pagination not followed: %d pages", raw["MAEU"]["dcsa-tnt-2.2"])
 	}
 }
+
+// After a restart the open trackings are rebuilt from the topic; their first
+// polls are spread over one interval instead of all firing at once.
+func TestRestartSpreadsPollsOverTheInterval(t *testing.T) {
+	w := newWorld(t, 2)
+	s := newSim(t)
+	w.credentials(t, "MAEU", map[string]string{"apiKey": "k"})
+	all := containers(100)
+	for _, c := range all {
+		id := uuid.NewString()
+		w.db.Pool.Exec(context.Background(), `INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status, open_subscriptions)
+			VALUES ($1, $2, 'sandbox', 'MAEU', 'container', $3, 'CONNECTED', 1)`, id, w.account, c)
+		// Subscribed long ago: this is a rebuild, not a new tracking.
+		ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox", TrackingID: id, SCAC: "MAEU",
+			IdentifierKind: "container", Identifier: c, Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now().Add(-time.Hour)}
+		v, _ := json.Marshal(ch)
+		kafka.ProduceSync(context.Background(), w.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(id), Value: v})
+	}
+	cfg := fastConfig()
+	cfg.Interval = map[string]time.Duration{"sandbox": 4 * time.Second}
+	run(t, w, s, cfg)
+	polled := func() int {
+		n := 0
+		for _, c := range all {
+			if s.count(c) > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	time.Sleep(800 * time.Millisecond) // a fifth of the interval
+	if n := polled(); n > 45 {
+		t.Fatalf("%d of 100 trackings polled in the first fifth of the interval: a poll storm", n)
+	}
+	waitFor(t, 8*time.Second, "every tracking polled within about one interval", func() bool { return polled() == 100 })
+}
