@@ -170,3 +170,25 @@ func TestPostEventsNotificationSignature(t *testing.T) {
 		t.Fatalf("good signature: %d %v", r.Status, r.JSON)
 	}
 }
+
+// Events shaped as the public interface describes them (no
+// eventCreatedDateTime, transport calls without transportCallID or
+// modeOfTransport) are accepted: the normaliser fills those in.
+func TestPostEventsAcceptsSpecShapedEvents(t *testing.T) {
+	f := setup(t)
+	carrier := f.api.Key(auth.CreateKeyParams{ClientSlug: "maersk", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "MAEU"})
+	for _, body := range []string{
+		`{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-05-01T10:00:00Z","equipmentEventTypeCode":"GTIN",
+		  "equipmentReference":"MSKU9070323","ISOEquipmentCode":"45G1","emptyIndicatorCode":"LADEN","carrierCode":"MAEU",
+		  "eventLocation":{"locationName":"Rotterdam","UNLocationCode":"NLRTM"},
+		  "transportCall":{"carrierVoyageNumber":"123W","UNLocationCode":"NLRTM","vessel":{"vesselIMONumber":"9321483","vesselName":"King of the Seas"}},
+		  "documentReferences":[{"documentReferenceType":"BKG","documentReferenceValue":"BK123"}]}`,
+		`{"eventType":"TRANSPORT","eventClassifierCode":"EST","eventDateTime":"2026-12-01T10:00:00+01:00","transportEventTypeCode":"ARRI",
+		  "equipmentReference":"MSKU9070323","transportCall":{"carrierVoyageNumber":"123W","UNLocationCode":"DEHAM",
+		  "vessel":{"vesselIMONumber":"9321483","vesselName":"King of the Seas"},"location":{"UNLocationCode":"DEHAM"}}}`,
+	} {
+		if r := f.api.Do("POST", "/events", carrier, body); r.Status != 200 || r.Message() != "Successfully Added Event" {
+			t.Fatalf("got %d %s", r.Status, r.Raw)
+		}
+	}
+}

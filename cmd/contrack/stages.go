@@ -26,6 +26,7 @@ import (
 	"github.com/contrack/contrack/normalize/iftsta"
 	"github.com/contrack/contrack/normalize/pushed"
 	"github.com/contrack/contrack/normalize/stage"
+	"github.com/contrack/contrack/normalize/tnt12"
 	"github.com/contrack/contrack/normalize/tnt22"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/clickhouse"
@@ -336,6 +337,7 @@ func runPoller(ctx context.Context, cfg Config, log *slog.Logger) error {
 func parsers() map[carriers.Format]normalize.Parser {
 	return map[carriers.Format]normalize.Parser{
 		carriers.FormatTNT22:  tnt22.Parse,
+		carriers.FormatTNT12:  tnt12.Parse,
 		carriers.FormatIFTSTA: iftsta.Parse,
 		carriers.FormatCOSCO:  cosco.Parse,
 		carriers.FormatPushed: pushed.Parse,

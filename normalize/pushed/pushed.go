@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/contrack/contrack/normalize"
@@ -80,7 +81,7 @@ func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
 }
 
 func parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
-	return tnt22.ParseWithOptions(raw, env, tnt22.Options{Format: Format, SingleObject: true})
+	return tnt22.ParseWithOptions(raw, env, tnt22.Options{Format: Format, SingleObject: true, Lenient: true})
 }
 
 // precheck applies the spec's rules in the spec's order and returns the
@@ -89,7 +90,7 @@ func parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
 // the parser does (encoding/json's struct decoding would match
 // "EVENTTYPE" too).
 func precheck(raw []byte) *normalize.ParseError {
-	body := bytes.TrimSpace(raw)
+	body := bytes.Trim(raw, jsonSpace)
 	if len(body) == 0 {
 		return &normalize.ParseError{Format: Format, Reason: MsgNoBody}
 	}
@@ -122,6 +123,11 @@ func precheck(raw []byte) *normalize.ParseError {
 	return nil
 }
 
+// jsonSpace is the whitespace JSON allows between tokens; "only whitespace"
+// means only these (bytes.TrimSpace would also eat U+00A0 and U+0085, which
+// the parser then rejects as invalid JSON).
+const jsonSpace = " \t\r\n"
+
 // checkEvent returns the spec message one event value fails, or "".
 func checkEvent(raw []byte) string {
 	var obj map[string]json.RawMessage
@@ -138,7 +144,7 @@ func checkEvent(raw []byte) string {
 		return MsgNoEquipmentRef
 	}
 	var s string
-	if json.Unmarshal(ref, &s) == nil && len(bytes.TrimSpace([]byte(s))) == 0 {
+	if json.Unmarshal(ref, &s) == nil && strings.TrimSpace(s) == "" {
 		return MsgNoEquipmentRef
 	}
 	// A non-string equipmentReference is present but wrong: Parse says so

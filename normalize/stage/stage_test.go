@@ -168,3 +168,11 @@ func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
 		t.Fatalf("routed to %v", got)
 	}
 }
+
+func mustRead(tb testing.TB, path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}

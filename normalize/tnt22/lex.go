@@ -99,7 +99,8 @@ func (l *lexer) ws() {
 	}
 }
 
-// peek returns the next non-space byte, or 0 at the end.
+// peek returns the next non-space byte, or 0 at the end (or at a NUL byte,
+// which no JSON token starts with; check l.pos to tell them apart).
 func (l *lexer) peek() byte {
 	l.ws()
 	if l.pos >= len(l.data) {
@@ -132,7 +133,7 @@ func kind(c byte) string {
 
 // end checks that nothing but whitespace follows the top-level value.
 func (l *lexer) end() error {
-	if l.peek() != 0 {
+	if l.ws(); l.pos < len(l.data) { // not peek: a NUL byte is not the end
 		return l.syntax("expected end of input after the JSON value")
 	}
 	return nil

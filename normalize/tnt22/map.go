@@ -3,6 +3,7 @@ package tnt22
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -17,7 +18,20 @@ const eventTypeShipment = "SHIPMENT"
 
 // mapper turns decoded source events into 2.0.2 events for one payload.
 type mapper struct {
-	env normalize.Envelope
+	env     normalize.Envelope
+	lenient bool // see Options.Lenient
+}
+
+// zoned gives a zone-less timestamp the UTC designator in lenient mode.
+func (m *mapper) zoned(ts string) string {
+	if !m.lenient || len(ts) < 11 || ts[10] != 'T' {
+		return ts
+	}
+	clock := ts[11:]
+	if strings.ContainsAny(clock, "Zz+-") {
+		return ts
+	}
+	return ts + "Z"
 }
 
 // mapEvent validates s and builds its 2.0.2 event. It returns the source's
@@ -77,17 +91,24 @@ func (m *mapper) times(s *srcEvent, ev *dcsa.Event) error {
 	if ev.EventClassifierCode, err = code("eventClassifierCode", validate.EventClassifierCodes, s.eventClassifierCode); err != nil {
 		return err
 	}
+	if s.eventCreatedDateTime == "" && m.lenient {
+		received := m.env.ReceivedAt
+		if received.IsZero() {
+			received = time.Now()
+		}
+		s.eventCreatedDateTime = received.UTC().Format(time.RFC3339Nano)
+	}
 	if s.eventCreatedDateTime == "" {
 		return at("eventCreatedDateTime", fail("required"))
 	}
-	created, ct, err := validate.Timestamp(s.eventCreatedDateTime)
+	created, ct, err := validate.Timestamp(m.zoned(s.eventCreatedDateTime))
 	if err != nil {
 		return at("eventCreatedDateTime", err)
 	}
 	if s.eventDateTime == "" {
 		return at("eventDateTime", fail("required"))
 	}
-	happened, ht, err := validate.Timestamp(s.eventDateTime)
+	happened, ht, err := validate.Timestamp(m.zoned(s.eventDateTime))
 	if err != nil {
 		return at("eventDateTime", err)
 	}
@@ -250,6 +271,9 @@ func (m *mapper) transport(s *srcEvent, ev *dcsa.Event) error {
 //     one place: each fills the other's gaps, and a contradiction is an error.
 func (m *mapper) transportCall(tc *dcsa.TransportCall) (*dcsa.TransportCall, error) {
 	var err error
+	if tc.ModeOfTransport == "" && m.lenient {
+		tc.ModeOfTransport = "VESSEL"
+	}
 	if tc.ModeOfTransport, err = code("modeOfTransport", validate.ModesOfTransport, tc.ModeOfTransport); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,12 @@ type Options struct {
 	// SingleObject also accepts a bare event object instead of an array. Its
 	// error paths then start at the field ("eventDateTime: …").
 	SingleObject bool
+	// Lenient fills what pushing carriers commonly leave out and the public
+	// interface does not list: a missing eventCreatedDateTime is the time
+	// contrack received the event; a missing transportCall.modeOfTransport
+	// is VESSEL; a timestamp without a zone is UTC. The standard's other
+	// requirements stay.
+	Lenient bool
 }
 
 // Parse is a normalize.Parser for TNT 2.2 GET /events responses. An empty
@@ -63,7 +69,7 @@ func ParseWithOptions(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.E
 
 func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error) {
 	l := newLexer(raw)
-	m := &mapper{env: env}
+	m := &mapper{env: env, lenient: opt.Lenient}
 	switch c := l.peek(); {
 	case c == '{' && opt.SingleObject:
 		var s srcEvent
@@ -78,7 +84,7 @@ func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error
 			return nil, err
 		}
 		return []dcsa.Event{ev}, nil
-	case c == 0:
+	case c == 0 && l.pos == len(raw):
 		return nil, fail("empty payload: expected a JSON array of events")
 	case c != '[':
 		if err := l.skip(); err != nil {

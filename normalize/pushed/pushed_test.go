@@ -1,0 +1,251 @@
+package pushed
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/normalize/validate"
+	"github.com/contrack/contrack/normalize/validate/validatetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+var env = normalize.Envelope{SCAC: "HLCU", ReceivedAt: time.Date(2024, 6, 23, 0, 0, 0, 0, time.UTC)}
+
+// TestSpecMessages: the constants are the interface's words, read from the
+// spec's machine-readable Errors table.
+func TestSpecMessages(t *testing.T) {
+	raw, err := os.ReadFile("../../../shared/spec/messages.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec struct {
+		Errors []struct{ Endpoint, Condition, Message string }
+	}
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, e := range spec.Errors {
+		if e.Endpoint == "POST /events" {
+			want[e.Condition] = e.Message
+		}
+	}
+	for cond, got := range map[string]string{
+		"empty body": MsgNoBody,
+		"eventType is not EQUIPMENT or TRANSPORT": MsgNotEquipOrTransport,
+		"equipmentReference missing":              MsgNoEquipmentRef,
+	} {
+		if want[cond] != got {
+			t.Errorf("%s: constant %q, spec says %q", cond, got, want[cond])
+		}
+	}
+	if len(want) != 3 {
+		t.Errorf("spec has %d POST /events errors, this package knows 3: %v", len(want), want)
+	}
+}
+
+const ok1 = `{"eventCreatedDateTime":"2024-06-22T03:00:00Z","eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2024-06-22T04:40:00+02:00","equipmentEventTypeCode":"LOAD","equipmentReference":"TCNU1182630","emptyIndicatorCode":"LADEN"}`
+
+func TestCheck(t *testing.T) {
+	for _, c := range []struct{ name, body, msg string }{
+		{"zero bytes", "", MsgNoBody},
+		{"whitespace", " \r\n\t ", MsgNoBody},
+		{"empty array", " [ ] ", MsgNoBody},
+		{"null", "null", MsgNotEquipOrTransport},
+		{"empty object", "{}", MsgNotEquipOrTransport},
+		{"number", "42", MsgNotEquipOrTransport},
+		{"string", `"EQUIPMENT"`, MsgNotEquipOrTransport},
+		{"array of scalars", `[1]`, MsgNotEquipOrTransport},
+		{"array with null", `[null]`, MsgNotEquipOrTransport},
+		{"shipment event", `{"eventType":"SHIPMENT","equipmentReference":"X"}`, MsgNotEquipOrTransport},
+		{"operations event", `{"eventType":"OPERATIONS","equipmentReference":"X"}`, MsgNotEquipOrTransport},
+		{"lower case type", `{"eventType":"equipment","equipmentReference":"X"}`, MsgNotEquipOrTransport},
+		{"type not a string", `{"eventType":1,"equipmentReference":"X"}`, MsgNotEquipOrTransport},
+		{"member name case matters", `{"EVENTTYPE":"EQUIPMENT","equipmentReference":"X"}`, MsgNotEquipOrTransport},
+		{"eventType checked first", `{"equipmentReference":"X"}`, MsgNotEquipOrTransport},
+		{"eventType checked first, both missing", `{"eventClassifierCode":"ACT"}`, MsgNotEquipOrTransport},
+		{"no equipmentReference", `{"eventType":"EQUIPMENT"}`, MsgNoEquipmentRef},
+		{"EQ reference does not count", `{"eventType":"TRANSPORT","references":[{"referenceType":"EQ","referenceValue":"APZU4812090"}]}`, MsgNoEquipmentRef},
+		{"null equipmentReference", `{"eventType":"TRANSPORT","equipmentReference":null}`, MsgNoEquipmentRef},
+		{"blank equipmentReference", `{"eventType":"TRANSPORT","equipmentReference":"  "}`, MsgNoEquipmentRef},
+		{"array: first failure wins", `[` + ok1 + `,{"eventType":"EQUIPMENT"},{"eventType":"SHIPMENT"}]`, MsgNoEquipmentRef},
+		{"array: later element", `[` + ok1 + `,{"eventType":"SHIPMENT"}]`, MsgNotEquipOrTransport},
+		{"malformed", `{"eventType":`, "Malformed JSON: unexpected end of JSON input"},
+		{"malformed array", `[` + ok1 + `,]`, "Malformed JSON: invalid character ']' looking for beginning of value"},
+		{"malformed before the spec checks", `{"eventType":"SHIPMENT"`, "Malformed JSON: unexpected end of JSON input"},
+		{"zone-less time is taken as UTC", strings.Replace(ok1, `"2024-06-22T04:40:00+02:00"`, `"2024-06-22T04:40:00"`, 1), ``},
+		{"invalid date", strings.Replace(ok1, `"2024-06-22T04:40:00+02:00"`, `"22/06/2024 04:40"`, 1), `Invalid event: eventDateTime: "22/06/2024 04:40" is not an RFC 3339 date-time: too short`},
+		{"invalid date in an array", `[` + ok1 + `,` + strings.Replace(ok1, `"LOAD"`, `"LOADED"`, 1) + `]`, `Invalid event: [1].equipmentEventTypeCode: "LOADED" is not a DCSA 2.0.2 code`},
+		{"equipmentReference not a string", `{"eventType":"EQUIPMENT","equipmentReference":7}`, "Invalid event: equipmentReference: expected string, got number"},
+		{"missing required field", `{"eventType":"TRANSPORT","equipmentReference":"X","eventClassifierCode":"ACT"}`, "Invalid event: eventDateTime: required"},
+		{"valid", ok1, ""},
+		{"valid array", `[` + ok1 + `]`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msg, ok := Check([]byte(c.body))
+			if ok != (c.msg == "") {
+				t.Fatalf("Check = %q, %v", msg, ok)
+			}
+			if c.msg != "" && msg != c.msg && !(strings.HasPrefix(c.msg, MsgInvalidPrefix) && strings.HasPrefix(msg, c.msg)) {
+				t.Errorf("Check = %q\nwant     %q", msg, c.msg)
+			}
+		})
+	}
+}
+
+// TestParseRefusals: Parse refuses what Check refuses, with the same words
+// and the element's path.
+func TestParseRefusals(t *testing.T) {
+	for _, c := range []struct{ body, path, reason string }{
+		{"", "", MsgNoBody},
+		{`[]`, "", MsgNoBody},
+		{`{"eventType":"SHIPMENT"}`, "", MsgNotEquipOrTransport},
+		{`[` + ok1 + `,{"eventType":"TRANSPORT"}]`, "[1]", MsgNoEquipmentRef},
+		{`{`, "", "Malformed JSON: unexpected end of JSON input"},
+		{strings.Replace(ok1, `"LADEN"`, `"FULL"`, 1), "emptyIndicatorCode", `"FULL" is not a DCSA 2.0.2 code`},
+	} {
+		events, err := Parse([]byte(c.body), env)
+		var pe *normalize.ParseError
+		if err == nil || !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
+			t.Errorf("%s: got %v, %v; want a ParseError", c.body, events, err)
+			continue
+		}
+		if pe.Format != Format || pe.Path != c.path || !strings.HasPrefix(pe.Reason, c.reason) {
+			t.Errorf("%s: got %s %s: %s, want %s: %s", c.body, pe.Format, pe.Path, pe.Reason, c.path, c.reason)
+		}
+	}
+}
+
+func TestGolden(t *testing.T) {
+	inputs, _ := filepath.Glob("testdata/*.input.json")
+	if len(inputs) == 0 {
+		t.Fatal("no inputs")
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".input.json")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg, ok := Check(raw); !ok {
+				t.Fatalf("Check refused the fixture: %s", msg)
+			}
+			events, err := Parse(raw, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			validatetest.ValidateAll(t, events)
+			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), events, *update)
+		})
+	}
+}
+
+func TestMapping(t *testing.T) {
+	raw, _ := os.ReadFile("testdata/callback.input.json")
+	events, err := Parse(raw, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arri, load := events[0], events[1]
+	if arri.EventID != identity.EventID("HLCU", "3cecb101-7a1a-43a4-9d62-e88a131651e2") {
+		t.Error("source eventID not used for the id")
+	}
+	if arri.TransportEventTypeCode != "ARRI" || arri.ChangeRemark != "Bad weather" || arri.EquipmentReference != "APZU4812090" {
+		t.Errorf("TNT 2.2 deprecated fields not mapped: %+v", arri)
+	}
+	if load.TransportCall.TransportCallID != "123e4567-e89b-12d3-a456-426614174000" {
+		t.Errorf("root transportCallID not moved into the transport call: %q", load.TransportCall.TransportCallID)
+	}
+	single, _ := os.ReadFile("testdata/single.input.json")
+	evs, err := Parse(single, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := evs[0].TransportCall
+	if tc.TransportCallReference == "" || tc.PortVisitReference == "" || tc.CarrierVoyageNumber != "2425N" || evs[0].FacilityTypeCode != "POTE" {
+		t.Errorf("2.0.2-only fields lost: %+v", tc)
+	}
+	if evs[0].CarrierCode != "HLCU" {
+		t.Errorf("carrierCode = %q, want the pushing key's SCAC", evs[0].CarrierCode)
+	}
+}
+
+// FuzzParse: no panics; Check accepts exactly what Parse accepts; accepted
+// events meet the 2.0.2 structural contract.
+func FuzzParse(f *testing.F) {
+	inputs, _ := filepath.Glob("testdata/*.input.json")
+	for _, p := range inputs {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	for _, s := range []string{"", "[]", "{}", "null", ok1, `{"eventType":"EQUIPMENT"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		now := normalize.Envelope{SCAC: "HLCU", ReceivedAt: time.Now()}
+		events, err := Parse(raw, now)
+		msg, ok := Check(raw)
+		if ok != (err == nil) {
+			t.Fatalf("Check = %q, %v but Parse error = %v for %q", msg, ok, err, raw)
+		}
+		if err != nil {
+			var pe *normalize.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T %v is not a ParseError", err, err)
+			}
+			if msg == "" {
+				t.Fatal("refusal without a message")
+			}
+			return
+		}
+		if len(events) == 0 {
+			t.Fatalf("accepted %q but produced no event", raw)
+		}
+		for i, e := range events {
+			if err := validate.Structural(e); err != nil {
+				t.Fatalf("event %d breaks the 2.0.2 contract: %v\ninput: %q", i, err, raw)
+			}
+			if strings.TrimSpace(e.EquipmentReference) == "" {
+				t.Fatalf("event %d accepted without equipmentReference", i)
+			}
+		}
+		again, err := Parse(raw, now)
+		if err != nil || !reflect.DeepEqual(events, again) {
+			t.Fatalf("second parse differs: %v", err)
+		}
+	})
+}
+
+// BenchmarkParse reports pushed events per second (Check's full cost is
+// about the same: it runs the same parse).
+func BenchmarkParse(b *testing.B) {
+	raw, err := os.ReadFile("testdata/array.input.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		events, err := Parse(raw, env)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(events)
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -1,0 +1,78 @@
+package stage_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/stage"
+	"github.com/contrack/contrack/normalize/tnt22"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
+)
+
+// BenchmarkStage measures the whole stage on a Kafka-protocol broker: b.N
+// raw TNT 2.2 pages (the DCSA sample, 4 emitted events each, every page its
+// own tracking so nothing is a repeat) in, DCSA events out in transactions.
+// Compare its events/s with BenchmarkParse of normalize/tnt22: the gap is
+// the broker and the dedupe store, not parsing.
+//
+//	go test -run '^$' -bench Stage -benchtime 2000x ./normalize/stage/
+func BenchmarkStage(b *testing.B) {
+	db := testenv.Postgres(b)
+	brokers := testenv.Kafka(b, 3)
+	prod := testenv.KafkaClient(b, brokers, kgo.ProducerLinger(5*time.Millisecond))
+	payload := sampleB(b)
+	var recs []*kgo.Record
+	for i := 0; i < b.N; i++ {
+		tr := fmt.Sprintf("trk-%d", i)
+		env := schemas.CarrierRaw{ID: uuid.NewString(), Format: string(carriers.FormatTNT22), SCAC: "MAEU", Env: "sandbox",
+			AccountID: "acct", TrackingID: tr, ReceivedAt: time.Now().UTC(), Payload: payload}
+		v, _ := json.Marshal(env)
+		recs = append(recs, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(tr), Value: v})
+	}
+	if err := kafka.ProduceSync(context.Background(), prod, recs...); err != nil {
+		b.Fatal(err)
+	}
+	adm := kadm.NewClient(prod)
+	want := int64(b.N * 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ResetTimer()
+	start := time.Now()
+	go stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Pool: db.Pool, Log: testenv.Log(b),
+		Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}})
+	for {
+		ends, err := adm.ListEndOffsets(context.Background(), schemas.TopicEvents)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var n int64
+		ends.Each(func(o kadm.ListedOffset) { n += o.Offset })
+		// End offsets include one transaction marker per partition per commit.
+		if n >= want {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			b.Fatalf("only %d of %d events after 5 minutes", n, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(want)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pages/s")
+}
+
+func sampleB(b *testing.B) []byte {
+	return mustRead(b, "../../../shared/reference/dcsa/samples/tnt-220-response.json")
+}
