@@ -53,7 +53,7 @@ type DeleteCredentialsBody struct {
 // CredentialsContext is the secretbox context of an account's credentials
 // for one carrier: a ciphertext opens only in its own row.
 func CredentialsContext(accountID, scac string) string {
-	return accountID + "/carrier-credentials/" + scac
+	return secretbox.CarrierCredentialsContext(accountID, scac)
 }
 
 func registerCredentials(s *fuego.Server, deps Deps) {
@@ -183,12 +183,15 @@ func (h credentialHandlers) delete(c fuego.ContextNoBody) (MessageResponse, erro
 	if json.Unmarshal(raw, &body) != nil || len(body.Carriers) == 0 {
 		return MessageResponse{}, httpapi.BadRequest(msgBadCarriersList)
 	}
-	var scacs []string
+	// The list's shape first, then each carrier.
 	for _, v := range body.Carriers {
-		s, ok := v.(string)
-		if !ok || strings.TrimSpace(s) == "" {
+		if s, ok := v.(string); !ok || strings.TrimSpace(s) == "" {
 			return MessageResponse{}, httpapi.BadRequest(msgBadCarriersList)
 		}
+	}
+	var scacs []string
+	for _, v := range body.Carriers {
+		s := v.(string)
 		scac := strings.ToUpper(strings.TrimSpace(s))
 		if _, ok := carriers.Lookup(scac); !ok {
 			return MessageResponse{}, httpapi.BadRequest(fmt.Sprintf("Unsupported carrier '%s'", s))
@@ -224,7 +227,7 @@ func (h credentialHandlers) healthCheck(c fuego.ContextNoBody) (HealthCheckRespo
 		return HealthCheckResponse{}, err
 	}
 	if creds == nil {
-		return HealthCheckResponse{}, httpapi.BadRequest(fmt.Sprintf("No credentials configured for %s. Save your credentials first.", body.ScacCode))
+		return HealthCheckResponse{}, httpapi.BadRequest(fmt.Sprintf("No credentials configured for %s. Save your credentials first.", strings.TrimSpace(body.ScacCode)))
 	}
 	if h.deps.Prober == nil {
 		return HealthCheckResponse{}, errors.New("health-check: no prober configured")

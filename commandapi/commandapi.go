@@ -45,6 +45,12 @@ type Deps struct {
 
 	// Prober answers POST /carrier/health-check.
 	Prober HealthProber
+
+	// Background bounds work that outlives a request (webhook verification
+	// retries); cancel it at shutdown. Default context.Background().
+	Background context.Context
+	// Version names contrack in the User-Agent of outgoing webhooks.
+	Version string
 }
 
 func (d *Deps) defaults() {
@@ -60,6 +66,12 @@ func (d *Deps) defaults() {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
+	if d.Background == nil {
+		d.Background = context.Background()
+	}
+	if d.Version == "" {
+		d.Version = "dev"
+	}
 }
 
 // Register adds the command endpoints to s.
@@ -67,4 +79,5 @@ func Register(s *fuego.Server, deps Deps) {
 	deps.defaults()
 	registerSubscriptions(s, deps)
 	registerCredentials(s, deps)
+	registerWebhooks(s, deps)
 }

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/normalize/pushed"
 	"github.com/contrack/contrack/platform/auth"

@@ -36,4 +36,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerAccount(s)
 	registerSubscriptions(s, deps)
 	registerCredentials(s, deps)
+	registerWebhookConfig(s, deps)
 }

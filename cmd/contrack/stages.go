@@ -179,7 +179,7 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra) erro
 	cacheCtx, stopCache := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCache()
 	go keys.Run(cacheCtx)
-	srv := newAPIServer(cfg, log, in, keys)
+	srv := newAPIServer(cacheCtx, cfg, log, in, keys)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("http: listen %s: %w", cfg.HTTPAddr, err)
@@ -187,7 +187,9 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra) erro
 	return srv.Serve(ctx, ln)
 }
 
-func newAPIServer(cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenticator) *httpapi.Server {
+// newAPIServer registers every HTTP stage; bg bounds work that outlives a
+// request (webhook verification retries).
+func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenticator) *httpapi.Server {
 	log = log.With("stage", "api")
 	srv := httpapi.New(httpapi.Config{
 		Addr:    cfg.HTTPAddr,
@@ -202,7 +204,7 @@ func newAPIServer(cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenti
 		Pool: in.pg, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
-		Pool: in.pg, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)},
+		Pool: in.pg, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
 		SubscriptionLifetime: cfg.SubscriptionLifetime,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	})

@@ -400,7 +400,7 @@ func (p *poller) credentials(ctx context.Context, accountID, scac string) (carri
 	if err != nil {
 		return nil, err
 	}
-	plain, err := p.deps.Box.Open(enc, accountID+"/carrier-credentials/"+scac)
+	plain, err := p.deps.Box.Open(enc, secretbox.CarrierCredentialsContext(accountID, scac))
 	if err != nil {
 		return nil, err
 	}

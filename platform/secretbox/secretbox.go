@@ -58,3 +58,14 @@ func (b *Box) Open(ciphertext []byte, context string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Contexts of the secrets contrack seals, in one place so writers and
+// readers in different stages cannot drift apart.
+
+// CarrierCredentialsContext binds an account's credentials for one carrier.
+func CarrierCredentialsContext(accountID, scac string) string {
+	return accountID + "/carrier-credentials/" + scac
+}
+
+// WebhookSecretContext binds an account's webhook secret.
+func WebhookSecretContext(accountID string) string { return accountID + "/webhook-secret" }

@@ -1,0 +1,185 @@
+package commandapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-fuego/fuego"
+
+	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/queryapi"
+)
+
+// receiver is a consumer's webhook endpoint: it verifies both signatures of
+// every message it gets and keeps the secrets they carried.
+type receiver struct {
+	t        *testing.T
+	srv      *httptest.Server
+	mu       sync.Mutex
+	secrets  []string
+	failNext int
+	hits     int
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{t: t}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.hits++
+		if r.failNext > 0 {
+			r.failNext--
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		var msg commandapi.VerificationMessage
+		if err := json.Unmarshal(body, &msg); err != nil || msg.Type != "webhook.verification" || msg.Secret == "" {
+			t.Errorf("verification message: %s", body)
+		}
+		if got := req.Header.Get("X-Hook-Signature"); got != signature.HookSignature(msg.Secret, body) {
+			t.Errorf("X-Hook-Signature %q does not verify", got)
+		}
+		ts, _ := strconv.ParseInt(req.Header.Get("webhook-timestamp"), 10, 64)
+		if want, _ := signature.StandardSignature(msg.Secret, req.Header.Get("webhook-id"), time.Unix(ts, 0), body); req.Header.Get("webhook-signature") != want {
+			t.Errorf("webhook-signature %q does not verify", req.Header.Get("webhook-signature"))
+		}
+		r.secrets = append(r.secrets, msg.Secret)
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// secret waits for the n-th verification secret.
+func (r *receiver) secret(n int) string {
+	r.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r.mu.Lock()
+		if len(r.secrets) >= n {
+			s := r.secrets[n-1]
+			r.mu.Unlock()
+			return s
+		}
+		r.mu.Unlock()
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no verification message %d", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func webhookAPI(t *testing.T, allowPrivate bool) (*testenv.API, testenv.PGDatabase) {
+	db := testenv.Postgres(t)
+	box, _ := secretbox.New("test")
+	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, TokenKey: []byte("k")})
+		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), AllowPrivateWebhooks: allowPrivate,
+			VerificationBackoff: []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}})
+	})
+	return api, db
+}
+
+func TestWebhookLifecycle(t *testing.T) {
+	api, db := webhookAPI(t, true)
+	rcv := newReceiver(t)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	other := api.Key(auth.CreateKeyParams{ClientSlug: "globex", Env: "sandbox"})
+	expect := func(r testenv.Response, status int, msg string) {
+		t.Helper()
+		if r.Status != status || r.Message() != msg {
+			t.Fatalf("got %d %s, want %d %q", r.Status, r.Raw, status, msg)
+		}
+	}
+	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_x"}`), 400, "No Web-hook Configured")
+	expect(api.Do("POST", "/webhook/configure", key, `{}`), 400, "Missing Parameter 'targetUrl'")
+	expect(api.Do("POST", "/webhook/configure", key, `{"targetUrl":"not a url"}`), 400, "Invalid 'targetUrl': must be an absolute http or https URL")
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","targetUrl":""}` {
+		t.Fatalf("GET before configure: %s", g.Raw)
+	}
+
+	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook"}), 200, "Successful Configuration")
+	first := rcv.secret(1)
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","targetUrl":"`+rcv.srv.URL+`/hook"}` {
+		t.Fatalf("GET after configure: %s", g.Raw)
+	}
+	expect(api.Do("POST", "/webhook/activate", key, `{}`), 400, "Missing Parameter 'secret'")
+	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_wrong"}`), 400, "Incorrect Secret")
+	// Isolation: the other account sees nothing and cannot activate with A's secret.
+	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","targetUrl":""}` {
+		t.Fatalf("other account sees: %s", g.Raw)
+	}
+	expect(api.Do("POST", "/webhook/activate", other, map[string]string{"secret": first}), 400, "No Web-hook Configured")
+
+	expect(api.Do("POST", "/webhook/activate", key, map[string]string{"secret": first}), 200, "Successful Activation")
+	expect(api.Do("POST", "/webhook/activate", key, map[string]string{"secret": first}), 200, "Webhook already activated")
+	if g := api.Do("GET", "/webhook/configure", key, nil); g.JSON["activated"] != true {
+		t.Fatalf("not activated: %s", g.Raw)
+	}
+	// Re-configuring deactivates and re-issues: the old secret is now wrong.
+	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook2"}), 200, "Successful Configuration")
+	second := rcv.secret(2)
+	if second == first {
+		t.Fatal("secret not re-issued")
+	}
+	if g := api.Do("GET", "/webhook/configure", key, nil); g.JSON["activated"] != false {
+		t.Fatalf("re-configure kept activation: %s", g.Raw)
+	}
+	expect(api.Do("POST", "/webhook/activate", key, map[string]string{"secret": first}), 400, "Incorrect Secret")
+	expect(api.Do("POST", "/webhook/activate", key, map[string]string{"secret": second}), 200, "Successful Activation")
+
+	var enc []byte
+	db.Pool.QueryRow(context.Background(), `SELECT secret_enc FROM webhooks`).Scan(&enc)
+	if bytes.Contains(enc, []byte(second)) || bytes.Contains(enc, []byte(second[6:20])) {
+		t.Fatal("webhook secret stored in plaintext")
+	}
+}
+
+func TestVerificationIsRetried(t *testing.T) {
+	api, _ := webhookAPI(t, true)
+	rcv := newReceiver(t)
+	rcv.failNext = 2
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if r := api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL}); r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	secret := rcv.secret(1)
+	rcv.mu.Lock()
+	hits := rcv.hits
+	rcv.mu.Unlock()
+	if hits != 3 {
+		t.Fatalf("verification sent %d times, want 3 (two failures, then success)", hits)
+	}
+	if r := api.Do("POST", "/webhook/activate", key, map[string]string{"secret": secret}); r.Message() != "Successful Activation" {
+		t.Fatalf("activate: %s", r.Raw)
+	}
+}
+
+func TestWebhookTargetRules(t *testing.T) {
+	api, _ := webhookAPI(t, false)
+	sandbox := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	live := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "live"})
+	for _, c := range []struct{ key, url, msg string }{
+		{sandbox, "http://127.0.0.1:8080/hook", "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed"},
+		{sandbox, "http://10.0.0.5/hook", "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed"},
+		{live, "http://8.8.8.8/hook", "Invalid 'targetUrl': live webhooks must use https"},
+	} {
+		r := api.Do("POST", "/webhook/configure", c.key, map[string]string{"targetUrl": c.url})
+		if r.Status != 400 || r.Message() != c.msg {
+			t.Errorf("%s: %d %s", c.url, r.Status, r.Raw)
+		}
+	}
+}
