@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"time"
 
@@ -161,17 +162,23 @@ func (h webhookHandlers) send(ctx context.Context, client *http.Client, url, msg
 	req.Header.Set("User-Agent", "contrack-webhooks/"+h.deps.Version)
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, errors.New(strings.ReplaceAll(err.Error(), secret, "***"))
+		// The URL may carry tokens in its query: log the cause only.
+		var uerr *neturl.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return 0, err
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 	resp.Body.Close()
 	return resp.StatusCode, nil
 }
 
-// current reports whether secret is still the account's webhook secret.
+// current reports whether secret is still the account's webhook secret and
+// the webhook still waits for activation (else the verification is moot).
 func (h webhookHandlers) current(ctx context.Context, accountID, secret string) bool {
-	stored, _, _, err := loadWebhookSecret(ctx, h.deps, accountID)
-	return err == nil && subtle.ConstantTimeCompare([]byte(stored), []byte(secret)) == 1
+	stored, activated, _, err := loadWebhookSecret(ctx, h.deps, accountID)
+	return err == nil && !activated && subtle.ConstantTimeCompare([]byte(stored), []byte(secret)) == 1
 }
 
 // loadWebhookSecret returns the account's webhook secret and activation; a
@@ -193,6 +200,7 @@ func (h webhookHandlers) activate(c fuego.ContextNoBody) (MessageResponse, error
 	if err := httpapi.DecodeJSON(c.Request(), &body); err != nil {
 		return MessageResponse{}, err
 	}
+	body.Secret = strings.TrimSpace(body.Secret)
 	if body.Secret == "" {
 		return MessageResponse{}, httpapi.BadRequest("Missing Parameter 'secret'")
 	}
@@ -206,7 +214,7 @@ func (h webhookHandlers) activate(c fuego.ContextNoBody) (MessageResponse, error
 	if activated {
 		return MessageResponse{Message: msgAlreadyActivated}, nil
 	}
-	if subtle.ConstantTimeCompare([]byte(secret), []byte(strings.TrimSpace(body.Secret))) != 1 {
+	if subtle.ConstantTimeCompare([]byte(secret), []byte(body.Secret)) != 1 {
 		return MessageResponse{}, httpapi.BadRequest(msgIncorrectSecret)
 	}
 	// Compare-and-set on the ciphertext just checked: a re-configure in

@@ -117,6 +117,7 @@ func TestWebhookLifecycle(t *testing.T) {
 		t.Fatalf("GET after configure: %s", g.Raw)
 	}
 	expect(api.Do("POST", "/webhook/activate", key, `{}`), 400, "Missing Parameter 'secret'")
+	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"   "}`), 400, "Missing Parameter 'secret'")
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_wrong"}`), 400, "Incorrect Secret")
 	// Isolation: the other account sees nothing and cannot activate with A's secret.
 	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","targetUrl":""}` {
@@ -180,6 +181,9 @@ func TestWebhookTargetRules(t *testing.T) {
 		r := api.Do("POST", "/webhook/configure", c.key, map[string]string{"targetUrl": c.url})
 		if r.Status != 400 || r.Message() != c.msg {
 			t.Errorf("%s: %d %s", c.url, r.Status, r.Raw)
+		}
+		if g := api.Do("GET", "/webhook/configure", c.key, nil); g.JSON["targetUrl"] != "" {
+			t.Errorf("refused target stored: %s", g.Raw)
 		}
 	}
 }

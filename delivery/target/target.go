@@ -28,7 +28,19 @@ const (
 )
 
 // Validate checks a webhook URL for an account of env ("live" or "sandbox").
+// A host name is resolved (2 s at most) and refused if any of its addresses
+// is internal; a name that does not resolve is accepted: sending fails and
+// is retried, and NewClient re-checks the addresses it actually dials.
 func Validate(rawURL, env string, allowPrivate bool) (msg string, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return validate(ctx, rawURL, env, allowPrivate, net.DefaultResolver.LookupNetIP)
+}
+
+// lookupFunc resolves a host name, as net.Resolver.LookupNetIP does.
+type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
+func validate(ctx context.Context, rawURL, env string, allowPrivate bool, lookup lookupFunc) (msg string, ok bool) {
 	if len(rawURL) > 2048 {
 		return MsgTooLong, false
 	}
@@ -45,8 +57,10 @@ func Validate(rawURL, env string, allowPrivate bool) (msg string, ok bool) {
 	if allowPrivate {
 		return "", true
 	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+	// "localhost." is the same name as "localhost" (RFC 6761 reserves both
+	// it and every name under it for loopback).
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return MsgPrivate, false
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
@@ -55,11 +69,7 @@ func Validate(rawURL, env string, allowPrivate bool) (msg string, ok bool) {
 		}
 		return "", true
 	}
-	// A name: refuse it if it resolves to an internal address now. A name
-	// that does not resolve is accepted; sending fails and is retried.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	addrs, err := lookup(ctx, "ip", host)
 	if err == nil {
 		for _, a := range addrs {
 			if Forbidden(a) {
@@ -70,18 +80,40 @@ func Validate(rawURL, env string, allowPrivate bool) (msg string, ok bool) {
 	return "", true
 }
 
-// Forbidden reports whether ip is an address webhooks must not reach.
+// Forbidden reports whether ip is an address webhooks must not reach:
+// loopback, private (RFC 1918, fc00::/7), link-local, unspecified, multicast,
+// shared (100.64.0.0/10), benchmarking, "this network" (0.0.0.0/8), reserved
+// (240.0.0.0/4, with the broadcast address), IETF protocol assignments
+// (192.0.0.0/24) and deprecated site-local IPv6. IPv4-mapped IPv6 addresses,
+// and NAT64 addresses (64:ff9b::/96), are judged by their IPv4 address.
 func Forbidden(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
-		cgnat.Contains(ip) || benchmarking.Contains(ip) || ip == metadataV4
+	if nat64.Contains(ip) {
+		b := ip.As16()
+		ip = netip.AddrFrom4([4]byte(b[12:]))
+	}
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return true
+	}
+	for _, p := range internalPrefixes {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 var (
-	cgnat        = netip.MustParsePrefix("100.64.0.0/10")
-	benchmarking = netip.MustParsePrefix("198.18.0.0/15")
-	metadataV4   = netip.MustParseAddr("169.254.169.254")
+	nat64            = netip.MustParsePrefix("64:ff9b::/96")
+	internalPrefixes = []netip.Prefix{
+		netip.MustParsePrefix("0.0.0.0/8"),     // "this network"; 0.0.0.0 reaches the local host
+		netip.MustParsePrefix("100.64.0.0/10"), // shared address space (carrier-grade NAT)
+		netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
+		netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
+		netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and 255.255.255.255
+		netip.MustParsePrefix("fec0::/10"),     // site-local (deprecated)
+	}
 )
 
 // ErrForbiddenAddress is the dial error for an internal address.

@@ -3,7 +3,6 @@ package stage
 import (
 	"container/list"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -32,27 +31,55 @@ func newSeenStore(pool *pgxpool.Pool, capacity int) *seenStore {
 
 func seenKey(tracking, event string) string { return tracking + "\x00" + event }
 
-// last returns the hash last emitted for (tracking, event), "" if none.
-func (s *seenStore) last(ctx context.Context, tracking, event string) (string, error) {
-	k := seenKey(tracking, event)
+// cached returns the hash last emitted for key after preload, "" if none.
+func (s *seenStore) cached(key string) string {
 	s.mu.Lock()
-	if el, ok := s.entries[k]; ok {
+	defer s.mu.Unlock()
+	if el, ok := s.entries[key]; ok {
 		s.order.MoveToFront(el)
-		h := el.Value.(*seenEntry).hash
-		s.mu.Unlock()
-		return h, nil
+		return el.Value.(*seenEntry).hash
+	}
+	return ""
+}
+
+// preload loads into the cache the state of every key not cached yet, with
+// one query; keys without state are cached as "" (never emitted).
+func (s *seenStore) preload(ctx context.Context, keys []seenUpdate) error {
+	var trackings, events []string
+	s.mu.Lock()
+	asked := map[string]bool{}
+	for _, k := range keys {
+		key := seenKey(k.tracking, k.event)
+		if _, ok := s.entries[key]; ok || asked[key] {
+			continue
+		}
+		asked[key] = true
+		trackings = append(trackings, k.tracking)
+		events = append(events, k.event)
 	}
 	s.mu.Unlock()
-	var h string
-	err := s.pool.QueryRow(ctx, `SELECT content_hash FROM normalize_seen WHERE tracking_id = $1 AND event_id = $2`, tracking, event).Scan(&h)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
+	if len(trackings) == 0 {
+		return nil
 	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT n.tracking_id, n.event_id, n.content_hash
+		FROM normalize_seen n JOIN unnest($1::text[], $2::text[]) AS k(tracking_id, event_id)
+		  ON n.tracking_id = k.tracking_id AND n.event_id = k.event_id`, trackings, events)
 	if err != nil {
-		return "", fmt.Errorf("read dedupe state: %w", err)
+		return fmt.Errorf("read dedupe state: %w", err)
 	}
-	s.remember(k, h)
-	return h, nil
+	found := map[string]string{}
+	var t, e, h string
+	if _, err := pgx.ForEachRow(rows, []any{&t, &e, &h}, func() error {
+		found[seenKey(t, e)] = h
+		return nil
+	}); err != nil {
+		return fmt.Errorf("read dedupe state: %w", err)
+	}
+	for key := range asked {
+		s.remember(key, found[key])
+	}
+	return nil
 }
 
 func (s *seenStore) remember(k, h string) {

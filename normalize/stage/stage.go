@@ -123,24 +123,37 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 	if err := sess.Begin(); err != nil {
 		return fmt.Errorf("normalize: begin: %w", err)
 	}
+	var out []*kgo.Record
+	preps := make([]prepared, 0, len(recs))
+	var keys []seenUpdate
+	for _, r := range recs {
+		p, dead := s.prepare(r)
+		if dead != nil {
+			out = append(out, dead)
+			continue
+		}
+		preps = append(preps, p)
+		for _, it := range p.items {
+			keys = append(keys, seenUpdate{tracking: it.route.TrackingID, event: it.event.EventID})
+		}
+	}
+	// One query for the whole batch's dedupe state, not one per event.
+	if err := s.seen.preload(ctx, keys); err != nil {
+		// A store error: abort, and the records are fetched again.
+		s.log.Error("normalize batch failed, aborting", "err", err)
+		if _, aerr := sess.End(ctx, kgo.TryAbort); aerr != nil {
+			return fmt.Errorf("normalize: abort: %w", aerr)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+		return nil
+	}
 	pending := map[string]string{} // in-batch dedupe
 	var updates []seenUpdate
-	var out []*kgo.Record
-	for _, r := range recs {
-		o, ups, err := s.process(ctx, r, pending)
-		if err != nil {
-			// Only a store error gets here (parse errors are dead-lettered):
-			// abort, and the records are fetched again.
-			s.log.Error("normalize batch failed, aborting", "err", err)
-			if _, aerr := sess.End(ctx, kgo.TryAbort); aerr != nil {
-				return fmt.Errorf("normalize: abort: %w", aerr)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-			return nil
-		}
+	for _, p := range preps {
+		o, ups := s.emit(p, pending)
 		out = append(out, o...)
 		updates = append(updates, ups...)
 	}
@@ -161,64 +174,80 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 	return nil
 }
 
-// process turns one raw record into event records (or one dead letter).
-func (s *stage) process(ctx context.Context, r *kgo.Record, pending map[string]string) ([]*kgo.Record, []seenUpdate, error) {
+// prepared is a parsed raw record: its events, each with its trackings.
+type prepared struct {
+	raw   schemas.CarrierRaw
+	items []item
+}
+
+type item struct {
+	event dcsa.Event
+	route Route
+}
+
+// prepare decodes and parses one raw record, or returns its dead letter.
+func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record) {
 	var raw schemas.CarrierRaw
 	if err := json.Unmarshal(r.Value, &raw); err != nil {
-		return []*kgo.Record{s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error())}, nil, nil
+		return prepared{}, s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error())
 	}
 	parse := s.deps.Parsers[carriers.Format(raw.Format)]
 	if parse == nil {
-		return []*kgo.Record{s.deadLetter(r, raw, raw.Format, "no parser for format "+strconv.Quote(raw.Format))}, nil, nil
+		return prepared{}, s.deadLetter(r, raw, raw.Format, "no parser for format "+strconv.Quote(raw.Format))
 	}
 	events, err := safeParse(parse, raw.Payload, normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt})
 	if err != nil {
-		return []*kgo.Record{s.deadLetter(r, raw, raw.Format, err.Error())}, nil, nil
+		return prepared{}, s.deadLetter(r, raw, raw.Format, err.Error())
 	}
+	p := prepared{raw: raw}
+	for _, ev := range events {
+		if ev.EventID == "" {
+			ev.EventID = identity.EventIDFromFields(ev, raw.SCAC)
+		}
+		for _, rt := range s.routes(raw, ev) {
+			p.items = append(p.items, item{event: ev, route: rt})
+		}
+	}
+	return p, nil
+}
+
+// emit produces the events of p that are new or changed for their tracking.
+func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []seenUpdate) {
 	var out []*kgo.Record
 	var ups []seenUpdate
 	now := s.deps.Now().UTC()
-	for _, ev := range events {
-		routes := s.routes(raw, ev)
-		for _, rt := range routes {
-			hash := identity.ContentHash(ev)
-			k := seenKey(rt.TrackingID, ev.EventID)
-			prev, inBatch := pending[k]
-			if !inBatch {
-				var err error
-				if prev, err = s.seen.last(ctx, rt.TrackingID, ev.EventID); err != nil {
-					return nil, nil, err
-				}
-			}
-			if prev == hash {
-				continue // the same event again: not re-emitted
-			}
-			e := ev
-			update := prev != ""
-			if update {
-				// An update keeps its id and carries a newer creation time.
-				e.EventCreatedDateTime = now.Format(time.RFC3339Nano)
-			}
-			body, err := json.Marshal(e)
-			if err != nil {
-				return nil, nil, fmt.Errorf("marshal event: %w", err)
-			}
-			rec := schemas.EventRecord{
-				TrackingID: rt.TrackingID, AccountID: rt.AccountID, Env: rt.Env, SCAC: rt.SCAC,
-				EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: raw.ID, EmittedAt: now,
-			}
-			v, _ := json.Marshal(rec)
-			out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: []kgo.RecordHeader{
-				{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
-				{Key: schemas.HeaderID, Value: []byte(ev.EventID + "/" + hash)},
-				{Key: schemas.HeaderAccount, Value: []byte(rt.AccountID)},
-				{Key: schemas.HeaderEnv, Value: []byte(rt.Env)},
-			}})
-			pending[k] = hash
-			ups = append(ups, seenUpdate{rt.TrackingID, ev.EventID, hash})
+	for _, it := range p.items {
+		ev, rt := it.event, it.route
+		hash := identity.ContentHash(ev)
+		k := seenKey(rt.TrackingID, ev.EventID)
+		prev, inBatch := pending[k]
+		if !inBatch {
+			prev = s.seen.cached(k)
 		}
+		if prev == hash {
+			continue // the same event again: not re-emitted
+		}
+		update := prev != ""
+		if update {
+			// An update keeps its id and carries a newer creation time.
+			ev.EventCreatedDateTime = now.Format(time.RFC3339Nano)
+		}
+		body, _ := json.Marshal(ev) // dcsa.Event holds only strings, ints and slices
+		rec := schemas.EventRecord{
+			TrackingID: rt.TrackingID, AccountID: rt.AccountID, Env: rt.Env, SCAC: rt.SCAC,
+			EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: p.raw.ID, EmittedAt: now,
+		}
+		v, _ := json.Marshal(rec)
+		out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: []kgo.RecordHeader{
+			{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
+			{Key: schemas.HeaderID, Value: []byte(ev.EventID + "/" + hash)},
+			{Key: schemas.HeaderAccount, Value: []byte(rt.AccountID)},
+			{Key: schemas.HeaderEnv, Value: []byte(rt.Env)},
+		}})
+		pending[k] = hash
+		ups = append(ups, seenUpdate{rt.TrackingID, ev.EventID, hash})
 	}
-	return out, ups, nil
+	return out, ups
 }
 
 // routes returns the trackings an event belongs to: the polled tracking, or

@@ -107,7 +107,7 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 	h := start(t)
 	payload := sample(t)
 	h.raw(carriers.FormatTNT22, "trk-1", payload)
-	h.raw(carriers.FormatTNT22, "trk-1", payload)                 // polled again: nothing new
+	h.raw(carriers.FormatTNT22, "trk-1", payload)                     // polled again: nothing new
 	h.raw(carriers.FormatTNT22, "trk-1", []byte("<html>oops</html>")) // poison
 	// Move the estimate of the EST equipment event ...e4.
 	at := strings.Index(string(payload), `"3cecb101-7a1a-43a4-9d62-e88a131651e4"`)
