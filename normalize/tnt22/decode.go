@@ -42,6 +42,36 @@ type srcEvent struct {
 	seals              []dcsa.Seal
 }
 
+// members reads the members of an object just opened. member says where a
+// member goes: a string destination, or a decoder for a member of another
+// kind; neither skips it (unknown members are ignored, as the contrack design
+// says for all JSON input). Errors carry the member's name in their path.
+func (l *lexer) members(member func(k string) (dst *string, decode func() error)) error {
+	for i := 0; ; i++ {
+		k, more, err := l.key(i)
+		if err != nil || !more {
+			return err
+		}
+		dst, decode := member(k)
+		switch {
+		case dst != nil:
+			v, err := l.str()
+			if err != nil {
+				return at(k, err)
+			}
+			*dst = v
+		case decode != nil:
+			if err := decode(); err != nil {
+				return at(k, err)
+			}
+		default:
+			if err := l.skip(); err != nil {
+				return at(k, err)
+			}
+		}
+	}
+}
+
 // event decodes one event object into s. Errors carry the field's path.
 func (l *lexer) event(s *srcEvent) error {
 	ok, err := l.openObject()
@@ -51,88 +81,53 @@ func (l *lexer) event(s *srcEvent) error {
 	if !ok {
 		return fail("expected an event object, got null")
 	}
-	for i := 0; ; i++ {
-		k, more, err := l.key(i)
-		if err != nil || !more {
-			return err
-		}
-		var dst *string
+	return l.members(func(k string) (*string, func() error) {
 		switch k {
 		case "eventID":
-			dst = &s.eventID
+			return &s.eventID, nil
 		case "eventCreatedDateTime":
-			dst = &s.eventCreatedDateTime
+			return &s.eventCreatedDateTime, nil
 		case "eventType":
-			dst = &s.eventType
+			return &s.eventType, nil
 		case "eventClassifierCode":
-			dst = &s.eventClassifierCode
+			return &s.eventClassifierCode, nil
 		case "eventDateTime":
-			dst = &s.eventDateTime
+			return &s.eventDateTime, nil
 		case "eventTypeCode":
-			dst = &s.eventTypeCode
+			return &s.eventTypeCode, nil
 		case "transportEventTypeCode":
-			dst = &s.transportEventTypeCode
+			return &s.transportEventTypeCode, nil
 		case "equipmentEventTypeCode":
-			dst = &s.equipmentEventTypeCode
+			return &s.equipmentEventTypeCode, nil
 		case "equipmentReference":
-			dst = &s.equipmentReference
+			return &s.equipmentReference, nil
 		case "ISOEquipmentCode":
-			dst = &s.isoEquipmentCode
+			return &s.isoEquipmentCode, nil
 		case "emptyIndicatorCode":
-			dst = &s.emptyIndicatorCode
+			return &s.emptyIndicatorCode, nil
 		case "delayReasonCode":
-			dst = &s.delayReasonCode
+			return &s.delayReasonCode, nil
 		case "changeRemark":
-			dst = &s.changeRemark
+			return &s.changeRemark, nil
 		case "vesselScheduleChangeRemark":
-			dst = &s.vesselScheduleChangeRemark
+			return &s.vesselScheduleChangeRemark, nil
 		case "facilityTypeCode":
-			dst = &s.facilityTypeCode
+			return &s.facilityTypeCode, nil
 		case "transportCallID":
-			dst = &s.transportCallID
+			return &s.transportCallID, nil
 		case "eventLocation":
-			loc, err := l.location()
-			if err != nil {
-				return at("eventLocation", err)
-			}
-			s.eventLocation = loc
-			continue
+			return nil, func() (err error) { s.eventLocation, err = l.location(); return err }
 		case "transportCall":
-			tc, err := l.transportCall()
-			if err != nil {
-				return at("transportCall", err)
-			}
-			s.transportCall = tc
-			continue
+			return nil, func() (err error) { s.transportCall, err = l.transportCall(); return err }
 		case "documentReferences":
-			if err := l.documentReferences(&s.documentReferences); err != nil {
-				return at("documentReferences", err)
-			}
-			continue
+			return nil, func() error { return l.documentReferences(&s.documentReferences) }
 		case "references":
-			if err := l.references(&s.references); err != nil {
-				return at("references", err)
-			}
-			continue
+			return nil, func() error { return l.references(&s.references) }
 		case "seals":
-			if err := l.seals(&s.seals); err != nil {
-				return at("seals", err)
-			}
-			continue
-		default:
-			// Unknown and shipment-only members are ignored, as the
-			// contrack design says for all JSON input.
-			if err := l.skip(); err != nil {
-				return at(k, err)
-			}
-			continue
+			return nil, func() error { return l.seals(&s.seals) }
 		}
-		v, err := l.str()
-		if err != nil {
-			return at(k, err)
-		}
-		*dst = v
-	}
+		return nil, nil // shipment-only and unknown members
+	})
 }
 
 func (l *lexer) transportCall() (*dcsa.TransportCall, error) {
@@ -141,78 +136,53 @@ func (l *lexer) transportCall() (*dcsa.TransportCall, error) {
 		return nil, err
 	}
 	tc := &dcsa.TransportCall{}
-	for i := 0; ; i++ {
-		k, more, err := l.key(i)
-		if err != nil || !more {
-			return tc, err
-		}
-		var dst *string
+	return tc, l.members(func(k string) (*string, func() error) {
 		switch k {
 		case "transportCallID":
-			dst = &tc.TransportCallID
+			return &tc.TransportCallID, nil
 		case "transportCallReference":
-			dst = &tc.TransportCallReference
+			return &tc.TransportCallReference, nil
 		case "portVisitReference":
-			dst = &tc.PortVisitReference
+			return &tc.PortVisitReference, nil
 		case "carrierServiceCode":
-			dst = &tc.CarrierServiceCode
+			return &tc.CarrierServiceCode, nil
 		case "carrierVoyageNumber":
-			dst = &tc.CarrierVoyageNumber
+			return &tc.CarrierVoyageNumber, nil
 		case "exportVoyageNumber":
-			dst = &tc.ExportVoyageNumber
+			return &tc.ExportVoyageNumber, nil
 		case "carrierExportVoyageNumber":
-			dst = &tc.CarrierExportVoyageNumber
+			return &tc.CarrierExportVoyageNumber, nil
 		case "importVoyageNumber":
-			dst = &tc.ImportVoyageNumber
+			return &tc.ImportVoyageNumber, nil
 		case "carrierImportVoyageNumber":
-			dst = &tc.CarrierImportVoyageNumber
+			return &tc.CarrierImportVoyageNumber, nil
 		case "UNLocationCode":
-			dst = &tc.UNLocationCode
+			return &tc.UNLocationCode, nil
 		case "facilityCode":
-			dst = &tc.FacilityCode
+			return &tc.FacilityCode, nil
 		case "facilityCodeListProvider":
-			dst = &tc.FacilityCodeListProvider
+			return &tc.FacilityCodeListProvider, nil
 		case "facilityTypeCode":
-			dst = &tc.FacilityTypeCode
+			return &tc.FacilityTypeCode, nil
 		case "otherFacility":
-			dst = &tc.OtherFacility
+			return &tc.OtherFacility, nil
 		case "modeOfTransport":
-			dst = &tc.ModeOfTransport
+			return &tc.ModeOfTransport, nil
 		case "transportCallSequenceNumber":
-			n, present, err := l.int32()
-			if err != nil {
-				return nil, at(k, err)
+			return nil, func() error {
+				n, present, err := l.int32()
+				if present {
+					tc.TransportCallSequenceNumber = &n
+				}
+				return err
 			}
-			if present {
-				tc.TransportCallSequenceNumber = &n
-			}
-			continue
 		case "location":
-			loc, err := l.location()
-			if err != nil {
-				return nil, at("location", err)
-			}
-			tc.Location = loc
-			continue
+			return nil, func() (err error) { tc.Location, err = l.location(); return err }
 		case "vessel":
-			v, err := l.vessel()
-			if err != nil {
-				return nil, at("vessel", err)
-			}
-			tc.Vessel = v
-			continue
-		default:
-			if err := l.skip(); err != nil {
-				return nil, at(k, err)
-			}
-			continue
+			return nil, func() (err error) { tc.Vessel, err = l.vessel(); return err }
 		}
-		v, err := l.str()
-		if err != nil {
-			return nil, at(k, err)
-		}
-		*dst = v
-	}
+		return nil, nil
+	})
 }
 
 func (l *lexer) location() (*dcsa.Location, error) {
@@ -221,44 +191,25 @@ func (l *lexer) location() (*dcsa.Location, error) {
 		return nil, err
 	}
 	loc := &dcsa.Location{}
-	for i := 0; ; i++ {
-		k, more, err := l.key(i)
-		if err != nil || !more {
-			return loc, err
-		}
-		var dst *string
+	return loc, l.members(func(k string) (*string, func() error) {
 		switch k {
 		case "locationName":
-			dst = &loc.LocationName
+			return &loc.LocationName, nil
 		case "latitude":
-			dst = &loc.Latitude
+			return &loc.Latitude, nil
 		case "longitude":
-			dst = &loc.Longitude
+			return &loc.Longitude, nil
 		case "UNLocationCode":
-			dst = &loc.UNLocationCode
+			return &loc.UNLocationCode, nil
 		case "facilityCode":
-			dst = &loc.FacilityCode
+			return &loc.FacilityCode, nil
 		case "facilityCodeListProvider":
-			dst = &loc.FacilityCodeListProvider
+			return &loc.FacilityCodeListProvider, nil
 		case "address":
-			a, err := l.address()
-			if err != nil {
-				return nil, at("address", err)
-			}
-			loc.Address = a
-			continue
-		default:
-			if err := l.skip(); err != nil {
-				return nil, at(k, err)
-			}
-			continue
+			return nil, func() (err error) { loc.Address, err = l.address(); return err }
 		}
-		v, err := l.str()
-		if err != nil {
-			return nil, at(k, err)
-		}
-		*dst = v
-	}
+		return nil, nil
+	})
 }
 
 func (l *lexer) address() (*dcsa.Address, error) {
@@ -267,41 +218,27 @@ func (l *lexer) address() (*dcsa.Address, error) {
 		return nil, err
 	}
 	a := &dcsa.Address{}
-	for i := 0; ; i++ {
-		k, more, err := l.key(i)
-		if err != nil || !more {
-			return a, err
-		}
-		var dst *string
+	return a, l.members(func(k string) (*string, func() error) {
 		switch k {
 		case "name":
-			dst = &a.Name
+			return &a.Name, nil
 		case "street":
-			dst = &a.Street
+			return &a.Street, nil
 		case "streetNumber":
-			dst = &a.StreetNumber
+			return &a.StreetNumber, nil
 		case "floor":
-			dst = &a.Floor
+			return &a.Floor, nil
 		case "postCode":
-			dst = &a.PostCode
+			return &a.PostCode, nil
 		case "city":
-			dst = &a.City
+			return &a.City, nil
 		case "stateRegion":
-			dst = &a.StateRegion
+			return &a.StateRegion, nil
 		case "country":
-			dst = &a.Country
-		default:
-			if err := l.skip(); err != nil {
-				return nil, at(k, err)
-			}
-			continue
+			return &a.Country, nil
 		}
-		v, err := l.str()
-		if err != nil {
-			return nil, at(k, err)
-		}
-		*dst = v
-	}
+		return nil, nil
+	})
 }
 
 func (l *lexer) vessel() (*dcsa.Vessel, error) {
@@ -310,37 +247,23 @@ func (l *lexer) vessel() (*dcsa.Vessel, error) {
 		return nil, err
 	}
 	v := &dcsa.Vessel{}
-	for i := 0; ; i++ {
-		k, more, err := l.key(i)
-		if err != nil || !more {
-			return v, err
-		}
-		var dst *string
+	return v, l.members(func(k string) (*string, func() error) {
 		switch k {
 		case "vesselIMONumber":
-			dst = &v.VesselIMONumber
+			return &v.VesselIMONumber, nil
 		case "vesselName":
-			dst = &v.VesselName
+			return &v.VesselName, nil
 		case "vesselFlag":
-			dst = &v.VesselFlag
+			return &v.VesselFlag, nil
 		case "vesselCallSignNumber":
-			dst = &v.VesselCallSignNumber
+			return &v.VesselCallSignNumber, nil
 		case "vesselOperatorCarrierCode":
-			dst = &v.VesselOperatorCarrierCode
+			return &v.VesselOperatorCarrierCode, nil
 		case "vesselOperatorCarrierCodeListProvider":
-			dst = &v.VesselOperatorCarrierCodeListProvider
-		default:
-			if err := l.skip(); err != nil {
-				return nil, at(k, err)
-			}
-			continue
+			return &v.VesselOperatorCarrierCodeListProvider, nil
 		}
-		s, err := l.str()
-		if err != nil {
-			return nil, at(k, err)
-		}
-		*dst = s
-	}
+		return nil, nil
+	})
 }
 
 // pairs decodes an array of objects with two string members (document
@@ -371,29 +294,15 @@ func (l *lexer) pair(name0, name1 string, a, b *string) error {
 	if !ok {
 		return fail("expected object, got null")
 	}
-	for i := 0; ; i++ {
-		k, more, err := l.key(i)
-		if err != nil || !more {
-			return err
-		}
-		var dst *string
+	return l.members(func(k string) (*string, func() error) {
 		switch k {
 		case name0:
-			dst = a
+			return a, nil
 		case name1:
-			dst = b
-		default:
-			if err := l.skip(); err != nil {
-				return at(k, err)
-			}
-			continue
+			return b, nil
 		}
-		v, err := l.str()
-		if err != nil {
-			return at(k, err)
-		}
-		*dst = v
-	}
+		return nil, nil
+	})
 }
 
 func (l *lexer) documentReferences(dst *[]dcsa.DocumentReference) error {
@@ -435,29 +344,16 @@ func (l *lexer) seal() (dcsa.Seal, error) {
 	if !ok {
 		return s, fail("expected object, got null")
 	}
-	for i := 0; ; i++ {
-		k, more, err := l.key(i)
-		if err != nil || !more {
-			return s, err
-		}
-		var dst *string
+	err = l.members(func(k string) (*string, func() error) {
 		switch k {
 		case "sealNumber":
-			dst = &s.SealNumber
+			return &s.SealNumber, nil
 		case "sealSource":
-			dst = &s.SealSource
+			return &s.SealSource, nil
 		case "sealType":
-			dst = &s.SealType
-		default:
-			if err := l.skip(); err != nil {
-				return s, at(k, err)
-			}
-			continue
+			return &s.SealType, nil
 		}
-		v, err := l.str()
-		if err != nil {
-			return s, at(k, err)
-		}
-		*dst = v
-	}
+		return nil, nil
+	})
+	return s, err
 }
