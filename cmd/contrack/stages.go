@@ -237,6 +237,10 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 	var wg sync.WaitGroup
 	errc := make(chan error, 8)
+	// A stage that fails stops the process (runCtx), so a supervisor
+	// restarts it rather than leaving a half-working pipeline up.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
 	stageCtx, cancelStages := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelStages()
 	start := func(name string, fn func(context.Context) error) {
@@ -244,7 +248,9 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 		go func() {
 			defer wg.Done()
 			if err := fn(stageCtx); err != nil {
+				log.Error("stage failed; stopping", "stage", name, "err", err)
 				errc <- fmt.Errorf("%s: %w", name, err)
+				stopRun()
 			}
 		}()
 	}
@@ -255,8 +261,8 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	start("normalize", func(ctx context.Context) error { return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in)) })
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
-	httpErr := serveAPI(ctx, cfg, log, in)
-	// HTTP intake has stopped (ctx done, or it failed): stop the rest.
+	httpErr := serveAPI(runCtx, cfg, log, in)
+	// HTTP intake has stopped (signal, a failed stage, or it failed): stop the rest.
 	cancelStages()
 	wg.Wait()
 	close(errc)

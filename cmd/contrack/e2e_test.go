@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// system runs `contrack all` in-process over fresh stores and a broker.
+type system struct {
+	t       *testing.T
+	cfg     Config
+	db      testenv.PGDatabase
+	brokers []string
+	done    chan error
+	stop    context.CancelFunc
+}
+
+func startSystem(t *testing.T) *system {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	db := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	brokers := testenv.Kafka(t, 3)
+	cfg := Config{
+		HTTPAddr: freeAddr(t), PGURL: db.URL, ClickHouseAddr: ch.Addr, ClickHouseDB: ch.Name,
+		KafkaBrokers: brokers, KafkaPartitions: 3, SecretKey: "e2e-secret", AllowPrivateWebhooks: true,
+		SandboxAddr: freeAddr(t), SubscriptionLifetime: 90 * 24 * time.Hour, SandboxAccelerate: 1,
+		CarrierURLs: map[string]string{},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &system{t: t, cfg: cfg, db: db, brokers: brokers, done: make(chan error, 1), stop: cancel}
+	go func() { s.done <- runAll(ctx, cfg, testenv.Log(t)) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + cfg.HTTPAddr + "/healthz")
+		if err == nil && resp.StatusCode == 200 {
+			resp.Body.Close()
+			break
+		}
+		if err == nil {
+			resp.Body.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("contrack all not healthy after 30 s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Cleanup(func() { s.shutdown() })
+	return s
+}
+
+func (s *system) shutdown() error {
+	if s.stop == nil {
+		return nil
+	}
+	s.stop()
+	s.stop = nil
+	select {
+	case err := <-s.done:
+		return err
+	case <-time.After(30 * time.Second):
+		s.t.Fatal("contrack all did not stop within 30 s")
+		return nil
+	}
+}
+
+func (s *system) do(method, path, key, body string) (int, map[string]any) {
+	req, _ := http.NewRequest(method, "http://"+s.cfg.HTTPAddr+path, strings.NewReader(body))
+	req.Header.Set("x-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// Subscribing over HTTP, with nothing else done by hand, ends in DCSA
+// 2.0.2 events for the subscription's tracking: outbox relay → poller →
+// sandbox carrier → carrier-raw → normaliser → events.
+func TestEndToEndSubscribeToEvents(t *testing.T) {
+	s := startSystem(t)
+	key, _, err := auth.NewStore(s.db.Pool).CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := s.do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"any"}}`); code != 200 {
+		t.Fatalf("credentials: %d %v", code, body)
+	}
+	if code, body := s.do("POST", "/subscription/equipment", key, `{"scacCode":"MAEU","containerNumber":"MSKU9070323","subscriptionReference":"e2e-1"}`); code != 200 {
+		t.Fatalf("subscribe: %d %v", code, body)
+	}
+	cl := testenv.KafkaClient(t, s.brokers, kgo.ConsumeTopics(schemas.TopicEvents), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var events []dcsa.Event
+	for len(events) == 0 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			var rec schemas.EventRecord
+			json.Unmarshal(r.Value, &rec)
+			var ev dcsa.Event
+			json.Unmarshal(rec.Event, &ev)
+			if ev.EquipmentReference != "" && ev.EquipmentReference != "MSKU9070323" {
+				t.Errorf("event for another container: %+v", ev)
+			}
+			events = append(events, ev)
+		})
+	}
+	if len(events) == 0 {
+		t.Fatal("no events 30 s after subscribing")
+	}
+	if _, body := s.do("GET", "/subscription/e2e-1", key, ""); body["connectionStatus"] != "CONNECTED" {
+		t.Errorf("connectionStatus %v", body["connectionStatus"])
+	}
+	if err := s.shutdown(); err != nil {
+		t.Fatalf("clean shutdown: %v", err)
+	}
+	t.Logf("%d events for the subscription", len(events))
+}
