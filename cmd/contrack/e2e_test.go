@@ -134,8 +134,16 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 	if len(events) == 0 {
 		t.Fatal("no events 30 s after subscribing")
 	}
-	if _, body := s.do("GET", "/subscription/e2e-1", key, ""); body["connectionStatus"] != "CONNECTED" {
-		t.Errorf("connectionStatus %v", body["connectionStatus"])
+	// The poller marks the tracking connected right after its records are acknowledged.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		_, body := s.do("GET", "/subscription/e2e-1", key, "")
+		if body["connectionStatus"] == "CONNECTED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("connectionStatus %v", body["connectionStatus"])
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if err := s.shutdown(); err != nil {
 		t.Fatalf("clean shutdown: %v", err)
