@@ -23,6 +23,7 @@ Usage:
   contrack all                 run every stage in one process (embedded Kafka unless KAFKA_BROKERS is set)
   contrack api                 run the HTTP API only
   contrack normalize           run the normaliser only (carrier-raw → DCSA 2.0.2 events)
+  contrack projector           run the ClickHouse projector only (poll attempts)
   contrack poller              run the carrier poller only
   contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
   contrack broker              run the embedded single-node Kafka broker alone (development only)
@@ -64,6 +65,8 @@ func run(args []string) error {
 		return runAPI(ctx, cfg, log)
 	case "normalize":
 		return runNormalize(ctx, cfg, log)
+	case "projector":
+		return runProjector(ctx, cfg, log)
 	case "poller":
 		return runPoller(ctx, cfg, log)
 	case "sandbox":

@@ -34,6 +34,7 @@ import (
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
@@ -259,6 +260,9 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	start("sandbox", func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
 	start("poller", func(ctx context.Context) error { return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in)) })
 	start("normalize", func(ctx context.Context) error { return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in)) })
+	start("projector", func(ctx context.Context) error {
+		return projector.Run(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log})
+	})
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
 	httpErr := serveAPI(runCtx, cfg, log, in)
@@ -363,4 +367,13 @@ func runNormalize(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	defer in.close()
 	return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in))
+}
+
+func runProjector(ctx context.Context, cfg Config, log *slog.Logger) error {
+	in, err := openInfra(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return projector.Run(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log})
 }

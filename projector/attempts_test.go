@@ -1,0 +1,60 @@
+package projector_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/projector"
+	"github.com/contrack/contrack/schemas"
+)
+
+func TestPollAttemptsReachClickHouse(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	brokers := testenv.Kafka(t, 2)
+	prod := testenv.KafkaClient(t, brokers)
+	at := time.Date(2026, 11, 20, 10, 30, 15, 0, time.UTC)
+	var recs []*kgo.Record
+	for i := range 50 {
+		a := schemas.PollAttempt{ID: fmt.Sprintf("att-%d", i%40), AccountID: "acct-1", Env: "sandbox", SCAC: "MAEU", TrackingID: "trk",
+			Outcome: []string{"success", "noData", "error"}[i%3], HTTPCode: 200, LatencyMS: int64(i), EventCount: i, At: at}
+		v, _ := json.Marshal(a)
+		recs = append(recs, &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: v}) // 10 repeats of earlier ids
+	}
+	if err := kafka.ProduceSync(context.Background(), prod, recs...); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- projector.Run(ctx, projector.Config{MaxWait: 100 * time.Millisecond}, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+	}()
+	var rows, distinct uint64
+	deadline := time.Now().Add(15 * time.Second)
+	for rows < 50 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		ch.Conn.QueryRow(context.Background(), `SELECT count(), uniqExact(attempt_id) FROM poll_attempts`).Scan(&rows, &distinct)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if rows != 50 || distinct != 40 {
+		t.Fatalf("rows %d distinct %d, want 50 rows of 40 attempts (repeats fold on merge)", rows, distinct)
+	}
+	var day time.Time
+	var gotAt time.Time
+	var code uint16
+	if err := ch.Conn.QueryRow(context.Background(), `SELECT at, day, http_code FROM poll_attempts WHERE attempt_id = 'att-1' LIMIT 1`).Scan(&gotAt, &day, &code); err != nil {
+		t.Fatal(err)
+	}
+	if !gotAt.Equal(at) || day.Day() != 20 || code != 200 {
+		t.Fatalf("row: at %v day %v code %d", gotAt, day, code)
+	}
+}
