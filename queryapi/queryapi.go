@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/go-fuego/fuego"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -13,8 +14,10 @@ import (
 // Deps are what the query side reads from.
 type Deps struct {
 	Pool *pgxpool.Pool
-	Box  *secretbox.Box
-	Log  *slog.Logger
+	// CH serves the ClickHouse read models (carrier metrics).
+	CH  driver.Conn
+	Box *secretbox.Box
+	Log *slog.Logger
 	// TokenKey signs GET /subscriptions nextTokens (tamper-proof cursors).
 	TokenKey []byte
 	// Now defaults to time.Now.
@@ -37,4 +40,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerSubscriptions(s, deps)
 	registerCredentials(s, deps)
 	registerWebhookConfig(s, deps)
+	registerMetrics(s, deps)
 }

@@ -202,7 +202,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/", "HEAD /events", "/metrics"},
 	})
 	queryapi.Register(srv.Fuego, queryapi.Deps{
-		Pool: in.pg, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
+		Pool: in.pg, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
 		Pool: in.pg, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
