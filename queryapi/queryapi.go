@@ -41,4 +41,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerCredentials(s, deps)
 	registerWebhookConfig(s, deps)
 	registerMetrics(s, deps)
+	registerJourneys(s, deps)
 }

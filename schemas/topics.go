@@ -45,9 +45,10 @@ var TopicConfigs = map[string]map[string]string{
 const (
 	GroupPoller    = "contrack-poller"
 	GroupNormalize = "contrack-normalize"
-	GroupRouting   = "contrack-normalize-routing"
 	GroupProjector = "contrack-projector"
-	GroupDelivery  = "contrack-delivery"
+	// GroupEventsView projects events into ClickHouse's events table.
+	GroupEventsView = "contrack-projector-events"
+	GroupDelivery   = "contrack-delivery"
 )
 
 // Record headers. Every record carries its type and id so consumers can route

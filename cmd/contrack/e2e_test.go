@@ -145,6 +145,39 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// Pull: the same events through GET /subscription/equipment (projector → ClickHouse).
+	var journey map[string]any
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		code, body := s.do("GET", "/subscription/equipment?equipmentNumber=MSKU9070323", key, "")
+		if code != 200 {
+			t.Fatalf("pull: %d %v", code, body)
+		}
+		if results, _ := body["results"].([]any); len(results) == 1 {
+			journey = results[0].(map[string]any)
+			if src, _ := journey["sourceEvents"].([]any); len(src) > 0 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no journey 15 s after the events: %v", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if journey["equipmentNumber"] != "MSKU9070323" || journey["scacCode"] != "MAEU" || journey["trackingStatus"] != "OPEN" ||
+		journey["POL"] == "" || journey["POD"] == "" || journey["POL"] == journey["POD"] {
+		t.Errorf("journey: %v", journey)
+	}
+	for _, e := range journey["sourceEvents"].([]any) {
+		if ev := e.(map[string]any); ev["eventType"] != "EQUIPMENT" || ev["equipmentReference"] != "MSKU9070323" {
+			t.Errorf("source event %v", ev)
+		}
+	}
+	if code, body := s.do("GET", "/subscription/equipment", key, ""); code != 400 || body["message"] != "Must provide at least one of: equipmentNumber, bookingNumber, billNumber" || body["dateOfRequest"] == nil {
+		t.Errorf("no identifier: %d %v", code, body)
+	}
+	if code, body := s.do("GET", "/subscription/equipment?bookingNumber=A&billNumber=B", key, ""); code != 400 || body["message"] != "Cannot provide both bookingNumber and billNumber please provide one" || body["dateOfRequest"] == nil {
+		t.Errorf("booking and bill: %d %v", code, body)
+	}
 	if err := s.shutdown(); err != nil {
 		t.Fatalf("clean shutdown: %v", err)
 	}

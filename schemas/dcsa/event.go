@@ -136,3 +136,18 @@ type Seal struct {
 	SealSource string `json:"sealSource,omitempty"`
 	SealType   string `json:"sealType"`
 }
+
+// Place is the UN/LOCODE where the event happened: the event location of
+// an equipment event, else its transport call's location; "" if unknown.
+func (e Event) Place() string {
+	if l := e.EventLocation; l != nil && l.UNLocationCode != "" {
+		return l.UNLocationCode
+	}
+	if tc := e.TransportCall; tc != nil {
+		if tc.Location != nil && tc.Location.UNLocationCode != "" {
+			return tc.Location.UNLocationCode
+		}
+		return tc.UNLocationCode
+	}
+	return ""
+}

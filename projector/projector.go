@@ -1,0 +1,123 @@
+package projector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/kafka"
+)
+
+// Config tunes the projector.
+type Config struct {
+	// MaxBatch bounds rows per insert (default 5,000); MaxWait bounds how
+	// long a partial batch waits (default 1 s).
+	MaxBatch int
+	MaxWait  time.Duration
+}
+
+// Deps are the projector's connections.
+type Deps struct {
+	Brokers []string
+	CH      driver.Conn
+	Log     *slog.Logger
+}
+
+// Run runs every projection until ctx ends; nil on a clean shutdown.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 5000
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = time.Second
+	}
+	views := []view{attemptsView, eventsView}
+	errc := make(chan error, len(views))
+	for _, v := range views {
+		go func() { errc <- project(ctx, cfg, deps, v) }()
+	}
+	var errs []error
+	for range views {
+		errs = append(errs, <-errc)
+	}
+	return errors.Join(errs...)
+}
+
+// view is one projection: a topic read by its own consumer group into a table.
+type view struct {
+	group, topic, table string
+	columns             []string
+	// row turns a record into a row; ok=false skips a malformed record.
+	row func(r *kgo.Record) (row []any, ok bool)
+}
+
+// project inserts each fetched batch, then commits it: a failed insert is
+// retried, never skipped; a crash after the insert re-inserts, and the
+// table's ReplacingMergeTree key folds the repeat.
+func project(ctx context.Context, cfg Config, deps Deps, v view) error {
+	log := deps.Log.With("stage", "projector", "table", v.table)
+	cl, err := kafka.NewClient(deps.Brokers, log,
+		kgo.ConsumerGroup(v.group),
+		kgo.ConsumeTopics(v.topic),
+		kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	for {
+		pollCtx, cancel := context.WithTimeout(ctx, cfg.MaxWait)
+		fs := cl.PollRecords(pollCtx, cfg.MaxBatch)
+		cancel()
+		if ctx.Err() != nil || fs.IsClientClosed() {
+			return nil
+		}
+		fs.EachError(func(t string, p int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				log.Error("fetch", "topic", t, "partition", p, "err", err)
+			}
+		})
+		recs := fs.Records()
+		if len(recs) == 0 {
+			continue
+		}
+		rows := make([][]any, 0, len(recs))
+		for _, r := range recs {
+			row, ok := v.row(r)
+			if !ok {
+				log.Error("skipping malformed record", "partition", r.Partition, "offset", r.Offset)
+				continue
+			}
+			rows = append(rows, row)
+		}
+		for len(rows) > 0 {
+			err := clickhouse.Insert(ctx, deps.CH, v.table, v.columns, rows...)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			log.Error("insert, retrying", "rows", len(rows), "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(2 * time.Second):
+			}
+		}
+		if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("projector %s: commit: %w", v.table, err)
+		}
+	}
+}
+
+// day is the UTC date of t.
+func day(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
