@@ -332,7 +332,9 @@ func (p *poller) poll(ctx context.Context, e *entry) time.Time {
 	}
 	g, err := p.gate(ch.Env, ch.SCAC)
 	if err != nil {
+		// No adapter for this carrier here (e.g. no live base URL configured).
 		log.Error("no adapter", "err", err)
+		p.setFailure(ctx, ch.TrackingID)
 		return regular
 	}
 	select {
