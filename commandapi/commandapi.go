@@ -80,4 +80,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerSubscriptions(s, deps)
 	registerCredentials(s, deps)
 	registerWebhooks(s, deps)
+	registerDeliveries(s, deps)
 }

@@ -42,4 +42,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerWebhookConfig(s, deps)
 	registerMetrics(s, deps)
 	registerJourneys(s, deps)
+	registerDeliveries(s, deps)
 }

@@ -3,14 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/contrack/contrack/delivery/signature"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
@@ -182,4 +186,67 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 		t.Fatalf("clean shutdown: %v", err)
 	}
 	t.Logf("%d events for the subscription", len(events))
+}
+
+// The push path end to end: configure and activate a webhook with the
+// secret from its verification message, subscribe, and receive signed
+// deliveries of DCSA events wrapped in the subscription's references.
+func TestEndToEndWebhookPush(t *testing.T) {
+	s := startSystem(t)
+	key, _, err := auth.NewStore(s.db.Pool).CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		body []byte
+		hdr  http.Header
+	}
+	received := make(chan got, 100)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		received <- got{b, r.Header.Clone()}
+		w.WriteHeader(200)
+	}))
+	defer rcv.Close()
+	if code, body := s.do("POST", "/webhook/configure", key, `{"targetUrl":"`+rcv.URL+`/hook"}`); code != 200 {
+		t.Fatalf("configure: %d %v", code, body)
+	}
+	var secret string
+	select {
+	case g := <-received:
+		var v struct{ Secret string }
+		json.Unmarshal(g.body, &v)
+		secret = v.Secret
+	case <-time.After(10 * time.Second):
+		t.Fatal("no verification message")
+	}
+	if code, body := s.do("POST", "/webhook/activate", key, `{"secret":"`+secret+`"}`); code != 200 || body["message"] != "Successful Activation" {
+		t.Fatalf("activate: %d %v", code, body)
+	}
+	s.do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"any"}}`)
+	if code, body := s.do("POST", "/subscription/equipment", key, `{"scacCode":"MAEU","containerNumber":"MSKU9070323","subscriptionReference":"push-1"}`); code != 200 {
+		t.Fatalf("subscribe: %d %v", code, body)
+	}
+	select {
+	case g := <-received:
+		if g.hdr.Get("X-Hook-Signature") != signature.HookSignature(secret, g.body) {
+			t.Fatalf("X-Hook-Signature does not verify")
+		}
+		ts, _ := strconv.ParseInt(g.hdr.Get("webhook-timestamp"), 10, 64)
+		if want, _ := signature.StandardSignature(secret, g.hdr.Get("webhook-id"), time.Unix(ts, 0), g.body); g.hdr.Get("webhook-signature") != want {
+			t.Fatalf("webhook-signature does not verify")
+		}
+		var p struct {
+			References map[string]string `json:"references"`
+			Events     []dcsa.Event      `json:"events"`
+		}
+		if err := json.Unmarshal(g.body, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.References["subscriptionReference"] != "push-1" || p.References["equipmentNumber"] != "MSKU9070323" || p.References["scacCode"] != "MAEU" || len(p.Events) == 0 {
+			t.Fatalf("payload: %s", g.body)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery 30 s after subscribing")
+	}
 }

@@ -23,6 +23,7 @@ Usage:
   contrack all                 run every stage in one process (embedded Kafka unless KAFKA_BROKERS is set)
   contrack api                 run the HTTP API only
   contrack normalize           run the normaliser only (carrier-raw → DCSA 2.0.2 events)
+  contrack delivery            run webhook delivery only
   contrack projector           run the ClickHouse projector only (poll attempts)
   contrack poller              run the carrier poller only
   contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
@@ -65,6 +66,8 @@ func run(args []string) error {
 		return runAPI(ctx, cfg, log)
 	case "normalize":
 		return runNormalize(ctx, cfg, log)
+	case "delivery":
+		return runDelivery(ctx, cfg, log)
 	case "projector":
 		return runProjector(ctx, cfg, log)
 	case "poller":

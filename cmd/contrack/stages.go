@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/ingest/poller"
@@ -215,6 +216,8 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Log:      log,
 		Check:    pushed.Check,
 	})
+	// Prometheus metrics of the delivery stage (no key: scrape from inside the network).
+	srv.Fuego.Mux.Handle("GET /metrics", delivery.DefaultMetrics.Handler())
 	return srv
 }
 
@@ -260,6 +263,9 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	start("sandbox", func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
 	start("poller", func(ctx context.Context) error { return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in)) })
 	start("normalize", func(ctx context.Context) error { return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in)) })
+	start("delivery", func(ctx context.Context) error {
+		return delivery.Run(ctx, deliveryConfig(cfg), deliveryDeps(cfg, log, in))
+	})
 	start("projector", func(ctx context.Context) error {
 		return projector.Run(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log})
 	})
@@ -376,4 +382,21 @@ func runProjector(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	defer in.close()
 	return projector.Run(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log})
+}
+
+func deliveryConfig(cfg Config) delivery.Config {
+	return delivery.Config{AllowPrivate: cfg.AllowPrivateWebhooks, Version: version}
+}
+
+func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
+	return delivery.Deps{Brokers: cfg.brokers(), Pool: in.pg, Box: in.box, CH: in.ch, Log: log}
+}
+
+func runDelivery(ctx context.Context, cfg Config, log *slog.Logger) error {
+	in, err := openInfra(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return delivery.Run(ctx, deliveryConfig(cfg), deliveryDeps(cfg, log, in))
 }

@@ -1,0 +1,340 @@
+// Package delivery pushes events to consumers' webhooks: the spec's
+// "Outbound: webhook delivery".
+//
+// Fan-out: a consumer group on the events topic queues every event record
+// for each OPEN subscription of its tracking whose account has a configured
+// and activated webhook, in Postgres, in one transaction per record, before
+// the record's offset is committed (kafka.Consume). The queue is unique per
+// (subscription, event id, content hash): a redelivered record is queued once.
+//
+// Delivery: events queued for a subscription are batched (Config.MaxBatchEvents,
+// MaxBatchBytes) into one delivery, whose body {"references", "events"} is
+// fixed when it is made and signed on every attempt (X-Hook-Signature and the
+// Standard Webhooks headers; webhook-id is the delivery id, the same on every
+// attempt). A subscription's next delivery is made only when the previous
+// one is DELIVERED (2xx) or DEAD, so events arrive in order. Failed attempts
+// are retried on Config.Schedule with jitter, honouring Retry-After; after
+// the last, the delivery is DEAD: kept in Postgres, published on the
+// delivery dead-letter topic, replayable (Replay, POST
+// /webhook/deliveries/{id}/retry). A 410 deactivates the webhook: its
+// deliveries wait until it is activated again.
+//
+// Sending: workers claim due deliveries (FOR UPDATE SKIP LOCKED, with a
+// lease, so several instances share the work) at most EndpointConcurrency
+// per endpoint, each endpoint behind its own circuit breaker; an endpoint
+// whose breaker is open is passed over and its deliveries wait without
+// spending attempts. Every attempt is logged to ClickHouse (delivery_attempts).
+//
+// Delivery is at least once: a crash after a POST and before its outcome is
+// recorded sends the same delivery (same body, same webhook-id) again.
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/delivery/target"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/schemas"
+)
+
+// TypeDeadDelivery is the type header of a record on the delivery
+// dead-letter topic made from a DEAD delivery (records of the events topic
+// that cannot be decoded are dead-lettered there too, with their own type).
+const TypeDeadDelivery = "delivery.dead"
+
+// Deps are the stage's connections.
+type Deps struct {
+	Brokers []string
+	Pool    *pgxpool.Pool
+	// Box opens webhook secrets (sealed under "<account_id>/webhook-secret").
+	Box *secretbox.Box
+	// CH receives the attempt log; nil logs no attempts (tests only).
+	CH  driver.Conn
+	Log *slog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+	// HTTPClient sends deliveries; nil builds target.NewClient(cfg.AllowPrivate,
+	// cfg.Timeout), which re-checks resolved addresses at dial time. Redirects
+	// are never followed, whichever client.
+	HTTPClient *http.Client
+	// Metrics defaults to DefaultMetrics.
+	Metrics *Metrics
+}
+
+// Run delivers until ctx ends and returns nil on a clean shutdown: it stops
+// claiming, lets attempts in flight finish within Config.ShutdownGrace (the
+// rest are abandoned unrecorded and sent again after a restart), records
+// their outcomes, finishes the event records in hand and commits their
+// offsets, and flushes the attempt log.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	cfg = cfg.withDefaults()
+	if deps.Pool == nil || deps.Box == nil || len(deps.Brokers) == 0 {
+		return errors.New("delivery: Deps.Pool, Deps.Box and Deps.Brokers are required")
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = DefaultMetrics
+	}
+	log := deps.Log.With("stage", "delivery")
+	client := deps.HTTPClient
+	if client == nil {
+		client = target.NewClient(cfg.AllowPrivate, cfg.Timeout)
+	}
+	noRedirects := *client
+	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if t, ok := noRedirects.Transport.(*http.Transport); ok && t.MaxIdleConnsPerHost < cfg.EndpointConcurrency {
+		// Keep a connection per concurrent delivery to an endpoint alive.
+		t = t.Clone()
+		t.MaxIdleConnsPerHost = cfg.EndpointConcurrency
+		noRedirects.Transport = t
+	}
+
+	producer, err := kafka.NewClient(deps.Brokers, log)
+	if err != nil {
+		return err
+	}
+	defer producer.Close()
+
+	st := &store{pool: deps.Pool, cfg: cfg}
+	d := &dispatcher{
+		cfg: cfg, store: st, box: deps.Box, log: log, metrics: deps.Metrics, now: deps.Now, rnd: rand.Float64,
+		sender: &sender{
+			client: &noRedirects, timeout: cfg.Timeout, userAgent: "contrack-webhooks/" + cfg.Version,
+			limit: cfg.ResponseLimit, now: deps.Now,
+		},
+		results:   make(chan outcome, cfg.Workers),
+		poke:      make(chan struct{}, 1),
+		dlqPoke:   make(chan struct{}, 1),
+		endpoints: map[string]*endpoint{},
+	}
+	if deps.CH != nil {
+		d.alog = newAttemptLog(deps.CH, cfg, log, deps.Metrics)
+	} else {
+		log.Warn("no clickhouse connection: delivery attempts are not logged")
+	}
+	s := &stage{cfg: cfg, log: log, store: st, d: d, producer: producer, now: deps.Now,
+		queue: newQueueWriter(st, log, deps.Now, func() { signal(d.poke) })}
+
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	bg := context.WithoutCancel(ctx)
+
+	// Outcomes are recorded after ctx ends too, within a bound.
+	recCtx, stopRec := context.WithCancel(bg)
+	defer stopRec()
+	recorded := make(chan struct{})
+	go func() { d.complete(recCtx); close(recorded) }()
+
+	sendCtx, abandon := context.WithCancel(bg)
+	defer abandon()
+	claiming := make(chan struct{})
+	go func() { d.claimLoop(ctx, sendCtx); close(claiming) }()
+
+	housekept := make(chan struct{})
+	go func() { s.housekeeping(ctx); close(housekept) }()
+
+	logged := make(chan struct{})
+	if d.alog != nil {
+		go func() {
+			d.alog.run(ctx, func() (context.Context, context.CancelFunc) { return context.WithTimeout(bg, 10*time.Second) })
+			close(logged)
+		}()
+	} else {
+		close(logged)
+	}
+
+	stopQueue := make(chan struct{})
+	queueDone := make(chan struct{})
+	go func() { s.queue.run(bg, stopQueue); close(queueDone) }()
+	consumed := make(chan error, 1)
+	go func() {
+		consumed <- kafka.Consume(ctx, kafka.ConsumerConfig{
+			Brokers: deps.Brokers, Group: schemas.GroupDelivery, Topics: []string{schemas.TopicEvents},
+			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log,
+		}, s.handle)
+	}()
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case err := <-consumed:
+		if err == nil {
+			err = errors.New("delivery: consumer stopped")
+		}
+		runErr = err
+		consumed <- nil
+	}
+	stop()
+	log.Info("delivery stopping")
+
+	<-claiming
+	inFlight := make(chan struct{})
+	go func() { d.sends.Wait(); close(inFlight) }()
+	select {
+	case <-inFlight:
+	case <-time.After(cfg.ShutdownGrace):
+		log.Warn("abandoning attempts still in flight; they are sent again after a restart")
+		abandon()
+		<-inFlight
+	}
+	close(d.results)
+	select {
+	case <-recorded:
+	case <-time.After(15 * time.Second):
+		stopRec()
+		<-recorded
+	}
+	<-housekept
+	// Dead letters recorded during shutdown: one last publish.
+	pctx, cancel := context.WithTimeout(bg, 5*time.Second)
+	s.publishDead(pctx)
+	cancel()
+	if err := <-consumed; err != nil && runErr == nil {
+		runErr = err
+	}
+	close(stopQueue) // the handlers are done
+	<-queueDone
+	<-logged
+	fctx, cancel := context.WithTimeout(bg, 5*time.Second)
+	producer.Flush(fctx)
+	cancel()
+	log.Info("delivery stopped")
+	return runErr
+}
+
+// stage is the running stage: the event consumer and the housekeeping.
+type stage struct {
+	cfg      Config
+	log      *slog.Logger
+	store    *store
+	d        *dispatcher
+	producer *kgo.Client
+	queue    *queueWriter
+	now      func() time.Time
+}
+
+// housekeeping publishes dead letters, sweeps, prunes and refreshes the
+// queue gauges until ctx ends.
+func (s *stage) housekeeping(ctx context.Context) {
+	sweep := time.NewTicker(s.cfg.SweepInterval)
+	defer sweep.Stop()
+	gauges := time.NewTicker(s.cfg.MetricsInterval)
+	defer gauges.Stop()
+	var pruned time.Time
+	s.refreshGauges(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.d.dlqPoke:
+			s.publishDead(ctx)
+		case <-gauges.C:
+			s.refreshGauges(ctx)
+		case <-sweep.C:
+			if opened, err := s.store.sweep(ctx, s.now()); err != nil {
+				s.log.Error("sweep queued events", "err", err)
+			} else if opened {
+				s.log.Info("opened deliveries for events left queued")
+				signal(s.d.poke)
+			}
+			s.publishDead(ctx)
+			if time.Since(pruned) > time.Hour {
+				pruned = time.Now()
+				s.prune(ctx)
+			}
+		}
+	}
+}
+
+// prune deletes what is past its retention, a batch at a time.
+func (s *stage) prune(ctx context.Context) {
+	total := 0
+	for ctx.Err() == nil {
+		n, err := s.store.prune(ctx, s.now())
+		if err != nil {
+			s.log.Error("prune deliveries", "err", err)
+			break
+		}
+		total += n
+		if n < pruneBatch {
+			break
+		}
+	}
+	if total > 0 {
+		s.log.Info("pruned deliveries past retention", "count", total)
+	}
+}
+
+func (s *stage) refreshGauges(ctx context.Context) {
+	pending, failed, queued, err := s.store.depth(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("refresh queue depth", "err", err)
+		}
+		return
+	}
+	s.d.metrics.queueDepth.WithLabelValues("pending").Set(float64(pending))
+	s.d.metrics.queueDepth.WithLabelValues("failed").Set(float64(failed))
+	s.d.metrics.queueDepth.WithLabelValues("queued_events").Set(float64(queued))
+}
+
+// publishDead publishes DEAD deliveries not yet on the dead-letter topic and
+// marks them. A crash between the two publishes again: consumers dedupe by
+// the id header (delivery id and replay count).
+func (s *stage) publishDead(ctx context.Context) {
+	for ctx.Err() == nil {
+		dead, err := s.store.unpublishedDead(ctx, 100)
+		if err != nil {
+			s.log.Error("read dead letters", "err", err)
+			return
+		}
+		if len(dead) == 0 {
+			return
+		}
+		recs := make([]*kgo.Record, len(dead))
+		ids := make([]string, len(dead))
+		for i, dl := range dead {
+			v, _ := json.Marshal(dl)
+			reason := fmt.Sprintf("%d attempts failed", dl.Attempts)
+			if dl.LastError != "" {
+				reason += "; last: " + dl.LastError
+			}
+			recs[i] = &kgo.Record{Topic: schemas.TopicDeliveryDeadLetters, Key: []byte(dl.SubscriptionID), Value: v, Headers: []kgo.RecordHeader{
+				{Key: schemas.HeaderType, Value: []byte(TypeDeadDelivery)},
+				{Key: schemas.HeaderID, Value: []byte(dl.ID + "/" + strconv.Itoa(dl.Replays))},
+				{Key: schemas.HeaderAccount, Value: []byte(dl.AccountID)},
+				{Key: schemas.HeaderDLQReason, Value: []byte(reason)},
+			}}
+			ids[i] = dl.ID
+		}
+		if err := kafka.ProduceSync(ctx, s.producer, recs...); err != nil {
+			s.log.Error("publish dead letters; retried at the next sweep", "err", err)
+			return
+		}
+		if err := s.store.markPublished(ctx, ids, s.now()); err != nil {
+			s.log.Error("mark dead letters published", "err", err)
+			return
+		}
+	}
+}
