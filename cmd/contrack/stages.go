@@ -267,7 +267,7 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return delivery.Run(ctx, deliveryConfig(cfg), deliveryDeps(cfg, log, in))
 	})
 	start("projector", func(ctx context.Context) error {
-		return projector.Run(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log})
+		return projector.Run(ctx, projector.Config{}, projectorDeps(cfg, log, in))
 	})
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
@@ -343,12 +343,9 @@ func runSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
 }
 
 func runPoller(ctx context.Context, cfg Config, log *slog.Logger) error {
-	in, err := openInfra(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer in.close()
-	return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in))
+	return withInfra(ctx, cfg, log, func(in *infra) error {
+		return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in))
+	})
 }
 
 // parsers maps every source format to its normaliser.
@@ -367,21 +364,15 @@ func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
 }
 
 func runNormalize(ctx context.Context, cfg Config, log *slog.Logger) error {
-	in, err := openInfra(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer in.close()
-	return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in))
+	return withInfra(ctx, cfg, log, func(in *infra) error {
+		return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in))
+	})
 }
 
 func runProjector(ctx context.Context, cfg Config, log *slog.Logger) error {
-	in, err := openInfra(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer in.close()
-	return projector.Run(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log})
+	return withInfra(ctx, cfg, log, func(in *infra) error {
+		return projector.Run(ctx, projector.Config{}, projectorDeps(cfg, log, in))
+	})
 }
 
 func deliveryConfig(cfg Config) delivery.Config {
@@ -393,10 +384,21 @@ func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
 }
 
 func runDelivery(ctx context.Context, cfg Config, log *slog.Logger) error {
+	return withInfra(ctx, cfg, log, func(in *infra) error {
+		return delivery.Run(ctx, deliveryConfig(cfg), deliveryDeps(cfg, log, in))
+	})
+}
+
+func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
+	return projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log}
+}
+
+// withInfra runs one stage over freshly opened connections, closed after.
+func withInfra(ctx context.Context, cfg Config, log *slog.Logger, run func(in *infra) error) error {
 	in, err := openInfra(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	return delivery.Run(ctx, deliveryConfig(cfg), deliveryDeps(cfg, log, in))
+	return run(in)
 }
