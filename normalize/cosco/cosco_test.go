@@ -1,8 +1,6 @@
 package cosco
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/validate"
+	"github.com/contrack/contrack/normalize/validate/validatetest"
 	"github.com/contrack/contrack/schemas/cosco"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
@@ -38,10 +37,6 @@ func TestGolden(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
-	v, err := validate.New(refDir)
-	if err != nil {
-		t.Fatalf("compile DCSA schemas: %v", err)
-	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		t.Run(name, func(t *testing.T) {
@@ -59,36 +54,8 @@ func TestGolden(t *testing.T) {
 			} else {
 				got.Stats, got.Events = &st, events
 			}
-			for i, e := range events {
-				if err := v.Validate(e); err != nil {
-					t.Errorf("event %d does not validate against DCSA 2.0.2: %v", i, err)
-				}
-				if err := validate.Structural(e); err != nil {
-					t.Errorf("event %d: %v", i, err)
-				}
-			}
-			out, err := json.MarshalIndent(got, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, '\n')
-			path := filepath.Join("testdata", "golden", name+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(out, want) {
-				t.Errorf("output differs from %s (run go test -update and read the diff):\n%s", path, out)
-			}
+			validatetest.ValidateAll(t, events)
+			validatetest.Golden(t, filepath.Join("testdata", "golden", name+".json"), got, *update)
 		})
 	}
 }
