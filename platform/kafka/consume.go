@@ -38,6 +38,12 @@ type ConsumerConfig struct {
 	Log             *slog.Logger
 	// Opts are extra client options (e.g. kgo.FetchIsolationLevel).
 	Opts []kgo.Opt
+	// KeyConcurrency, above 1, lets a partition's handler calls overlap: up
+	// to this many records of one fetched batch are in flight at once, the
+	// records of any one key still handled one after the other, in offset
+	// order. For handlers that wait on I/O another record could share (a
+	// group commit); 0 or 1 handles a partition's records strictly in turn.
+	KeyConcurrency int
 }
 
 // Consume runs a consumer group with one goroutine per assigned partition,
@@ -180,30 +186,99 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 	defer close(w.done)
 	defer w.cancel()
 	log := c.cfg.Log.With("topic", topic, "partition", partition)
+	// Offsets are committed by a goroutine of their own, so the next batch
+	// is handled while the last one's commit is on the wire; only the
+	// newest pending offset is kept. On return the last commit is made
+	// before done closes (a revoke waits for it; a lost partition skips it).
+	pending := make(chan *kgo.Record, 1)
+	committed := make(chan struct{})
+	go func() {
+		defer close(committed)
+		for r := range pending {
+			if ctx.Err() != nil {
+				continue // partition lost: no longer ours to commit
+			}
+			if err := cl.CommitRecords(context.Background(), r); err != nil {
+				log.Error("commit offset", "offset", r.Offset, "err", err)
+			}
+		}
+	}()
+	defer func() { close(pending); <-committed }()
 	for {
 		select {
 		case <-w.quit:
 			return
 		case recs := <-w.recs:
-			var last *kgo.Record
-			for _, r := range recs {
-				if err := c.process(ctx, log, r); err != nil {
-					break // context cancelled: partition lost or shutting down
-				}
-				last = r
-			}
+			last := c.processBatch(ctx, log, recs)
 			// One commit per batch: a crash before it redelivers the batch,
 			// which handlers tolerate (they are idempotent by record id).
 			if last != nil && ctx.Err() == nil {
-				if err := cl.CommitRecords(context.Background(), last); err != nil {
-					log.Error("commit offset", "offset", last.Offset, "err", err)
+				select {
+				case <-pending: // superseded by this newer offset
+				default:
 				}
+				pending <- last
 			}
 			if ctx.Err() != nil {
 				return
 			}
 		}
 	}
+}
+
+// processBatch handles a partition's batch and returns the last record of
+// its longest prefix handled in full (nil if none): all of it unless ctx
+// ended meanwhile.
+func (c *consumer) processBatch(ctx context.Context, log *slog.Logger, recs []*kgo.Record) *kgo.Record {
+	if c.cfg.KeyConcurrency <= 1 {
+		var last *kgo.Record
+		for _, r := range recs {
+			if err := c.process(ctx, log, r); err != nil {
+				break // context cancelled: partition lost or shutting down
+			}
+			last = r
+		}
+		return last
+	}
+	// One chain per key, in offset order; chains run side by side.
+	var chains [][]*kgo.Record
+	byKey := map[string]int{}
+	for _, r := range recs {
+		i, ok := byKey[string(r.Key)]
+		if !ok {
+			i = len(chains)
+			byKey[string(r.Key)] = i
+			chains = append(chains, nil)
+		}
+		chains[i] = append(chains[i], r)
+	}
+	sem := make(chan struct{}, c.cfg.KeyConcurrency)
+	var wg sync.WaitGroup
+	for _, chain := range chains {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			for _, r := range chain {
+				if c.process(ctx, log, r) != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		// Which prefix finished is not tracked: commit none of the batch
+		// (it is redelivered; handlers are idempotent by record id).
+		return nil
+	}
+	return recs[len(recs)-1]
 }
 
 // process runs the handler until it succeeds, dead-letters a permanent

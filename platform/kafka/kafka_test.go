@@ -219,3 +219,65 @@ func TestSubscriptionsTopicIsCompacted(t *testing.T) {
 	}
 	t.Fatal("no cleanup.policy on the subscriptions topic")
 }
+
+// With KeyConcurrency, a partition's records of different keys overlap and
+// each key's records still arrive in offset order; the batch is committed,
+// so a second consumer of the group gets nothing again.
+func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	const n = 70 // keys k0..k6, ten records each, interleaved
+	produceN(t, cl, schemas.TopicCarrierRaw, n)
+
+	var mu sync.Mutex
+	order := map[string][]int{}
+	inFlight, maxInFlight, handled := 0, 0, 0
+	handler := func(_ context.Context, r *kgo.Record) error {
+		mu.Lock()
+		inFlight++
+		maxInFlight = max(maxInFlight, inFlight)
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		v, _ := strconv.Atoi(string(r.Value))
+		mu.Lock()
+		inFlight--
+		handled++
+		order[string(r.Key)] = append(order[string(r.Key)], v)
+		mu.Unlock()
+		return nil
+	}
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-keys", Topics: []string{schemas.TopicCarrierRaw},
+		Log: testenv.Log(t), KeyConcurrency: 4}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
+	waitFor(t, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return handled == n })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	mu.Lock()
+	if maxInFlight < 2 || maxInFlight > 4 {
+		t.Errorf("at most %d records in flight, want 2..4", maxInFlight)
+	}
+	for key, vs := range order {
+		for i := 1; i < len(vs); i++ {
+			if vs[i] <= vs[i-1] {
+				t.Fatalf("key %s handled out of order: %v", key, vs)
+			}
+		}
+	}
+	handled = 0
+	mu.Unlock()
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go kafka.Consume(ctx, cfg, handler)
+	time.Sleep(2 * time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if handled != 0 {
+		t.Fatalf("a restarted consumer handled %d committed records again", handled)
+	}
+}
