@@ -58,3 +58,48 @@ func TestPollAttemptsReachClickHouse(t *testing.T) {
 		t.Fatalf("row: at %v day %v code %d", gotAt, day, code)
 	}
 }
+
+// Records trickling in are inserted a MaxWait's worth at a time, not one
+// insert per poll: every insert is a part ClickHouse has to merge. The
+// table's parts (merged ones stay listed, inactive, for minutes) count the
+// inserts.
+func TestTricklingRecordsAreBatched(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	brokers := testenv.Kafka(t, 1)
+	prod := testenv.KafkaClient(t, brokers)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- projector.Run(ctx, projector.Config{MaxWait: 500 * time.Millisecond}, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+	}()
+	const n = 60
+	for i := range n { // about 1.2 s of records
+		v, _ := json.Marshal(schemas.PollAttempt{ID: fmt.Sprintf("att-%d", i), AccountID: "acct-1", Env: "sandbox", SCAC: "MAEU",
+			TrackingID: "trk", Outcome: "success", At: time.Now().UTC().Truncate(time.Second)})
+		if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: v}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var rows uint64
+	deadline := time.Now().Add(15 * time.Second)
+	for rows < n && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		ch.Conn.QueryRow(context.Background(), `SELECT count() FROM poll_attempts`).Scan(&rows)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if rows != n {
+		t.Fatalf("%d rows, want %d", rows, n)
+	}
+	var parts uint64
+	if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM system.parts WHERE database = ? AND table = 'poll_attempts'`,
+		ch.Name).Scan(&parts); err != nil {
+		t.Fatal(err)
+	}
+	if parts > 5 {
+		t.Fatalf("%d inserts (parts) for %d records over ~1.2 s with MaxWait 500ms, want about 3", parts, n)
+	}
+}

@@ -74,18 +74,35 @@ func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 	}
 	defer cl.Close()
 	for {
-		pollCtx, cancel := context.WithTimeout(ctx, cfg.MaxWait)
-		fs := cl.PollRecords(pollCtx, cfg.MaxBatch)
-		cancel()
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			return nil
-		}
-		fs.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				log.Error("fetch", "topic", t, "partition", p, "err", err)
+		// A batch is MaxBatch records or what arrived within MaxWait of its
+		// first: each insert is a part ClickHouse merges later, so records
+		// trickling in are not inserted one poll at a time.
+		var recs []*kgo.Record
+		var deadline time.Time
+		for len(recs) < cfg.MaxBatch {
+			wait := cfg.MaxWait
+			if len(recs) > 0 {
+				if wait = time.Until(deadline); wait <= 0 {
+					break
+				}
 			}
-		})
-		recs := fs.Records()
+			pollCtx, cancel := context.WithTimeout(ctx, wait)
+			fs := cl.PollRecords(pollCtx, cfg.MaxBatch-len(recs))
+			cancel()
+			if ctx.Err() != nil || fs.IsClientClosed() {
+				return nil
+			}
+			fs.EachError(func(t string, p int32, err error) {
+				if !errors.Is(err, context.DeadlineExceeded) {
+					log.Error("fetch", "topic", t, "partition", p, "err", err)
+				}
+			})
+			got := fs.Records()
+			if len(recs) == 0 && len(got) > 0 {
+				deadline = time.Now().Add(cfg.MaxWait)
+			}
+			recs = append(recs, got...)
+		}
 		if len(recs) == 0 {
 			continue
 		}
