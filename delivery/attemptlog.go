@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -57,6 +58,7 @@ type attemptLog struct {
 	dropped  int // rows dropped from the front of rows, ever
 	full     chan struct{}
 	warnedAt time.Time
+	inserts  atomic.Int64 // inserts made, ever
 }
 
 func newAttemptLog(conn driver.Conn, cfg Config, log *slog.Logger, m *Metrics) *attemptLog {
@@ -98,7 +100,10 @@ func (l *attemptLog) run(ctx context.Context, final func() (context.Context, con
 		case <-t.C:
 		case <-l.full:
 		}
-		for l.pending() > 0 {
+		// One insert per tick, more only while full batches wait: rows
+		// trickling in during an insert wait for the next tick, or every
+		// insert would be a small part for ClickHouse to merge.
+		for first := true; first || l.pending() >= l.cfg.LogBatchSize; first = false {
 			if err := l.flush(ctx); err != nil {
 				if time.Since(l.warnedAt) > time.Minute {
 					l.log.Error("write attempt log to clickhouse, keeping rows", "rows", l.pending(), "err", err)
@@ -132,6 +137,7 @@ func (l *attemptLog) flush(ctx context.Context) error {
 	if err := clickhouse.Insert(ctx, l.conn, "delivery_attempts", attemptColumns, rows...); err != nil {
 		return err
 	}
+	l.inserts.Add(1)
 	l.mu.Lock()
 	// Rows dropped for space meanwhile were some of those just written.
 	l.rows = l.rows[min(max(n-(l.dropped-dropped), 0), len(l.rows)):]

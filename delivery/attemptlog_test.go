@@ -103,3 +103,35 @@ func TestAttemptLogKeepsRowsUntilWritten(t *testing.T) {
 		t.Errorf("%d rows written, %d pending; want the newest 3 written", n, l.pending())
 	}
 }
+
+// Rows trickling in make one insert per LogFlushInterval, not one per
+// batch of rows that arrived during the previous insert: every insert is a
+// part ClickHouse must merge.
+func TestAttemptLogInsertsOncePerInterval(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	cfg := Config{LogFlushInterval: 200 * time.Millisecond}.withDefaults()
+	l := newAttemptLog(ch.Conn, cfg, testenv.Log(t), NewMetrics())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		l.run(ctx, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 10*time.Second)
+		})
+		close(done)
+	}()
+	const rows = 600
+	for i := range rows {
+		l.add(attemptRow{DeliveryID: "d", Attempt: i, At: time.Now()})
+		time.Sleep(2 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	var n uint64
+	if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM delivery_attempts`).Scan(&n); err != nil || n != rows {
+		t.Fatalf("%d rows in clickhouse (%v), want %d", n, err, rows)
+	}
+	// About 1.2 s of rows: six ticks and the final flush, give or take.
+	if got := l.inserts.Load(); got > 10 {
+		t.Fatalf("%d inserts for %d rows over ~1.2 s, want about one per 200 ms", got, rows)
+	}
+}
