@@ -127,6 +127,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		poke:      make(chan struct{}, 1),
 		dlqPoke:   make(chan struct{}, 1),
 		endpoints: map[string]*endpoint{},
+		byAccount: map[string]*endpoint{},
 	}
 	if deps.CH != nil {
 		d.alog = newAttemptLog(deps.CH, cfg, log, deps.Metrics)
@@ -134,7 +135,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		log.Warn("no clickhouse connection: delivery attempts are not logged")
 	}
 	s := &stage{cfg: cfg, log: log, store: st, d: d, producer: producer, now: deps.Now,
-		queue: newQueueWriter(st, log, deps.Now, func() { signal(d.poke) })}
+		queue: newQueueWriter(st, d, log, deps.Now)}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -148,8 +149,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 
 	sendCtx, abandon := context.WithCancel(bg)
 	defer abandon()
+	d.sendCtx, d.accepting = sendCtx, true
 	claiming := make(chan struct{})
-	go func() { d.claimLoop(ctx, sendCtx); close(claiming) }()
+	go func() { d.claimLoop(ctx); close(claiming) }()
 
 	housekept := make(chan struct{})
 	go func() { s.housekeeping(ctx); close(housekept) }()
@@ -172,6 +174,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		consumed <- kafka.Consume(ctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: schemas.GroupDelivery, Topics: []string{schemas.TopicEvents},
 			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log,
+			// Records of different trackings share the queue writer's
+			// transactions; a tracking's own stay in order.
+			KeyConcurrency: maxGroup,
 		}, s.handle)
 	}()
 
@@ -189,6 +194,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log.Info("delivery stopping")
 
 	<-claiming
+	d.stopSending()
 	inFlight := make(chan struct{})
 	go func() { d.sends.Wait(); close(inFlight) }()
 	select {

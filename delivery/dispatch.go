@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/contrack/contrack/delivery/target"
@@ -32,16 +33,34 @@ type dispatcher struct {
 	poke    chan struct{} // a delivery may be claimable
 	dlqPoke chan struct{} // a delivery died
 
+	// sendCtx is the context attempts run under; it outlives the stage's
+	// by the shutdown grace.
+	sendCtx context.Context
+
 	mu        sync.Mutex
 	inflight  int
-	endpoints map[string]*endpoint
-	sends     sync.WaitGroup
+	reserved  int  // slots granted to enqueue transactions in flight
+	accepting bool // false once shutting down: no more sends start
+	// wantWorkers: deliveries may be waiting for a free worker, so any
+	// send ending pokes the claim loop (endpoint.wantSlot: for a slot on
+	// that endpoint). Otherwise a send ending pokes nothing: at a steady
+	// pace every delivery is leased at birth, and a claim per send would
+	// cost the database more than the sends do.
+	wantWorkers bool
+	endpoints   map[string]*endpoint
+	byAccount   map[string]*endpoint // the endpoint each account last sent to
+	sends       sync.WaitGroup
 }
 
 // endpoint is the in-process state of one target host.
 type endpoint struct {
 	inflight int
 	breaker  *gobreaker.CircuitBreaker[attempt]
+	// accounts seen sending here: a lease grant skips them while the
+	// endpoint has no room.
+	accounts map[string]bool
+	// wantSlot: deliveries may be waiting for room here (see wantWorkers).
+	wantSlot bool
 }
 
 // claimSpacing is the least time between two claims, and recordLinger how
@@ -71,7 +90,7 @@ func (d *dispatcher) endpointLocked(key string) *endpoint {
 	}
 	gauge := d.metrics.breakerState.WithLabelValues(key)
 	gauge.Set(0)
-	ep := &endpoint{breaker: gobreaker.NewCircuitBreaker[attempt](gobreaker.Settings{
+	ep := &endpoint{accounts: map[string]bool{}, breaker: gobreaker.NewCircuitBreaker[attempt](gobreaker.Settings{
 		Name:        key,
 		MaxRequests: 1,
 		Timeout:     d.cfg.BreakerTimeout,
@@ -89,33 +108,123 @@ func (d *dispatcher) endpointLocked(key string) *endpoint {
 	return ep
 }
 
+// roomLocked is how many more deliveries ep may take now: its concurrency
+// bound, one while its breaker is half-open, none while open. d.mu is held.
+func (d *dispatcher) roomLocked(ep *endpoint) int {
+	limit := d.cfg.EndpointConcurrency
+	switch ep.breaker.State() { // moves an open breaker past its timeout to half-open
+	case gobreaker.StateOpen:
+		limit = 0
+	case gobreaker.StateHalfOpen:
+		limit = 1
+	}
+	return limit - ep.inflight
+}
+
 // capacity is how many deliveries may be claimed now, and per endpoint.
 func (d *dispatcher) capacity() (int, claimLimits) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	lim := claimLimits{Default: d.cfg.EndpointConcurrency}
 	for key, ep := range d.endpoints {
-		limit := d.cfg.EndpointConcurrency
-		switch ep.breaker.State() { // moves an open breaker past its timeout to half-open
-		case gobreaker.StateOpen:
-			limit = 0
-		case gobreaker.StateHalfOpen:
-			limit = 1
-		}
-		switch free := limit - ep.inflight; {
+		ep.wantSlot = false
+		switch free := d.roomLocked(ep); {
 		case free <= 0:
+			ep.wantSlot = true
 			lim.Full = append(lim.Full, key)
 		case free < d.cfg.EndpointConcurrency:
 			lim.Hosts = append(lim.Hosts, key)
 			lim.Free = append(lim.Free, int32(free))
 		}
 	}
-	return d.cfg.Workers - d.inflight, lim
+	n := d.cfg.Workers - d.inflight - d.reserved
+	d.wantWorkers = n <= 0
+	return n, lim
 }
 
-// claimLoop claims and starts deliveries until ctx ends. Sends run under
-// sendCtx, which outlives ctx by the shutdown grace.
-func (d *dispatcher) claimLoop(ctx, sendCtx context.Context) {
+// claimedUpTo notes the endpoints whose room a claim used up: deliveries
+// may be waiting there for a send to end.
+func (d *dispatcher) claimedUpTo(lim claimLimits, cs []claimed) {
+	per := map[string]int{}
+	for _, c := range cs {
+		per[c.Endpoint]++
+	}
+	free := map[string]int{}
+	for i, h := range lim.Hosts {
+		free[h] = int(lim.Free[i])
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for key, n := range per {
+		room, ok := free[key]
+		if !ok {
+			room = lim.Default
+		}
+		if n >= room {
+			d.endpointLocked(key).wantSlot = true
+		}
+	}
+}
+
+// grant reserves free workers for the deliveries an enqueue transaction
+// opens, to lease them at birth and send them at once (handoff), skipping
+// the accounts of endpoints with no room. Every grant is settled by handoff.
+func (d *dispatcher) grant() leaseGrant {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := min(d.cfg.Workers-d.inflight-d.reserved, maxGroup)
+	if !d.accepting || n <= 0 {
+		return leaseGrant{}
+	}
+	d.reserved += n
+	g := leaseGrant{Max: n, PerAccount: d.cfg.EndpointConcurrency, Token: uuid.New(), Until: d.now().Add(d.cfg.Lease)}
+	for _, ep := range d.endpoints {
+		if d.roomLocked(ep) <= 0 {
+			for acct := range ep.accounts {
+				if id, err := uuid.Parse(acct); err == nil {
+					g.Skip = append(g.Skip, id)
+				}
+			}
+		}
+	}
+	return g
+}
+
+// handoff settles g: it starts the deliveries leased under it that their
+// endpoint has room for and returns the rest (to be released and claimed).
+// unleased are the accounts of deliveries opened without a lease: if one of
+// them could be sent now, the claim loop is poked; otherwise a send ending
+// on their endpoint (or its breaker closing) pokes it later, so an endpoint
+// whose breaker is open costs no claim per event.
+func (d *dispatcher) handoff(g leaseGrant, cs []claimed, unleased []string) (rejected []claimed) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.reserved -= g.Max
+	for i := range cs {
+		c := &cs[i]
+		ep := d.endpointLocked(c.Endpoint)
+		if !d.accepting || d.inflight >= d.cfg.Workers || d.roomLocked(ep) <= 0 {
+			rejected = append(rejected, *c)
+			continue
+		}
+		d.startLocked(c, ep)
+	}
+	for _, acct := range unleased {
+		ep := d.byAccount[acct]
+		switch {
+		case d.inflight >= d.cfg.Workers:
+			d.wantWorkers = true
+		case ep != nil && d.roomLocked(ep) <= 0:
+			ep.wantSlot = true
+		default:
+			signal(d.poke) // claimable now
+		}
+	}
+	return rejected
+}
+
+// claimLoop claims and starts deliveries until ctx ends.
+func (d *dispatcher) claimLoop(ctx context.Context) {
 	idle := time.NewTimer(d.cfg.PollInterval)
 	defer idle.Stop()
 	var last time.Time
@@ -135,8 +244,9 @@ func (d *dispatcher) claimLoop(ctx, sendCtx context.Context) {
 				}
 				d.log.Error("claim deliveries", "err", err)
 			}
+			d.claimedUpTo(limits, cs)
 			for i := range cs {
-				d.start(sendCtx, &cs[i])
+				d.start(&cs[i])
 			}
 			more = len(cs) == n
 		}
@@ -153,23 +263,49 @@ func (d *dispatcher) claimLoop(ctx, sendCtx context.Context) {
 	}
 }
 
-func (d *dispatcher) start(ctx context.Context, c *claimed) {
+// start sends c, claimed by claimLoop.
+func (d *dispatcher) start(c *claimed) {
 	d.mu.Lock()
-	ep := d.endpointLocked(c.Endpoint)
+	defer d.mu.Unlock()
+	if !d.accepting {
+		return // the lease expires; sent again after a restart
+	}
+	d.startLocked(c, d.endpointLocked(c.Endpoint))
+}
+
+// startLocked sends c in a goroutine of its own; d.mu is held.
+func (d *dispatcher) startLocked(c *claimed, ep *endpoint) {
 	ep.inflight++
+	if d.byAccount[c.AccountID] != ep {
+		if old := d.byAccount[c.AccountID]; old != nil {
+			delete(old.accounts, c.AccountID) // the webhook moved
+		}
+		ep.accounts[c.AccountID] = true
+		d.byAccount[c.AccountID] = ep
+	}
 	d.inflight++
-	d.mu.Unlock()
 	d.sends.Add(1)
 	go func() {
 		defer d.sends.Done()
-		o := d.deliver(ctx, c, ep)
+		o := d.deliver(d.sendCtx, c, ep)
 		d.mu.Lock()
 		ep.inflight--
 		d.inflight--
+		poke := d.wantWorkers || ep.wantSlot
 		d.mu.Unlock()
 		d.results <- o
-		signal(d.poke)
+		if poke {
+			signal(d.poke)
+		}
 	}()
+}
+
+// stopSending makes start and handoff start nothing more (at shutdown,
+// before waiting for the sends in flight).
+func (d *dispatcher) stopSending() {
+	d.mu.Lock()
+	d.accepting = false
+	d.mu.Unlock()
 }
 
 // deliver makes one attempt of c and judges it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,25 +44,31 @@ func (s *stage) handle(ctx context.Context, r *kgo.Record) error {
 	return nil
 }
 
-// queueWriter commits the events of concurrent handlers (one per assigned
-// partition) together: whatever arrived while the previous transaction ran
+// queueWriter commits the events of concurrent handlers (one per tracking
+// in flight) together: whatever arrived while the previous transactions ran
 // goes into the next, so a busy stage pays one commit for many events and
-// an idle one waits for nobody.
+// an idle one waits for nobody. Up to queueWriters transactions run at once
+// (one waits on its commit's disk flush while the next is built), never two
+// with the same tracking, so a tracking's events are queued in the order
+// they were added.
 type queueWriter struct {
 	store *store
+	d     *dispatcher // sends the deliveries leased at birth
 	log   *slog.Logger
 	now   func() time.Time
-	poke  func()
 	reqs  chan *queueReq
 }
+
+// queueWriters bounds the queue transactions in flight.
+const queueWriters = 2
 
 type queueReq struct {
 	q    queued
 	done chan error
 }
 
-func newQueueWriter(st *store, log *slog.Logger, now func() time.Time, poke func()) *queueWriter {
-	return &queueWriter{store: st, log: log, now: now, poke: poke, reqs: make(chan *queueReq, maxGroup)}
+func newQueueWriter(st *store, d *dispatcher, log *slog.Logger, now func() time.Time) *queueWriter {
+	return &queueWriter{store: st, d: d, log: log, now: now, reqs: make(chan *queueReq, maxGroup)}
 }
 
 // add queues q and waits for its transaction. An error leaves the outcome
@@ -81,41 +88,93 @@ func (w *queueWriter) add(ctx context.Context, q queued) error {
 	}
 }
 
-// run writes groups until stop is closed and no request is left.
+// run writes groups until stop is closed (the handlers are done) and no
+// request is left.
 func (w *queueWriter) run(ctx context.Context, stop <-chan struct{}) {
-	var next []*queueReq // held back: same tracking as one in the group
+	var (
+		mu    sync.Mutex
+		busy  = map[uuid.UUID]bool{} // trackings in a transaction now
+		held  []*queueReq            // waiting for their tracking to be free
+		slots = make(chan struct{}, queueWriters)
+		freed = make(chan struct{}, 1) // a transaction ended
+		wg    sync.WaitGroup
+	)
+	defer wg.Wait()
 	for {
-		group := next
-		next = nil
-		if len(group) == 0 {
+		slots <- struct{}{} // a writer is free
+		var group []*queueReq
+		inGroup := map[uuid.UUID]bool{}
+		// take adds r to the group, or holds it while its tracking is in
+		// a transaction or already in the group, or the group is full; it
+		// reports whether the group has room for more. mu is held.
+		take := func(r *queueReq) bool {
+			if t := r.q.tracking; busy[t] || inGroup[t] || len(group) >= maxGroup {
+				held = append(held, r)
+			} else {
+				inGroup[t] = true
+				group = append(group, r)
+			}
+			return len(group) < maxGroup
+		}
+		retake := func() {
+			mu.Lock()
+			waiting := held
+			held = nil
+			for _, r := range waiting {
+				take(r)
+			}
+			mu.Unlock()
+		}
+		retake()
+		for len(group) == 0 {
 			select {
 			case r := <-w.reqs:
-				group = append(group, r)
+				mu.Lock()
+				take(r)
+				mu.Unlock()
+			case <-freed:
+				retake()
 			case <-stop:
-				return
+				mu.Lock()
+				idle := len(held) == 0 && len(busy) == 0
+				mu.Unlock()
+				if idle && len(w.reqs) == 0 {
+					return
+				}
+				if !idle {
+					<-freed // wait for a transaction in flight, then look again
+					retake()
+				}
 			}
 		}
-		seen := map[uuid.UUID]bool{}
-		for _, r := range group {
-			seen[r.q.tracking] = true
-		}
+		mu.Lock()
 	gather:
 		for len(group) < maxGroup {
 			select {
 			case r := <-w.reqs:
-				// One event per tracking per transaction: a second one waits
-				// for the first (same subscriptions, so the order matters).
-				if seen[r.q.tracking] {
-					next = append(next, r)
-					continue
+				if !take(r) {
+					break gather
 				}
-				seen[r.q.tracking] = true
-				group = append(group, r)
 			default:
 				break gather
 			}
 		}
-		w.write(ctx, group)
+		for t := range inGroup {
+			busy[t] = true
+		}
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.write(ctx, group)
+			mu.Lock()
+			for t := range inGroup {
+				delete(busy, t)
+			}
+			mu.Unlock()
+			<-slots
+			signal(freed)
+		}()
 	}
 }
 
@@ -124,9 +183,14 @@ func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
 	for i, r := range group {
 		evs[i] = r.q
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	opened, err := w.store.enqueue(ctx, evs, w.now())
+	g := w.d.grant()
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	leased, unleased, err := w.store.enqueue(tctx, evs, g, w.now())
 	cancel()
+	if rejected := w.d.handoff(g, leased, unleased); len(rejected) > 0 {
+		w.release(ctx, rejected)
+		signal(w.d.poke)
+	}
 	if err != nil && len(group) > 1 {
 		// One bad event must not fail the others: each on its own.
 		for _, r := range group {
@@ -134,10 +198,22 @@ func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
 		}
 		return
 	}
-	if opened {
-		w.poke()
-	}
 	for _, r := range group {
 		r.done <- err
+	}
+}
+
+// release gives back deliveries leased at birth that could not be sent at
+// once (their endpoint filled up meanwhile, or the stage is stopping), so
+// they are claimed as usual; if that fails, their lease expires.
+func (w *queueWriter) release(ctx context.Context, cs []claimed) {
+	outs := make([]outcome, len(cs))
+	for i := range cs {
+		outs[i] = outcome{c: &cs[i]}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, _, err := w.store.record(ctx, outs, w.now()); err != nil {
+		w.log.Warn("release deliveries leased at birth; they are sent when the lease expires", "count", len(cs), "err", err)
 	}
 }

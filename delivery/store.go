@@ -92,37 +92,60 @@ func openSQL(subs string) string {
 // queueSQL queues events (@trackings, @event_ids, @hashes, @events: one
 // element per event, one event per tracking at most) for the OPEN
 // subscriptions of their trackings whose account has an activated webhook,
-// unless queued before. A subscription with neither an open delivery nor
-// queued events — the usual case — gets a delivery of the event at once,
-// the queue row born batched. The caller holds the subscriptions' locks.
+// unless queued before (the unique key; a duplicate is skipped). A
+// subscription with neither an open delivery nor queued events — the usual
+// case — gets a delivery of the event at once, the queue row born batched.
+// The caller holds the subscriptions' locks.
+//
+// Every lookup is written as a per-event probe (a LATERAL fenced by OFFSET
+// 0, EXISTS in the select list), so the plan stays index probes whatever
+// the statistics say: on tables just filled (a new deployment's first
+// burst) the planner would otherwise scan every open subscription and
+// delivery for each batch.
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[])
 			AS e(tracking_id, event_id, hash, event)
 	), fresh AS (
-		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.event
-		FROM ev JOIN subscriptions s ON s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
-		JOIN webhooks w ON w.account_id = s.account_id AND w.activated
-		WHERE NOT EXISTS (SELECT 1 FROM delivery_queue q
-		                  WHERE q.subscription_id = s.id AND q.event_id = ev.event_id AND q.content_hash = ev.hash)
-	), opening AS (
-		SELECT f.id, f.account_id, gen_random_uuid() AS delivery_id FROM fresh f
-		WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = f.id
-		                  AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
-		  AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = f.id AND q.delivery_id IS NULL)
+		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.event,
+		       CASE WHEN NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
+		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
+		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL)
+		            THEN gen_random_uuid() END AS delivery_id
+		FROM ev CROSS JOIN LATERAL (
+			SELECT s.id, s.account_id FROM subscriptions s
+			JOIN webhooks w ON w.account_id = s.account_id AND w.activated
+			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+			OFFSET 0) s
 	), queued AS (
 		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at, delivery_id)
-		SELECT f.id, f.event_id, f.hash, f.event, @now, o.delivery_id
-		FROM fresh f LEFT JOIN opening o ON o.id = f.id
+		SELECT id, event_id, hash, event, @now, delivery_id FROM fresh
 		ON CONFLICT (subscription_id, event_id, content_hash) DO NOTHING
 		RETURNING delivery_id
 	), opened AS (
 		-- Only for rows actually queued: never a delivery without its event.
-		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at, created_at, updated_at)
-		SELECT o.delivery_id, o.account_id, o.id, 'PENDING', 1, @now, @now, @now
-		FROM opening o JOIN queued q ON q.delivery_id = o.delivery_id
+		-- The first of them (see leaseGrant) are leased to the caller at birth.
+		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at, created_at, updated_at,
+		                        lease_until, lease_token)
+		SELECT delivery_id, account_id, id, 'PENDING', 1, @now, @now, @now,
+		       CASE WHEN lease THEN @lease_until::timestamptz END, CASE WHEN lease THEN @token::uuid END
+		FROM (
+			-- Eligible: within the per-account bound and not skipped; the
+			-- first @lease_max eligible, round-robin over accounts, lease.
+			SELECT *, eligible AND row_number() OVER (PARTITION BY eligible ORDER BY per_account, delivery_id) <= @lease_max AS lease
+			FROM (
+				SELECT *, per_account <= @lease_per_account AND NOT (account_id = ANY(@lease_skip::uuid[])) AS eligible
+				FROM (
+					SELECT f.*, row_number() OVER (PARTITION BY f.account_id ORDER BY f.delivery_id) AS per_account
+					FROM fresh f WHERE f.delivery_id IN (SELECT delivery_id FROM queued)) f) f) f
+		RETURNING id, account_id, subscription_id, created_at, lease_token
 	)
-	SELECT delivery_id FROM queued`
+	SELECT o.id::text, o.account_id::text, o.subscription_id::text, o.created_at, o.lease_token IS NOT NULL,
+	       a.env, w.target_url, w.secret_enc, s.reference, s.container_number, s.bill_number, s.booking_number, s.scac, f.event
+	FROM opened o JOIN fresh f ON f.delivery_id = o.id
+	JOIN accounts a ON a.id = o.account_id
+	JOIN webhooks w ON w.account_id = o.account_id
+	JOIN subscriptions s ON s.id = o.subscription_id`
 
 // queueTargets are the subscriptions events of @trackings go to.
 const queueTargets = `
@@ -173,32 +196,66 @@ type queued struct {
 	tracking uuid.UUID
 }
 
+// leaseGrant lets enqueue lease the deliveries it opens to this process at
+// birth, so they are sent at once, without a claim: at most Max in all and
+// PerAccount per account, none of Skip's accounts (their endpoint is busy).
+// A zero grant leases none; those are claimed as usual.
+type leaseGrant struct {
+	Max, PerAccount int
+	Skip            []uuid.UUID
+	Token           uuid.UUID
+	Until           time.Time
+}
+
 // enqueue queues events (at most one per tracking) for every OPEN
 // subscription of their trackings whose account has an activated webhook,
 // once per (subscription, event id, content hash), and opens a delivery for
 // each such subscription that has neither an open delivery nor queued
-// events. It reports whether it opened any. One transaction, one round trip.
-func (s *store) enqueue(ctx context.Context, evs []queued, now time.Time) (opened bool, err error) {
+// events. It returns the deliveries it leased under g, ready to send, and
+// the accounts of those it opened without a lease (to be claimed). One
+// transaction, one round trip.
+func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now time.Time) (leased []claimed, unleased []string, err error) {
 	trackings := make([]uuid.UUID, len(evs))
 	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
 	events := make([][]byte, len(evs))
 	for i, q := range evs {
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
 	}
-	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events, "now": now}
+	skip := g.Skip
+	if skip == nil {
+		skip = []uuid.UUID{}
+	}
+	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events, "now": now,
+		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until}
 	b := &pgx.Batch{}
 	b.Queue(lockSQL(queueTargets), args)
 	b.Queue(queueSQL, args).Query(func(rows pgx.Rows) error {
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[*uuid.UUID])
-		for _, id := range ids {
-			opened = opened || id != nil
+		for rows.Next() {
+			c := claimed{Token: g.Token}
+			var isLeased bool
+			var refs References
+			var event []byte
+			if err := rows.Scan(&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.Env, &c.TargetURL, &c.SecretEnc,
+				&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, &event); err != nil {
+				return err
+			}
+			if !isLeased {
+				unleased = append(unleased, c.AccountID)
+				continue
+			}
+			body, err := buildBody(refs, [][]byte{event})
+			if err != nil {
+				return err
+			}
+			c.Body, c.EventCount, c.Endpoint = body, 1, endpointKey(c.TargetURL)
+			leased = append(leased, c)
 		}
-		return err
+		return rows.Err()
 	})
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
-		return false, fmt.Errorf("queue events: %w", err)
+		return nil, nil, fmt.Errorf("queue events: %w", err)
 	}
-	return opened, nil
+	return leased, unleased, nil
 }
 
 // claimed is a delivery leased to this process for one attempt.
@@ -241,18 +298,23 @@ func buildBody(refs References, events [][]byte) ([]byte, error) {
 	return encodePayload(refs, raw)
 }
 
-// claimSQL leases due deliveries; see claim.
+// claimSQL leases due deliveries; see claim. It looks at most
+// @per_account of the oldest due deliveries of each activated webhook whose
+// endpoint has room (an index range each), so its cost follows the number of
+// webhooks, never the backlog, and a backlog at the head of the queue whose
+// endpoint is full or broken never hides another endpoint's deliveries.
 const claimSQL = `
 		WITH hooks AS (
 			SELECT w.account_id, ` + hostExpr + ` AS host FROM webhooks w WHERE w.activated
 		), cand AS (
 			SELECT d.id, d.next_attempt_at, h.host
-			FROM deliveries d JOIN hooks h ON h.account_id = d.account_id
-			WHERE d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
-			  AND (d.lease_until IS NULL OR d.lease_until <= @now)
-			  AND NOT (h.host = ANY(@full::text[]))
-			ORDER BY d.next_attempt_at
-			LIMIT @scan
+			FROM hooks h CROSS JOIN LATERAL (
+				SELECT d.id, d.next_attempt_at FROM deliveries d
+				WHERE d.account_id = h.account_id AND d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
+				  AND (d.lease_until IS NULL OR d.lease_until <= @now)
+				ORDER BY d.next_attempt_at
+				LIMIT @per_account) d
+			WHERE NOT (h.host = ANY(@full::text[]))
 		), ranked AS (
 			SELECT id, host, next_attempt_at,
 			       row_number() OVER (PARTITION BY host ORDER BY next_attempt_at, id) AS rn
@@ -297,7 +359,7 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 	var out []claimed
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
-	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "scan": 2*n + 16, "hosts": hosts, "free": free,
+	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "hosts": hosts, "free": free,
 		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token}).Query(func(rows pgx.Rows) error {
 		var err error
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {

@@ -2,12 +2,15 @@ package delivery
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
 )
 
 // storeWithSubscription is a store on a fresh database with one account,
@@ -112,5 +115,148 @@ func TestPrune(t *testing.T) {
 		if (d == 1) != c.kept || (q == 1) != c.kept {
 			t.Errorf("%s aged %s: delivery %d, queue rows %d; kept %v", c.status, c.age, d, q, c.kept)
 		}
+	}
+}
+
+// hookedAccounts makes accounts with an activated webhook on host[i] and
+// subs OPEN subscriptions each; it returns each account's tracking ids.
+func hookedAccounts(t *testing.T, st *store, hosts []string, subs int) (accts []string, trackings [][]uuid.UUID) {
+	for i, host := range hosts {
+		acct := uuid.NewString()
+		accts = append(accts, acct)
+		mustExec(t, st, `INSERT INTO accounts (id, client_slug, env, display_name) VALUES ($1, $2, 'sandbox', 'x')`, acct, "acct-"+acct[:8])
+		mustExec(t, st, `INSERT INTO webhooks (account_id, target_url, activated, secret_enc) VALUES ($1, $2, true, '\x00')`,
+			acct, "https://"+host+"/hook")
+		var trks []uuid.UUID
+		for j := range subs {
+			trk := uuid.New()
+			trks = append(trks, trk)
+			ident := "T" + strconv.Itoa(i) + "-" + strconv.Itoa(j)
+			mustExec(t, st, `INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status)
+				VALUES ($1, $2, 'sandbox', 'MAEU', 'container', $3, 'CONNECTED')`, trk, acct, ident)
+			mustExec(t, st, `INSERT INTO subscriptions (id, account_id, reference, tracking_id, scac, container_number, status, created_at, expires_at)
+				VALUES (gen_random_uuid(), $1, $2, $3, 'MAEU', $2, 'OPEN', now(), now())`, acct, ident, trk)
+		}
+		trackings = append(trackings, trks)
+	}
+	return accts, trackings
+}
+
+func mustExec(t *testing.T, st *store, sql string, args ...any) {
+	t.Helper()
+	if _, err := st.pool.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func event(tracking uuid.UUID, id string) queued {
+	return queued{tracking: tracking, ev: schemas.EventRecord{EventID: id, ContentHash: "h", Event: []byte(`{"eventID":"` + id + `"}`)}}
+}
+
+// Deliveries opened by enqueue are leased to the caller at birth within
+// the grant: at most Max in all and PerAccount per account, none for the
+// skipped accounts; the leased ones come back with their body and the
+// rest are left for claims. Queuing the same events again opens nothing.
+func TestEnqueueLeasesWithinGrant(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	ctx := context.Background()
+	accts, trks := hookedAccounts(t, st, []string{"a.example", "b.example", "c.example"}, 3)
+	var evs []queued
+	for i := range trks {
+		for j, trk := range trks[i] {
+			evs = append(evs, event(trk, "ev-"+strconv.Itoa(i)+strconv.Itoa(j)))
+		}
+	}
+	g := leaseGrant{Max: 3, PerAccount: 2, Skip: []uuid.UUID{uuid.MustParse(accts[2])}, Token: uuid.New(), Until: time.Now().Add(time.Minute)}
+	leased, unleased, err := st.enqueue(ctx, evs, g, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(leased) != 3 || len(unleased) != 6 {
+		t.Fatalf("leased %d, unleased %d; want 3 and 6", len(leased), len(unleased))
+	}
+	perAccount := map[string]int{}
+	for _, c := range leased {
+		perAccount[c.AccountID]++
+		if c.AccountID == accts[2] {
+			t.Errorf("delivery of skipped account %s leased", c.AccountID)
+		}
+		var p struct {
+			References References        `json:"references"`
+			Events     []json.RawMessage `json:"events"`
+		}
+		if err := json.Unmarshal(c.Body, &p); err != nil || len(p.Events) != 1 || p.References.ScacCode != "MAEU" {
+			t.Errorf("leased body %s: %v", c.Body, err)
+		}
+		var token uuid.UUID
+		st.pool.QueryRow(ctx, `SELECT lease_token FROM deliveries WHERE id = $1`, c.ID).Scan(&token)
+		if token != g.Token || c.Token != g.Token || c.Endpoint == "" {
+			t.Errorf("delivery %s: lease token %s, claimed %+v", c.ID, token, c)
+		}
+	}
+	for acct, n := range perAccount {
+		if n > 2 {
+			t.Errorf("account %s got %d leases, want at most 2", acct, n)
+		}
+	}
+	// The unleased ones are due and claimable; the leased ones are not.
+	cs, err := st.claim(ctx, 100, claimLimits{Default: 8}, time.Now())
+	if err != nil || len(cs) != 6 {
+		t.Fatalf("claimed %d (%v), want the 6 unleased", len(cs), err)
+	}
+	// Redelivered events queue nothing and open nothing.
+	leased, unleased, err = st.enqueue(ctx, evs, g, time.Now())
+	if err != nil || len(leased)+len(unleased) != 0 {
+		t.Fatalf("again: leased %d, unleased %d, %v", len(leased), len(unleased), err)
+	}
+	// A zero grant leases nothing.
+	more := []queued{event(trks[0][0], "later")}
+	if leased, _, err := st.enqueue(ctx, more, leaseGrant{}, time.Now()); err != nil || len(leased) != 0 {
+		t.Fatalf("zero grant leased %d, %v", len(leased), err)
+	}
+}
+
+// A claim takes the oldest due deliveries of each endpoint with room: a
+// large backlog of a full endpoint, older than everything else, never
+// hides another endpoint's deliveries, and per-endpoint room is respected.
+func TestClaimPassesOverFullEndpoints(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"busy.example", "other.example"}, 40)
+	old := time.Now().Add(-time.Hour)
+	var busy, other []queued
+	for j := range 40 {
+		busy = append(busy, event(trks[0][j], "b"+strconv.Itoa(j)))
+		other = append(other, event(trks[1][j], "o"+strconv.Itoa(j)))
+	}
+	if _, _, err := st.enqueue(ctx, busy, leaseGrant{}, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.enqueue(ctx, other, leaseGrant{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := st.claim(ctx, 10, claimLimits{Full: []string{"busy.example"}, Default: 8}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 8 {
+		t.Fatalf("claimed %d, want 8 (other.example's room)", len(cs))
+	}
+	for _, c := range cs {
+		if c.Endpoint != "other.example" {
+			t.Fatalf("claimed a delivery of %s, whose endpoint is full", c.Endpoint)
+		}
+	}
+	// With room on both, the older backlog comes first, within each endpoint's room.
+	cs, err = st.claim(ctx, 10, claimLimits{Hosts: []string{"busy.example"}, Free: []int32{3}, Default: 8}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, c := range cs {
+		n[c.Endpoint]++
+	}
+	if n["busy.example"] != 3 || n["other.example"] != 7 {
+		t.Fatalf("claimed %v, want busy.example 3 and other.example 7", n)
 	}
 }
