@@ -85,10 +85,12 @@ func parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
 }
 
 // precheck applies the spec's rules in the spec's order and returns the
-// first violation. Bodies are small (the handler caps them at 1 MiB), so
-// encoding/json is fast enough here; members are matched by exact name, as
-// the parser does (encoding/json's struct decoding would match
-// "EVENTTYPE" too).
+// first violation. It validates the body with encoding/json, then walks
+// the validated bytes itself to find each event's eventType and
+// equipmentReference members (exact names, after unescaping; the last of
+// duplicates wins), as decoding into a map would, without building one:
+// the walk costs a fraction of a decode. precheck_test.go holds the
+// decoding version and a fuzz test that the two always agree.
 func precheck(raw []byte) *normalize.ParseError {
 	body := bytes.Trim(raw, jsonSpace)
 	if len(body) == 0 {
@@ -108,19 +110,21 @@ func precheck(raw []byte) *normalize.ParseError {
 		}
 		return nil
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(body, &elems); err != nil {
-		return &normalize.ParseError{Format: Format, Reason: MsgMalformedPrefix + err.Error()}
-	}
-	if len(elems) == 0 {
+	i := skipSpace(body, 1)
+	if body[i] == ']' {
 		return &normalize.ParseError{Format: Format, Reason: MsgNoBody}
 	}
-	for i, e := range elems {
-		if msg := checkEvent(e); msg != "" {
-			return &normalize.ParseError{Format: Format, Path: "[" + strconv.Itoa(i) + "]", Reason: msg}
+	for n := 0; ; n++ {
+		end := skipValue(body, i)
+		if msg := checkEvent(body[i:end]); msg != "" {
+			return &normalize.ParseError{Format: Format, Path: "[" + strconv.Itoa(n) + "]", Reason: msg}
 		}
+		i = skipSpace(body, end)
+		if body[i] == ']' {
+			return nil
+		}
+		i = skipSpace(body, i+1) // the comma
 	}
-	return nil
 }
 
 // jsonSpace is the whitespace JSON allows between tokens; "only whitespace"
@@ -128,26 +132,100 @@ func precheck(raw []byte) *normalize.ParseError {
 // the parser then rejects as invalid JSON).
 const jsonSpace = " \t\r\n"
 
-// checkEvent returns the spec message one event value fails, or "".
-func checkEvent(raw []byte) string {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || obj == nil { // not an object, or null
+// checkEvent returns the spec message one event value (valid JSON, no
+// surrounding space) fails, or "".
+func checkEvent(v []byte) string {
+	if v[0] != '{' { // not an object, or null
 		return MsgNotEquipOrTransport
 	}
-	var eventType string
-	if json.Unmarshal(obj["eventType"], &eventType) != nil ||
-		(eventType != dcsa.EventTypeEquipment && eventType != dcsa.EventTypeTransport) {
+	var eventType, ref []byte // the members' raw values, nil when absent
+	i := skipSpace(v, 1)
+	for v[i] != '}' {
+		keyEnd := skipString(v, i)
+		key := v[i:keyEnd]
+		i = skipSpace(v, skipSpace(v, keyEnd)+1) // past the colon
+		end := skipValue(v, i)
+		switch unquote(key) {
+		case "eventType":
+			eventType = v[i:end]
+		case "equipmentReference":
+			ref = v[i:end]
+		}
+		i = skipSpace(v, end)
+		if v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	if eventType == nil || eventType[0] != '"' && string(eventType) != "null" {
+		return MsgNotEquipOrTransport // absent, or not a string
+	}
+	if et := unquote(eventType); et != dcsa.EventTypeEquipment && et != dcsa.EventTypeTransport {
 		return MsgNotEquipOrTransport
 	}
-	ref, present := obj["equipmentReference"]
-	if !present || string(ref) == "null" {
+	if ref == nil || string(ref) == "null" {
 		return MsgNoEquipmentRef
 	}
-	var s string
-	if json.Unmarshal(ref, &s) == nil && strings.TrimSpace(s) == "" {
+	if ref[0] == '"' && strings.TrimSpace(unquote(ref)) == "" {
 		return MsgNoEquipmentRef
 	}
 	// A non-string equipmentReference is present but wrong: Parse says so
 	// with its path.
 	return ""
+}
+
+// unquote is the value of a valid JSON string token ("" for null).
+func unquote(tok []byte) string {
+	if tok[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(tok, '\\') < 0 {
+		return string(tok[1 : len(tok)-1])
+	}
+	var s string
+	json.Unmarshal(tok, &s) // valid: cannot fail
+	return s
+}
+
+// skipSpace returns the index of the first non-space byte at or after i.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string token starting at i.
+func skipString(b []byte, i int) int {
+	for i++; b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+// skipValue returns the index just past the valid JSON value starting at i.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	for i < len(b) && !strings.ContainsRune(",]} \t\r\n", rune(b[i])) {
+		i++ // a number, true, false or null
+	}
+	return i
 }
