@@ -294,7 +294,8 @@ func adapters(cfg Config) poller.AdapterFor {
 }
 
 func pollerDeps(cfg Config, log *slog.Logger, in *infra) poller.Deps {
-	return poller.Deps{Brokers: cfg.brokers(), Producer: in.kafka, Pool: in.pg, Box: in.box, Adapters: adapters(cfg), Log: log}
+	return poller.Deps{Brokers: cfg.brokers(), Producer: in.kafka, Pool: in.pg, Box: in.box, Adapters: adapters(cfg), Log: log,
+		Parsers: parsers()}
 }
 
 // adapterProber answers POST /carrier/health-check with the carrier

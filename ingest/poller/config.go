@@ -42,6 +42,13 @@ type Config struct {
 	BreakerTimeout  time.Duration
 	// PollTimeout bounds one poll (default 60 s).
 	PollTimeout time.Duration
+	// ExpectedGrace: when the carrier expects an event (EST or PLN: an ETA,
+	// a planned departure) before the next regular poll, the tracking is
+	// polled this long after that time instead (default 2 min; needs
+	// Deps.Parsers). MinInterval is the least time between two polls of a
+	// tracking that this brings forward (default 1 min).
+	ExpectedGrace time.Duration
+	MinInterval   time.Duration
 }
 
 // Validate reports every invalid field.
@@ -90,6 +97,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PollTimeout == 0 {
 		c.PollTimeout = time.Minute
+	}
+	if c.ExpectedGrace == 0 {
+		c.ExpectedGrace = 2 * time.Minute
+	}
+	if c.MinInterval == 0 {
+		c.MinInterval = time.Minute
 	}
 	return c
 }

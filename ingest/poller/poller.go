@@ -19,9 +19,11 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/contrack/contrack/ingest/carrier"
+	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
 )
 
 // Connection statuses the poller writes (see README "connectionStatus").
@@ -46,6 +48,9 @@ type Deps struct {
 	Log      *slog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// Parsers read polled pages for expected events, to poll sooner after
+	// them (Config.ExpectedGrace); nil polls on the interval only.
+	Parsers map[carriers.Format]normalize.Parser
 }
 
 // Run polls until ctx ends; nil on a clean shutdown (in-flight polls finish).
@@ -375,7 +380,7 @@ func (p *poller) poll(ctx context.Context, e *entry) time.Time {
 	case carrier.OutcomeSuccess, carrier.OutcomeNoData:
 		p.setStatus(ctx, ch.TrackingID, ConnConnected)
 		e.failures = 0
-		return regular
+		return p.nextAfterExpected(res, ch.TrackingID, ch.SCAC, now, regular)
 	case carrier.OutcomeUnauthorized:
 		p.setStatus(ctx, ch.TrackingID, ConnUnauthorized)
 		return regular

@@ -1,0 +1,51 @@
+package poller
+
+import (
+	"time"
+
+	"github.com/contrack/contrack/ingest/carrier"
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// nextAfterExpected brings a tracking's next poll forward when the carrier
+// expects an event before the regular poll: estimated or planned events
+// (EST, PLN) — an ETA, a planned departure — due after now and before
+// regular. The poll comes ExpectedGrace after the earliest of them, so the
+// actual event is picked up soon after it happens instead of up to an
+// interval later, and never sooner than MinInterval after now. Without a
+// parser for the result's format (or with none configured) it is regular.
+func (p *poller) nextAfterExpected(res carrier.Result, trackingID, scac string, now, regular time.Time) time.Time {
+	parse := p.deps.Parsers[res.Format]
+	if parse == nil {
+		return regular
+	}
+	next := regular
+	env := normalize.Envelope{SCAC: scac, TrackingID: trackingID, ReceivedAt: now}
+	for _, page := range res.Pages {
+		events, err := parse(page, env)
+		if err != nil {
+			continue // the normaliser dead-letters it; polling goes on as usual
+		}
+		for _, ev := range events {
+			if at, ok := expectedAt(ev); ok && at.After(now) {
+				if due := at.Add(p.cfg.ExpectedGrace); due.Before(next) {
+					next = due
+				}
+			}
+		}
+	}
+	if floor := now.Add(p.cfg.MinInterval); next.Before(floor) {
+		next = floor
+	}
+	return next
+}
+
+// expectedAt is when an estimated or planned event is expected to happen.
+func expectedAt(ev dcsa.Event) (time.Time, bool) {
+	if ev.EventClassifierCode != "EST" && ev.EventClassifierCode != "PLN" {
+		return time.Time{}, false
+	}
+	at, err := time.Parse(time.RFC3339, ev.EventDateTime)
+	return at, err == nil
+}
