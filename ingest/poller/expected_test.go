@@ -33,7 +33,7 @@ func TestPollSoonAfterExpectedEvents(t *testing.T) {
 		return v
 	}
 	cases := []struct {
-		name              string
+		name               string
 		now, regular, want string
 	}{
 		{"EST before the regular poll", "2024-07-20T00:00:00Z", "2024-07-20T06:00:00Z", "2024-07-20T03:02:00Z"},
