@@ -166,13 +166,14 @@ func (d *dispatcher) claimedUpTo(lim claimLimits, cs []claimed) {
 	}
 }
 
-// grant reserves free workers for the deliveries an enqueue transaction
-// opens, to lease them at birth and send them at once (handoff), skipping
-// the accounts of endpoints with no room. Every grant is settled by handoff.
-func (d *dispatcher) grant() leaseGrant {
+// grant reserves up to want free workers for the deliveries an enqueue
+// transaction opens, to lease them at birth and send them at once
+// (handoff), skipping the accounts of endpoints with no room. Every grant
+// is settled by handoff.
+func (d *dispatcher) grant(want int) leaseGrant {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	n := min(d.cfg.Workers-d.inflight-d.reserved, maxGroup)
+	n := min(d.cfg.Workers-d.inflight-d.reserved, want)
 	if !d.accepting || n <= 0 {
 		return leaseGrant{}
 	}
@@ -200,6 +201,10 @@ func (d *dispatcher) handoff(g leaseGrant, cs []claimed, unleased []string) (rej
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reserved -= g.Max
+	if g.Max > 0 && d.wantWorkers {
+		// A claim found no worker free while this grant held some.
+		signal(d.poke)
+	}
 	for i := range cs {
 		c := &cs[i]
 		ep := d.endpointLocked(c.Endpoint)

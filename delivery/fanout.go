@@ -183,7 +183,9 @@ func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
 	for i, r := range group {
 		evs[i] = r.q
 	}
-	g := w.d.grant()
+	// Most events open one delivery; a tracking shared by accounts opens
+	// more, which beyond the grant are claimed as usual.
+	g := w.d.grant(2 * len(group))
 	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	leased, unleased, err := w.store.enqueue(tctx, evs, g, w.now())
 	cancel()
