@@ -1,7 +1,6 @@
 package pushed
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,19 +13,12 @@ import (
 )
 
 // referencePrecheck is precheck written with encoding/json decoding: the
-// definition precheck's byte walk must agree with, on every input.
+// definition precheck's byte walk must agree with, on every input. (The
+// first two rules, validBody, are the same code in both.)
 func referencePrecheck(raw []byte) *normalize.ParseError {
-	body := bytes.Trim(raw, jsonSpace)
-	if len(body) == 0 {
-		return &normalize.ParseError{Format: Format, Reason: MsgNoBody}
-	}
-	if !json.Valid(body) {
-		var v any
-		detail := "invalid JSON"
-		if err := json.Unmarshal(body, &v); err != nil {
-			detail = err.Error()
-		}
-		return &normalize.ParseError{Format: Format, Reason: MsgMalformedPrefix + detail}
+	body, pe := validBody(raw)
+	if pe != nil {
+		return pe
 	}
 	if body[0] != '[' {
 		if msg := referenceCheckEvent(body); msg != "" {

@@ -92,17 +92,9 @@ func parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
 // the walk costs a fraction of a decode. precheck_test.go holds the
 // decoding version and a fuzz test that the two always agree.
 func precheck(raw []byte) *normalize.ParseError {
-	body := bytes.Trim(raw, jsonSpace)
-	if len(body) == 0 {
-		return &normalize.ParseError{Format: Format, Reason: MsgNoBody}
-	}
-	if !json.Valid(body) {
-		var v any
-		detail := "invalid JSON"
-		if err := json.Unmarshal(body, &v); err != nil {
-			detail = err.Error()
-		}
-		return &normalize.ParseError{Format: Format, Reason: MsgMalformedPrefix + detail}
+	body, pe := validBody(raw)
+	if pe != nil {
+		return pe
 	}
 	if body[0] != '[' {
 		if msg := checkEvent(body); msg != "" {
@@ -125,6 +117,24 @@ func precheck(raw []byte) *normalize.ParseError {
 		}
 		i = skipSpace(body, i+1) // the comma
 	}
+}
+
+// validBody is raw without surrounding whitespace, or the refusal of an
+// empty body or one that is not JSON: the spec's first two rules.
+func validBody(raw []byte) ([]byte, *normalize.ParseError) {
+	body := bytes.Trim(raw, jsonSpace)
+	if len(body) == 0 {
+		return nil, &normalize.ParseError{Format: Format, Reason: MsgNoBody}
+	}
+	if !json.Valid(body) {
+		var v any
+		detail := "invalid JSON"
+		if err := json.Unmarshal(body, &v); err != nil {
+			detail = err.Error()
+		}
+		return nil, &normalize.ParseError{Format: Format, Reason: MsgMalformedPrefix + detail}
+	}
+	return body, nil
 }
 
 // jsonSpace is the whitespace JSON allows between tokens; "only whitespace"
