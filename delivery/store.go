@@ -141,7 +141,8 @@ const queueSQL = `
 		RETURNING id, account_id, subscription_id, created_at, lease_token
 	)
 	SELECT o.id::text, o.account_id::text, o.subscription_id::text, o.created_at, o.lease_token IS NOT NULL,
-	       a.env, w.target_url, w.secret_enc, s.reference, s.container_number, s.bill_number, s.booking_number, s.scac, f.event
+	       a.env, w.target_url, w.secret_enc, s.reference, s.container_number, s.bill_number, s.booking_number, s.scac,
+	       ARRAY[f.event]
 	FROM opened o JOIN fresh f ON f.delivery_id = o.id
 	JOIN accounts a ON a.id = o.account_id
 	JOIN webhooks w ON w.account_id = o.account_id
@@ -234,16 +235,16 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 			c := claimed{Token: g.Token}
 			var isLeased bool
 			var refs References
-			var event []byte
-			if err := rows.Scan(&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.Env, &c.TargetURL, &c.SecretEnc,
-				&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, &event); err != nil {
+			var events [][]byte
+			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.Env,
+				&c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events)...)...); err != nil {
 				return err
 			}
 			if !isLeased {
 				unleased = append(unleased, c.AccountID)
 				continue
 			}
-			body, err := buildBody(refs, [][]byte{event})
+			body, err := buildBody(refs, events)
 			if err != nil {
 				return err
 			}
