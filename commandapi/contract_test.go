@@ -3,6 +3,7 @@ package commandapi_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/contrack/contrack/reference"
 	"os"
 	"strings"
 	"testing"
@@ -29,12 +30,12 @@ type specError struct {
 }
 
 // TestSpecErrorTable drives every row of the spec's Errors table
-// (shared/spec/messages.json) that concerns the command side and account
+// (reference/spec/messages.json) that concerns the command side and account
 // data, over HTTP, and checks status, message and dateOfRequest exactly.
 // A row of these endpoints without a request here fails the test, so a
 // spec change cannot go unnoticed.
 func TestSpecErrorTable(t *testing.T) {
-	raw, err := os.ReadFile("../../shared/spec/messages.json")
+	raw, err := os.ReadFile(reference.Messages())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/contrack/contrack/reference"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,7 +64,7 @@ func TestPayloadShapeAndSignatures(t *testing.T) {
 // signatures: a receiver verifying with the Standard Webhooks library
 // accepts what we send.
 func TestStandardWebhooksVector(t *testing.T) {
-	raw, err := os.ReadFile("../../shared/reference/standard-webhooks-vector.json")
+	raw, err := os.ReadFile(reference.StandardWebhooksVector())
 	if err != nil {
 		t.Fatal(err)
 	}

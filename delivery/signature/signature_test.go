@@ -2,6 +2,7 @@ package signature_test
 
 import (
 	"encoding/json"
+	"github.com/contrack/contrack/reference"
 	"os"
 	"strconv"
 	"strings"
@@ -21,9 +22,9 @@ type vector struct {
 }
 
 // Both signatures reproduce vectors made with the Standard Webhooks
-// library (shared/reference) and our own (testdata, for clients' verifiers).
+// library (reference/) and our own (testdata, for clients' verifiers).
 func TestVectors(t *testing.T) {
-	for _, path := range []string{"../../../shared/reference/standard-webhooks-vector.json", "testdata/vector.json"} {
+	for _, path := range []string{reference.StandardWebhooksVector(), "testdata/vector.json"} {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

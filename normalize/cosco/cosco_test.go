@@ -3,6 +3,7 @@ package cosco
 import (
 	"errors"
 	"flag"
+	"github.com/contrack/contrack/reference"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,8 +21,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var testEnv = normalize.Envelope{SCAC: "COSU", TrackingID: "trk-1", ReceivedAt: time.Date(2026, 4, 22, 12, 0, 0, 0, time.UTC)}
 
-// refDir is shared/reference/dcsa as seen from this package's directory.
-const refDir = "../../../shared/reference/dcsa"
+// refDir holds the DCSA documents the schemas are compiled from.
+var refDir = reference.DCSA()
 
 type golden struct {
 	Error  string       `json:"error,omitempty"`

@@ -3,6 +3,7 @@ package iftsta
 import (
 	"errors"
 	"flag"
+	refdata "github.com/contrack/contrack/reference"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,8 +22,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // testEnv is what the pipeline would pass for an OOCL mailbox pull.
 var testEnv = normalize.Envelope{SCAC: "OOLU", ReceivedAt: time.Date(2026, 4, 22, 12, 0, 0, 0, time.UTC)}
 
-// refDir is shared/reference/dcsa as seen from this package's directory.
-const refDir = "../../../shared/reference/dcsa"
+// refDir holds the DCSA documents the schemas are compiled from.
+var refDir = refdata.DCSA()
 
 var (
 	validatorOnce sync.Once

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/contrack/contrack/reference"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,7 +25,7 @@ var env = normalize.Envelope{SCAC: "HLCU", ReceivedAt: time.Date(2024, 6, 23, 0,
 // TestSpecMessages: the constants are the interface's words, read from the
 // spec's machine-readable Errors table.
 func TestSpecMessages(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/spec/messages.json")
+	raw, err := os.ReadFile(reference.Messages())
 	if err != nil {
 		t.Fatal(err)
 	}

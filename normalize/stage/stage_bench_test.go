@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/contrack/contrack/reference"
 	"testing"
 	"time"
 
@@ -74,5 +75,5 @@ func BenchmarkStage(b *testing.B) {
 }
 
 func sampleB(b *testing.B) []byte {
-	return mustRead(b, "../../../shared/reference/dcsa/samples/tnt-220-response.json")
+	return mustRead(b, reference.Path("dcsa", "samples", "tnt-220-response.json"))
 }

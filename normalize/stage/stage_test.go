@@ -3,6 +3,7 @@ package stage_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/contrack/contrack/reference"
 	"os"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ import (
 )
 
 func sample(t *testing.T) []byte {
-	b, err := os.ReadFile("../../../shared/reference/dcsa/samples/tnt-220-response.json")
+	b, err := os.ReadFile(reference.Path("dcsa", "samples", "tnt-220-response.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

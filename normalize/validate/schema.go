@@ -126,7 +126,7 @@ type Validator struct {
 
 // New compiles the 2.0.2 event schemas from refDir, the directory holding
 // event_domain_v2.0.2.yaml and the domains it references (in this repository's
-// layout: shared/reference/dcsa). Formats (date-time, uuid) are asserted.
+// layout: reference/dcsa). Formats (date-time, uuid) are asserted.
 //
 // The schemas are compiled with JSON Schema draft 4 semantics, the closest
 // draft to OpenAPI 3.0's schema object: a $ref's sibling keywords are ignored,

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"errors"
+	"github.com/contrack/contrack/reference"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,7 +13,7 @@ import (
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
-const refDir = "../../../shared/reference/dcsa"
+var refDir = reference.DCSA()
 
 // lookup follows a slash-separated JSON pointer into a decoded document.
 func lookup(t *testing.T, doc any, ptr string) any {

@@ -6,6 +6,7 @@ package validatetest
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/contrack/contrack/reference"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,13 +17,11 @@ import (
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
-// RefDir is the DCSA reference directory relative to a package directory
-// two levels below the repository root (normalize/<parser>): the repository
-// and shared/ are siblings, locally (/work/main, /work/shared) and in CI.
-const RefDir = "../../../shared/reference/dcsa"
+// RefDir is the repository's copy of the DCSA documents (package reference).
+var RefDir = reference.DCSA()
 
 // SamplesDir holds the real TNT 2.2 responses, good and deliberately broken.
-const SamplesDir = RefDir + "/samples"
+var SamplesDir = reference.Samples()
 
 var (
 	once      sync.Once
@@ -36,7 +35,7 @@ func Validator(tb testing.TB) *validate.Validator {
 	tb.Helper()
 	once.Do(func() { validator, loadErr = validate.New(RefDir) })
 	if loadErr != nil {
-		tb.Fatalf("load DCSA 2.0.2 schemas from %s (shared/ must sit beside the repository): %v", RefDir, loadErr)
+		tb.Fatalf("load DCSA 2.0.2 schemas from %s: %v", RefDir, loadErr)
 	}
 	return validator
 }
