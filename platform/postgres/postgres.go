@@ -64,7 +64,9 @@ func ensureDatabase(ctx context.Context, url string) error {
 	}
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created concurrently
+	// Stages starting together race to create it: the loser sees 42P04, or
+	// 23505 on pg_database's name index when both got past the check.
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505") {
 		return nil
 	}
 	if err != nil {

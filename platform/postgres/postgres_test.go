@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -56,5 +58,42 @@ func TestStatementsSplitsAtLineEndSemicolons(t *testing.T) {
 	got := migrations.Statements("-- comment;\nCREATE TABLE a (x String);\n\nCREATE TABLE b (\n  y String -- note\n);\n")
 	if len(got) != 2 || got[0] != "CREATE TABLE a (x String)" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// Stages started together all open the same missing database: every one of
+// them must succeed, whichever wins the race to create it.
+func TestConcurrentOpensOfAMissingDatabase(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, testenv.PGServerURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for round := range 5 {
+		name := fmt.Sprintf("contrack_test_open_race_%d", round)
+		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		url := "postgres://postgres@127.0.0.1:5432/" + name + "?sslmode=disable"
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pool, err := postgres.Open(ctx, url)
+				if err == nil {
+					pool.Close()
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("round %d: %v", round, err)
+			}
+		}
+		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	}
 }
