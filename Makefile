@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test services unit fuzz bench lint generate e2e clean
+.PHONY: build run test services unit fuzz bench lint generate e2e e2e-scale clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -41,6 +41,22 @@ bench: services
 lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+# The ledger load test of the whole pipeline through the public interface
+# (e2e/): carriers POST events, a webhook verifies and counts them; prints the
+# ledger, latency and CPU per process; fails on any missing event.
+E2E = $(GO) run ./e2e
+e2e: services build
+	$(E2E) -rate 500 -duration 20s -batch 1
+	$(E2E) -rate 2500 -duration 60s -batch 1
+	$(E2E) -rate 5000 -duration 60s -batch 10
+
+# The same ledger against `contrack broker` and two processes of every stage,
+# one process of each stage killed (SIGKILL) and restarted mid-run.
+e2e-scale: services build
+	$(E2E) -topology scale -rate 500 -duration 60s -timeline 5s \
+		-kill api-1@8s+3s -kill normalize-1@16s+3s -kill delivery-1@24s+3s \
+		-kill projector-1@32s+3s -kill poller-1@40s+3s
 
 clean:
 	rm -rf bin

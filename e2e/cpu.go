@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ticks is USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on Linux).
+const ticks = 100
+
+// cpuTimes reads utime+stime and cutime+cstime (children that exited) of a
+// process, in seconds.
+func cpuTimes(pid int) (self, children float64, comm string, ppid int, ok bool) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, "", 0, false
+	}
+	s := string(raw)
+	open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || close < open {
+		return 0, 0, "", 0, false
+	}
+	comm = s[open+1 : close]
+	f := strings.Fields(s[close+2:]) // from field 3 (state)
+	if len(f) < 15 {
+		return 0, 0, "", 0, false
+	}
+	num := func(i int) float64 { v, _ := strconv.ParseFloat(f[i], 64); return v / ticks }
+	ppid, _ = strconv.Atoi(f[1])
+	return num(11) + num(12), num(13) + num(14), comm, ppid, true
+}
+
+// cpuSnapshot is the CPU seconds used so far by each group of processes:
+// every contrack process by name, the Postgres and ClickHouse servers (with
+// their exited children), and this generator.
+func cpuSnapshot(contrack map[string]int) map[string]float64 {
+	out := map[string]float64{}
+	for name, pid := range contrack {
+		if self, children, _, _, ok := cpuTimes(pid); ok {
+			out["contrack "+name] = self + children
+		}
+	}
+	self, _, _, _, _ := cpuTimes(os.Getpid())
+	out["generator+receiver"] = self
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		self, children, comm, ppid, ok := cpuTimes(pid)
+		if !ok {
+			continue
+		}
+		switch {
+		case comm == "postgres":
+			out["postgres"] += self
+			if ppid == 1 || !isComm(ppid, "postgres") { // the postmaster: add its exited backends
+				out["postgres"] += children
+			}
+		case strings.HasPrefix(comm, "clickhouse"):
+			out["clickhouse"] += self + children
+		}
+	}
+	return out
+}
+
+func isComm(pid int, comm string) bool {
+	_, _, c, _, ok := cpuTimes(pid)
+	return ok && c == comm
+}

@@ -1,0 +1,373 @@
+// Command e2e is the ledger load test of the whole pipeline, through the
+// public interface only: carriers push DCSA events to POST /events at an
+// open-model rate, a subscriber's webhook verifies both signatures of every
+// delivery, and the ledger balances what was acknowledged against what was
+// delivered (missing, duplicates, order), with latency from each event's
+// scheduled send to its receipt and the CPU each process and store used.
+// It exits 1 when an acknowledged event is missing.
+//
+//	go run ./e2e -rate 500 -duration 20s                  # make e2e
+//	go run ./e2e -rate 5000 -batch 10 -duration 60s
+//	go run ./e2e -topology scale -kill api-1@10s+3s       # two processes per stage, one killed
+//
+// It starts bin/contrack processes over fresh databases on the local
+// Postgres and ClickHouse (deploy/services.sh) and drops them afterwards.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/contrack/contrack/schemas/iso6346"
+)
+
+type faults []string
+
+func (f *faults) String() string     { return strings.Join(*f, ",") }
+func (f *faults) Set(v string) error { *f = append(*f, v); return nil }
+
+type options struct {
+	bin, pg, ch, topology string
+	rate                  float64
+	batch, containers     int
+	workers, partitions   int
+	duration, drain       time.Duration
+	kills, downs          faults
+	keep                  bool
+	timeline              time.Duration
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.bin, "bin", "bin/contrack", "the contrack binary (make build)")
+	flag.StringVar(&o.pg, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "Postgres server; a fresh database is created on it")
+	flag.StringVar(&o.ch, "clickhouse", "127.0.0.1:9000", "ClickHouse server (native protocol); a fresh database is created on it")
+	flag.StringVar(&o.topology, "topology", "all", "all: one `contrack all`; scale: `contrack broker` and two processes of every stage")
+	flag.Float64Var(&o.rate, "rate", 500, "events per second offered")
+	flag.IntVar(&o.batch, "batch", 1, "events per POST /events (an array when > 1)")
+	flag.IntVar(&o.containers, "containers", 200, "subscribed containers the events are spread over")
+	flag.IntVar(&o.workers, "workers", 256, "concurrent requests at most")
+	flag.IntVar(&o.partitions, "partitions", 6, "partitions of every topic")
+	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long events are offered")
+	flag.DurationVar(&o.drain, "drain", 3*time.Minute, "how long to wait after the load for the last deliveries")
+	flag.Var(&o.kills, "kill", "NAME@AT+DOWN: SIGKILL process NAME (all, api-1, …) AT into the load, restart it DOWN later (repeatable)")
+	flag.Var(&o.downs, "receiver-down", "AT+FOR: the webhook receiver answers 503 from AT into the load for FOR (repeatable)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")
+	flag.DurationVar(&o.timeline, "timeline", 0, "print latency per window of this length (e.g. 5s), to see the pause a fault caused")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ok, err := run(ctx, o, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(2)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options, out io.Writer) (bool, error) {
+	if o.rate <= 0 || o.batch < 1 || o.containers < 1 || o.workers < 1 {
+		return false, fmt.Errorf("-rate, -batch, -containers and -workers must be positive")
+	}
+	sys, err := newSystem(systemConfig{Bin: o.bin, PGServer: o.pg, ClickHouse: o.ch, Partitions: o.partitions})
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		sys.stop(15 * time.Second)
+		if o.keep {
+			fmt.Fprintf(out, "kept: postgres %s, clickhouse database %s, logs in %s\n", sys.pgURL, sys.chDB, sys.logDir)
+			return
+		}
+		if err := sys.dropStores(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: cleanup:", err)
+		}
+		os.RemoveAll(sys.dataDir)
+	}()
+	apiAddrs, err := startTopology(ctx, sys, o.topology)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range apiAddrs {
+		if err := sys.waitHealthy(ctx, a, 90*time.Second); err != nil {
+			return false, err
+		}
+	}
+	consumerKey, err := sys.admin("create-key", "--client", "e2e-shipper", "--env", "sandbox", "--plan", "enterprise")
+	if err != nil {
+		return false, err
+	}
+	carrierKey, err := sys.admin("create-key", "--client", "e2e-maersk", "--env", "sandbox", "--role", "carrier", "--scac", "MAEU", "--plan", "enterprise")
+	if err != nil {
+		return false, err
+	}
+	l := newLedger()
+	recv, err := newReceiver(l)
+	if err != nil {
+		return false, err
+	}
+	defer recv.srv.Close()
+	api := apiClient{addr: apiAddrs[0], key: consumerKey}
+	if err := api.activateWebhook(ctx, recv); err != nil {
+		return false, err
+	}
+	containers := make([]string, o.containers)
+	for i := range containers {
+		// NOFU: the sandbox carriers know no such shipment, so the only
+		// events are the ones pushed here.
+		base := fmt.Sprintf("NOFU%06d", i)
+		containers[i] = fmt.Sprintf("%s%d", base, iso6346.CheckDigit(base))
+		body := fmt.Sprintf(`{"scacCode":"MAEU","containerNumber":%q,"subscriptionReference":"e2e-%d"}`, containers[i], i)
+		if code, msg := api.do(ctx, "POST", "/subscription/equipment", body); code != 200 {
+			return false, fmt.Errorf("subscribe %s: %d %s", containers[i], code, msg)
+		}
+	}
+	c := newCarrier(carrierKey, apiAddrs)
+	if err := warmUp(ctx, c, l, containers, 90*time.Second); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(out, "e2e: topology %s, %d containers, %.0f events/s in requests of %d for %s\n", o.topology, o.containers, o.rate, o.batch, o.duration)
+
+	before := cpuSnapshot(sys.pids())
+	wallStart := time.Now()
+	start := time.Now()
+	faultsDone := make(chan []string, 1)
+	go func() { faultsDone <- injectFaults(ctx, sys, recv, o, start) }()
+	c.runLoad(ctx, l, containers, o.rate, o.batch, o.duration, o.workers)
+	fmt.Fprintf(out, "e2e: load sent in %s; waiting up to %s for deliveries\n", time.Since(start).Round(time.Millisecond), o.drain)
+	faultLog := <-faultsDone
+	deadline := time.Now().Add(o.drain)
+	for l.outstanding(start) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+	}
+	wall := time.Since(wallStart).Seconds()
+	after := cpuSnapshot(sys.pids())
+	for _, f := range faultLog {
+		fmt.Fprintln(out, "fault:", f)
+	}
+	s := l.summary(start)
+	s.print(out, "ledger")
+	if o.timeline > 0 {
+		l.timeline(out, start, o.timeline)
+	}
+	printCPU(out, before, after, s.Delivered, wall)
+	if recv.badSigs > 0 || recv.bad > 0 {
+		fmt.Fprintf(out, "receiver: %d requests with a bad signature, %d not a payload\n", recv.badSigs, recv.bad)
+		return false, nil
+	}
+	return s.balanced() && s.Acked > 0, nil
+}
+
+// startTopology starts the processes and returns the API addresses.
+func startTopology(ctx context.Context, sys *system, topology string) ([]string, error) {
+	switch topology {
+	case "all":
+		return []string{sys.apiAddr}, sys.start("all", nil, "all")
+	case "scale":
+		kafkaAddr := envValue(sys.env, "CONTRACK_EMBEDDED_KAFKA_ADDR")
+		if err := sys.start("broker", nil, "broker"); err != nil {
+			return nil, err
+		}
+		if err := waitTCP(ctx, kafkaAddr, 30*time.Second); err != nil {
+			return nil, err
+		}
+		brokers := []string{"KAFKA_BROKERS=" + kafkaAddr}
+		if err := sys.start("sandbox", brokers, "sandbox"); err != nil {
+			return nil, err
+		}
+		var apis []string
+		for i := 1; i <= 2; i++ {
+			for _, role := range []string{"api", "poller", "normalize", "delivery", "projector"} {
+				env := brokers
+				if role == "api" {
+					addr, err := freeAddr()
+					if err != nil {
+						return nil, err
+					}
+					admin, err := freeAddr()
+					if err != nil {
+						return nil, err
+					}
+					env = append(append([]string{}, brokers...), "CONTRACK_HTTP_ADDR="+addr, "CONTRACK_ADMIN_ADDR="+admin)
+					apis = append(apis, addr)
+				}
+				if err := sys.start(fmt.Sprintf("%s-%d", role, i), env, role); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return apis, nil
+	}
+	return nil, fmt.Errorf("unknown -topology %q (all, scale)", topology)
+}
+
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// warmUp pushes one event per container until each has been delivered: then
+// every subscription has reached the pipeline's routing and has an open
+// webhook path, and the measured run starts from a steady state.
+func warmUp(ctx context.Context, c *carrier, l *ledger, containers []string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	pending := append([]string{}, containers...)
+	for len(pending) > 0 {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("warm-up: %d of %d subscriptions received no event within %s", len(pending), len(containers), within)
+		}
+		var keys []eventKey
+		for _, ct := range pending {
+			r := c.build([]string{ct}, 1, time.Now())
+			c.send(ctx, l, r)
+			keys = append(keys, r.keys...)
+		}
+		wait := time.Now().Add(3 * time.Second)
+		for time.Now().Before(wait) && ctx.Err() == nil {
+			if l.receivedAll(keys) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		pending = pending[:0]
+		for _, k := range keys {
+			if !l.receivedAll([]eventKey{k}) {
+				pending = append(pending, k.container)
+			}
+		}
+	}
+	return nil
+}
+
+// injectFaults runs the -kill and -receiver-down schedule and says what it did.
+func injectFaults(ctx context.Context, sys *system, recv *receiver, o options, start time.Time) []string {
+	type step struct {
+		at   time.Duration
+		what string
+		do   func() error
+	}
+	var steps []step
+	var log []string
+	parse := func(spec string) (name string, at, down time.Duration, err error) {
+		name, rest, ok := strings.Cut(spec, "@")
+		if !ok {
+			rest, name = spec, ""
+		}
+		a, d, ok := strings.Cut(rest, "+")
+		if !ok {
+			return "", 0, 0, fmt.Errorf("%q: want [NAME@]AT+DOWN", spec)
+		}
+		if at, err = time.ParseDuration(a); err == nil {
+			down, err = time.ParseDuration(d)
+		}
+		return name, at, down, err
+	}
+	for _, k := range o.kills {
+		name, at, down, err := parse(k)
+		if err != nil {
+			return []string{"bad -kill " + err.Error()}
+		}
+		steps = append(steps,
+			step{at, "SIGKILL " + name, func() error { return sys.kill(name) }},
+			step{at + down, "restart " + name, func() error { return sys.restart(name) }})
+	}
+	for _, d := range o.downs {
+		_, at, down, err := parse(d)
+		if err != nil {
+			return []string{"bad -receiver-down " + err.Error()}
+		}
+		steps = append(steps,
+			step{at, "receiver down (503)", func() error { recv.setDown(true); return nil }},
+			step{at + down, "receiver back", func() error { recv.setDown(false); return nil }})
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
+	for _, s := range steps {
+		select {
+		case <-ctx.Done():
+			return append(log, "interrupted")
+		case <-time.After(time.Until(start.Add(s.at))):
+		}
+		err := s.do()
+		line := fmt.Sprintf("%6.1fs %s", time.Since(start).Seconds(), s.what)
+		if err != nil {
+			line += ": " + err.Error()
+		}
+		log = append(log, line)
+	}
+	return log
+}
+
+func printCPU(out io.Writer, before, after map[string]float64, delivered int, wall float64) {
+	var names []string
+	for n := range after {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	total := 0.0
+	fmt.Fprintf(out, "cpu over %.1fs of wall time (2 cores = %.0f cpu-s available):\n", wall, 2*wall)
+	for _, n := range names {
+		d := after[n] - before[n]
+		total += d
+		per := 0.0
+		if delivered > 0 {
+			per = d / float64(delivered) * 1e6
+		}
+		fmt.Fprintf(out, "  %-22s %7.2f cpu-s  %7.1f µs/event\n", n, d, per)
+	}
+	fmt.Fprintf(out, "  %-22s %7.2f cpu-s  (%.0f%% of the machine)\n", "total", total, 100*total/(2*wall))
+}
+
+// apiClient calls the public API as the subscriber.
+type apiClient struct{ addr, key string }
+
+func (a apiClient) do(ctx context.Context, method, path, body string) (int, string) {
+	req, _ := http.NewRequestWithContext(ctx, method, "http://"+a.addr+path, strings.NewReader(body))
+	req.Header.Set("x-api-key", a.key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return resp.StatusCode, string(b)
+}
+
+// activateWebhook configures the receiver, waits for the verification
+// message and activates with its secret.
+func (a apiClient) activateWebhook(ctx context.Context, recv *receiver) error {
+	if code, msg := a.do(ctx, "POST", "/webhook/configure", fmt.Sprintf(`{"targetUrl":%q}`, recv.url())); code != 200 {
+		return fmt.Errorf("configure webhook: %d %s", code, msg)
+	}
+	var secret string
+	select {
+	case secret = <-recv.secrets:
+	case <-time.After(30 * time.Second):
+		return fmt.Errorf("no webhook verification message within 30 s")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	body, _ := json.Marshal(map[string]string{"secret": secret})
+	if code, msg := a.do(ctx, "POST", "/webhook/activate", string(body)); code != 200 {
+		return fmt.Errorf("activate webhook: %d %s", code, msg)
+	}
+	return nil
+}

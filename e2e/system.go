@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/jackc/pgx/v5"
+)
+
+// system is a contrack deployment made of OS processes over fresh
+// databases, driven only through its binary, its environment and its public
+// HTTP interface — as an operator and its users see it.
+type system struct {
+	bin     string
+	env     []string // the configuration every process shares
+	dataDir string
+	pgURL   string // the fresh database
+	pgAdmin string // the server's maintenance database, to drop it
+	chAddr  string
+	chDB    string
+	apiAddr string
+	logDir  string
+	procs   map[string]*proc
+}
+
+// proc is one running contrack process.
+type proc struct {
+	name string
+	args []string
+	env  []string
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan error
+}
+
+type systemConfig struct {
+	Bin        string
+	PGServer   string // postgres://… of the server; a new database is made on it
+	ClickHouse string
+	Partitions int
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func randomName(prefix string) string {
+	b := make([]byte, 5)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// withDatabase replaces the database of a postgres:// URL.
+func withDatabase(url, db string) string {
+	before, after, _ := strings.Cut(url, "?")
+	i := strings.LastIndex(before, "/")
+	out := before[:i+1] + db
+	if after != "" {
+		out += "?" + after
+	}
+	return out
+}
+
+func newSystem(cfg systemConfig) (*system, error) {
+	dir, err := os.MkdirTemp("", "contrack-e2e-")
+	if err != nil {
+		return nil, err
+	}
+	s := &system{bin: cfg.Bin, dataDir: filepath.Join(dir, "data"), logDir: filepath.Join(dir, "logs"), procs: map[string]*proc{},
+		pgAdmin: cfg.PGServer, chAddr: cfg.ClickHouse, chDB: randomName("contrack_e2e_")}
+	s.pgURL = withDatabase(cfg.PGServer, s.chDB)
+	if err := os.MkdirAll(s.logDir, 0o755); err != nil {
+		return nil, err
+	}
+	addrs := map[string]string{}
+	for _, name := range []string{"http", "kafka", "sandbox", "admin"} {
+		if addrs[name], err = freeAddr(); err != nil {
+			return nil, err
+		}
+	}
+	s.apiAddr = addrs["http"]
+	s.env = append(os.Environ(),
+		"CONTRACK_HTTP_ADDR="+addrs["http"],
+		"CONTRACK_PG_URL="+s.pgURL,
+		"CONTRACK_CLICKHOUSE_ADDR="+cfg.ClickHouse,
+		"CONTRACK_CLICKHOUSE_DB="+s.chDB,
+		"CONTRACK_EMBEDDED_KAFKA_ADDR="+addrs["kafka"],
+		"CONTRACK_SANDBOX_ADDR="+addrs["sandbox"],
+		"CONTRACK_ADMIN_ADDR="+addrs["admin"],
+		"CONTRACK_DATA_DIR="+s.dataDir,
+		fmt.Sprintf("CONTRACK_KAFKA_PARTITIONS=%d", cfg.Partitions),
+		"CONTRACK_SECRET_KEY="+randomName("e2e-secret-"),
+		"CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true",
+		"CONTRACK_LOG_LEVEL=warn",
+	)
+	return s, nil
+}
+
+// start runs `contrack <args…>` as the process called name, its output in
+// the log directory.
+func (s *system) start(name string, extraEnv []string, args ...string) error {
+	p := &proc{name: name, args: args, env: append(append([]string{}, s.env...), extraEnv...)}
+	s.procs[name] = p
+	return s.launch(p)
+}
+
+func (s *system) launch(p *proc) error {
+	f, err := os.OpenFile(filepath.Join(s.logDir, p.name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	p.log = f
+	p.cmd = exec.Command(s.bin, p.args...)
+	p.cmd.Env = p.env
+	p.cmd.Stdout, p.cmd.Stderr = f, f
+	if err := p.cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("start %s: %w", p.name, err)
+	}
+	p.done = make(chan error, 1)
+	go func() { p.done <- p.cmd.Wait(); f.Close() }()
+	return nil
+}
+
+// kill sends SIGKILL to a process and waits for it to be gone.
+func (s *system) kill(name string) error {
+	p := s.procs[name]
+	if p == nil || p.cmd == nil {
+		return fmt.Errorf("no process %s", name)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill %s: %w", name, err)
+	}
+	<-p.done
+	return nil
+}
+
+// restart starts a killed process again with the same arguments.
+func (s *system) restart(name string) error { return s.launch(s.procs[name]) }
+
+// stop ends every process with SIGTERM (SIGKILL after a grace period).
+func (s *system) stop(grace time.Duration) {
+	for _, p := range s.procs {
+		if p.cmd != nil && p.cmd.ProcessState == nil {
+			p.cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	deadline := time.After(grace)
+	for _, p := range s.procs {
+		select {
+		case <-p.done:
+		case <-deadline:
+			p.cmd.Process.Signal(syscall.SIGKILL)
+			<-p.done
+		}
+	}
+}
+
+// pids lists the running contrack processes by name.
+func (s *system) pids() map[string]int {
+	out := map[string]int{}
+	for name, p := range s.procs {
+		if p.cmd != nil && p.cmd.Process != nil {
+			out[name] = p.cmd.Process.Pid
+		}
+	}
+	return out
+}
+
+// waitHealthy polls /healthz until it answers 200.
+func (s *system) waitHealthy(ctx context.Context, addr string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	var last error
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+			last = fmt.Errorf("healthz %d", resp.StatusCode)
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%s not healthy within %s: %v (logs in %s)", addr, within, last, s.logDir)
+}
+
+// admin runs `contrack admin …` and returns the last line of its output.
+func (s *system) admin(args ...string) (string, error) {
+	cmd := exec.Command(s.bin, append([]string{"admin"}, args...)...)
+	cmd.Env = s.env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("contrack admin %s: %w: %s", strings.Join(args, " "), err, errOut.String())
+	}
+	var last string
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		if t := strings.TrimSpace(sc.Text()); t != "" {
+			last = t
+		}
+	}
+	if last == "" {
+		return "", fmt.Errorf("contrack admin %s printed nothing", strings.Join(args, " "))
+	}
+	return last, nil
+}
+
+// dropStores removes the run's databases.
+func (s *system) dropStores(ctx context.Context) error {
+	var errs []error
+	if conn, err := pgx.Connect(ctx, s.pgAdmin); err != nil {
+		errs = append(errs, err)
+	} else {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+s.chDB+" WITH (FORCE)"); err != nil {
+			errs = append(errs, fmt.Errorf("drop postgres database: %w", err))
+		}
+		conn.Close(ctx)
+	}
+	if conn, err := clickhouse.Open(&clickhouse.Options{Addr: []string{s.chAddr}}); err != nil {
+		errs = append(errs, err)
+	} else {
+		if err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+s.chDB); err != nil {
+			errs = append(errs, fmt.Errorf("drop clickhouse database: %w", err))
+		}
+		conn.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// waitTCP waits until addr accepts connections.
+func waitTCP(ctx context.Context, addr string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not accepting connections within %s: %w", addr, within, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
