@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test services unit fuzz bench lint generate e2e e2e-scale clean
+.PHONY: build run test services unit fuzz bench lint generate e2e e2e-scale chaos clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -57,6 +57,11 @@ e2e-scale: services build
 	$(E2E) -topology scale -rate 500 -duration 60s -timeline 5s \
 		-kill api-1@8s+3s -kill normalize-1@16s+3s -kill delivery-1@24s+3s \
 		-kill projector-1@32s+3s -kill poller-1@40s+3s
+
+# The ledger under each fault in turn (SIGKILLs, broker and Postgres restarts,
+# ClickHouse down, the receiver down); stops and starts the local stores.
+chaos: services build
+	./scripts/chaos.sh
 
 clean:
 	rm -rf bin

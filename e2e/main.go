@@ -42,7 +42,8 @@ type options struct {
 	batch, containers     int
 	workers, partitions   int
 	duration, drain       time.Duration
-	kills, downs          faults
+	kills, downs, stores  faults
+	label                 string
 	keep                  bool
 	timeline              time.Duration
 }
@@ -61,6 +62,8 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long events are offered")
 	flag.DurationVar(&o.drain, "drain", 3*time.Minute, "how long to wait after the load for the last deliveries")
 	flag.Var(&o.kills, "kill", "NAME@AT+DOWN: SIGKILL process NAME (all, api-1, …) AT into the load, restart it DOWN later (repeatable)")
+	flag.Var(&o.stores, "store-down", "STORE@AT+DOWN: take postgres (crash-stop) or clickhouse (SIGKILL) down AT into the load, back DOWN later (repeatable)")
+	flag.StringVar(&o.label, "label", "ledger", "the ledger line's label (the fault, in chaos runs)")
 	flag.Var(&o.downs, "receiver-down", "AT+FOR: the webhook receiver answers 503 from AT into the load for FOR (repeatable)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")
 	flag.DurationVar(&o.timeline, "timeline", 0, "print latency per window of this length (e.g. 5s), to see the pause a fault caused")
@@ -158,7 +161,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		fmt.Fprintln(out, "fault:", f)
 	}
 	s := l.summary(start)
-	s.print(out, "ledger")
+	s.print(out, o.label)
 	if o.timeline > 0 {
 		l.timeline(out, start, o.timeline)
 	}
@@ -298,6 +301,19 @@ func injectFaults(ctx context.Context, sys *system, recv *receiver, o options, s
 		steps = append(steps,
 			step{at, "receiver down (503)", func() error { recv.setDown(true); return nil }},
 			step{at + down, "receiver back", func() error { recv.setDown(false); return nil }})
+	}
+	for _, d := range o.stores {
+		name, at, down, err := parse(d)
+		if err != nil {
+			return []string{"bad -store-down " + err.Error()}
+		}
+		f, err := newStoreFault(name)
+		if err != nil {
+			return []string{err.Error()}
+		}
+		steps = append(steps,
+			step{at, name + " down", f.down},
+			step{at + down, name + " back", f.up})
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
 	for _, s := range steps {

@@ -275,3 +275,11 @@ func waitTCP(ctx context.Context, addr string, within time.Duration) error {
 		}
 	}
 }
+
+func waitTCPOnce(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
