@@ -47,7 +47,7 @@ lint:
 # ledger, latency and CPU per process; fails on any missing event.
 E2E = $(GO) run ./e2e
 e2e: services build
-	$(E2E) -rate 500 -duration 20s -batch 1
+	$(E2E) -limits 5s -rate 500 -duration 20s -batch 1
 	$(E2E) -rate 2500 -duration 60s -batch 1
 	$(E2E) -rate 5000 -duration 60s -batch 10
 

@@ -46,6 +46,7 @@ type options struct {
 	label                 string
 	keep                  bool
 	timeline              time.Duration
+	limits                time.Duration
 }
 
 func main() {
@@ -66,6 +67,7 @@ func main() {
 	flag.StringVar(&o.label, "label", "ledger", "the ledger line's label (the fault, in chaos runs)")
 	flag.Var(&o.downs, "receiver-down", "AT+FOR: the webhook receiver answers 503 from AT into the load for FOR (repeatable)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")
+	flag.DurationVar(&o.limits, "limits", 0, "first measure the machine's limits for this long each (bare net/http, embedded broker, Postgres commits)")
 	flag.DurationVar(&o.timeline, "timeline", 0, "print latency per window of this length (e.g. 5s), to see the pause a fault caused")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -83,6 +85,11 @@ func main() {
 func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if o.rate <= 0 || o.batch < 1 || o.containers < 1 || o.workers < 1 {
 		return false, fmt.Errorf("-rate, -batch, -containers and -workers must be positive")
+	}
+	if o.limits > 0 {
+		if err := printLimits(ctx, out, o.pg, o.limits); err != nil {
+			return false, fmt.Errorf("limits: %w", err)
+		}
 	}
 	sys, err := newSystem(systemConfig{Bin: o.bin, PGServer: o.pg, ClickHouse: o.ch, Partitions: o.partitions})
 	if err != nil {
