@@ -44,11 +44,16 @@ type CarrierRaw struct {
 	Format     string    `json:"format"`
 	SCAC       string    `json:"scac"`
 	Env        string    `json:"env"`
-	AccountID  string    `json:"accountId,omitempty"`  // empty for pushed events: they match trackings of any account
+	AccountID  string    `json:"accountId,omitempty"`  // empty for pushed events: they match trackings of any account of SCAC
 	TrackingID string    `json:"trackingId,omitempty"` // empty for pushed events
 	RequestID  string    `json:"requestId,omitempty"`
 	ReceivedAt time.Time `json:"receivedAt"`
 	Payload    []byte    `json:"payload"` // base64 in JSON; the bytes are unchanged
+
+	// CarrierKeyID is the carrier key that pushed the payload (POST /events
+	// only; SCAC is then the key's SCAC, the only carrier whose trackings its
+	// events may reach). The normaliser counts its events that match none.
+	CarrierKeyID string `json:"carrierKeyId,omitempty"`
 }
 
 // PollAttempt records one carrier poll.

@@ -58,6 +58,11 @@ const (
 	HeaderID      = "id"
 	HeaderAccount = "account"
 	HeaderEnv     = "env"
+	// HeaderSCAC and HeaderCarrierKey are on pushed raw records: the SCAC
+	// the carrier key is bound to (the only carrier its events may reach)
+	// and the key's id.
+	HeaderSCAC       = "scac"
+	HeaderCarrierKey = "carrier-key"
 	// Dead-letter headers, after watermill's poison queue.
 	HeaderDLQReason    = "dlq-reason"
 	HeaderDLQTopic     = "dlq-source-topic"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,13 +21,15 @@ type Route struct {
 	SCAC       string
 }
 
-// routingIndex maps shipment identifiers to the open trackings that follow
-// them, built from the whole subscriptions topic (every partition, from the
-// start, no consumer group), so pushed events reach every matching tracking
-// whichever normaliser instance handles them.
+// routingIndex maps (environment, carrier, shipment identifier) to the open
+// trackings that follow them, built from the whole subscriptions topic
+// (every partition, from the start, no consumer group), so pushed events
+// reach every matching tracking whichever normaliser instance handles them.
+// The SCAC is part of the key: a carrier key's events can only ever be
+// looked up among its own carrier's trackings.
 type routingIndex struct {
 	mu    sync.RWMutex
-	byKey map[string]map[string]Route // env|kind|value → tracking id → route
+	byKey map[string]map[string]Route // env|scac|kind|value → tracking id → route
 	ready chan struct{}
 	once  sync.Once
 }
@@ -35,10 +38,12 @@ func newRoutingIndex() *routingIndex {
 	return &routingIndex{byKey: map[string]map[string]Route{}, ready: make(chan struct{})}
 }
 
-func indexKey(env, kind, value string) string { return env + "|" + kind + "|" + value }
+func indexKey(env, scac, kind, value string) string {
+	return env + "|" + strings.ToUpper(scac) + "|" + kind + "|" + value
+}
 
 func (ix *routingIndex) apply(ch schemas.SubscriptionChanged) {
-	k := indexKey(ch.Env, ch.IdentifierKind, ch.Identifier)
+	k := indexKey(ch.Env, ch.SCAC, ch.IdentifierKind, ch.Identifier)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if !ch.TrackingOpen {
@@ -53,12 +58,16 @@ func (ix *routingIndex) apply(ch schemas.SubscriptionChanged) {
 	m[ch.TrackingID] = Route{TrackingID: ch.TrackingID, AccountID: ch.AccountID, Env: ch.Env, SCAC: ch.SCAC}
 }
 
-// lookup returns the open trackings of env following (kind, value).
-func (ix *routingIndex) lookup(env, kind, value string) []Route {
+// lookup returns the open trackings of carrier scac in env following
+// (kind, value); none for an empty scac.
+func (ix *routingIndex) lookup(env, scac, kind, value string) []Route {
+	if scac == "" {
+		return nil
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var out []Route
-	for _, r := range ix.byKey[indexKey(env, kind, value)] {
+	for _, r := range ix.byKey[indexKey(env, scac, kind, value)] {
 		out = append(out, r)
 	}
 	return out

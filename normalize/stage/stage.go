@@ -150,6 +150,11 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 		}
 		return nil
 	}
+	// Pushed events that reached no tracking are counted before the commit:
+	// a store error aborts the batch, so none is silently gone.
+	if err := s.countUnmatched(ctx, preps); err != nil {
+		return s.abortBatch(ctx, sess, err)
+	}
 	pending := map[string]string{} // in-batch dedupe
 	var updates []seenUpdate
 	for _, p := range preps {
@@ -178,6 +183,10 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 type prepared struct {
 	raw   schemas.CarrierRaw
 	items []item
+	// unmatched counts pushed events that reached no tracking;
+	// unmatchedRef names the last one's shipment.
+	unmatched    int
+	unmatchedRef string
 }
 
 type item struct {
@@ -204,7 +213,12 @@ func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record) {
 		if ev.EventID == "" {
 			ev.EventID = identity.EventIDFromFields(ev, raw.SCAC)
 		}
-		for _, rt := range s.routes(raw, ev) {
+		rts := s.routes(raw, ev)
+		if len(rts) == 0 && raw.TrackingID == "" {
+			p.unmatched++
+			p.unmatchedRef = reference(ev)
+		}
+		for _, rt := range rts {
 			p.items = append(p.items, item{event: ev, route: rt})
 		}
 	}
@@ -251,8 +265,10 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 }
 
 // routes returns the trackings an event belongs to: the polled tracking, or
-// for pushed events every open tracking of the environment following its
-// container or one of its booking / bill of lading references.
+// for pushed events every open tracking of the environment and of the
+// carrier key's SCAC (raw.SCAC, set by POST /events from the key, never
+// from the body) following its container or one of its booking / bill of
+// lading references.
 func (s *stage) routes(raw schemas.CarrierRaw, ev dcsa.Event) []Route {
 	if raw.TrackingID != "" {
 		return []Route{{TrackingID: raw.TrackingID, AccountID: raw.AccountID, Env: raw.Env, SCAC: raw.SCAC}}
@@ -272,14 +288,14 @@ func (s *stage) routes(raw schemas.CarrierRaw, ev dcsa.Event) []Route {
 		}
 	}
 	if ev.EquipmentReference != "" {
-		add(s.index.lookup(raw.Env, "container", ev.EquipmentReference))
+		add(s.index.lookup(raw.Env, raw.SCAC, "container", ev.EquipmentReference))
 	}
 	for _, d := range ev.DocumentReferences {
 		switch d.DocumentReferenceType {
 		case dcsa.DocBooking:
-			add(s.index.lookup(raw.Env, "booking", d.DocumentReferenceValue))
+			add(s.index.lookup(raw.Env, raw.SCAC, "booking", d.DocumentReferenceValue))
 		case dcsa.DocTransportDoc:
-			add(s.index.lookup(raw.Env, "bill", d.DocumentReferenceValue))
+			add(s.index.lookup(raw.Env, raw.SCAC, "bill", d.DocumentReferenceValue))
 		}
 	}
 	return out

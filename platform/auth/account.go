@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -53,7 +54,10 @@ type Store struct{ pool *pgxpool.Pool }
 // NewStore returns a Store on pool.
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
-var slugRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+var (
+	slugRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+	scacRe = regexp.MustCompile(`^[A-Z]{2,4}$`)
+)
 
 // CreateKeyParams are the arguments of CreateKey.
 type CreateKeyParams struct {
@@ -82,6 +86,13 @@ func (s *Store) CreateKey(ctx context.Context, p CreateKeyParams) (plaintext str
 	}
 	if p.Role == RoleCarrier && p.SCAC == "" {
 		return "", Key{}, errors.New("auth: a carrier key needs the carrier's SCAC (--scac)")
+	}
+	// Stored as subscriptions store it: pushed events reach only trackings
+	// of exactly this SCAC. Any SCAC, also one not in the carrier registry
+	// (a push-only carrier).
+	p.SCAC = strings.ToUpper(strings.TrimSpace(p.SCAC))
+	if p.SCAC != "" && !scacRe.MatchString(p.SCAC) {
+		return "", Key{}, fmt.Errorf("auth: SCAC %q must be 2 to 4 letters", p.SCAC)
 	}
 	if p.Plan != "" && p.Plan != PlanNone {
 		if _, ok := LookupPlan(p.Plan); !ok {
