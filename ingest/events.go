@@ -9,7 +9,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -18,10 +20,12 @@ import (
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
 	"github.com/google/uuid"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -31,6 +35,17 @@ const MsgAdded = "Successfully Added Event"
 
 // MsgBadSignature answers a Notification-Signature that does not verify.
 const MsgBadSignature = "Invalid Notification-Signature"
+
+// MaxEventsBodyBytes is the largest POST /events body (720 KiB; 413
+// beyond). The raw body travels base64-encoded (4/3 of its size) in one
+// carrier-raw record, which must fit in kafka.MaxRecordBatchBytes with its
+// envelope and headers: 737,280 bytes encode to 983,040, leaving 16,972
+// bytes for an envelope of at most about 2 KiB (TestEventsBodyLimitFitsOneRecord).
+const MaxEventsBodyBytes = 720 << 10
+
+// MsgEventsTooLarge answers a body over MaxEventsBodyBytes, or one whose
+// record the Kafka topic refuses as too large.
+var MsgEventsTooLarge = fmt.Sprintf("Event body too large: the limit is %d bytes; send fewer events per request", MaxEventsBodyBytes)
 
 // Producer acknowledges records once Kafka has them.
 type Producer interface {
@@ -69,9 +84,10 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 	h := eventsHandler{deps}
 	fuego.Post(s, "/events", h.post,
 		option.Summary("Push carrier events (carriers only)"),
-		option.Description("For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails). The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required."),
+		option.Description("For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required."),
 		option.Header("Notification-Signature", "sha256=<lowercase hex HMAC-SHA256 of the body>, required when the carrier key has a shared secret"),
 		option.AddResponse(400, "Refused event", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(413, "Body over 737280 bytes", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier events"),
 	)
 	// DCSA publishers check a callback URL with HEAD before sending to it.
@@ -86,7 +102,7 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (AddedResponse, error) {
 	if k.Role != auth.RoleCarrier {
 		return AddedResponse{}, &httpapi.Error{Status: http.StatusForbidden, Message: httpapi.MsgForbidden}
 	}
-	raw, err := httpapi.ReadBody(c.Request())
+	raw, err := readEventsBody(c.Request())
 	if err != nil {
 		return AddedResponse{}, err
 	}
@@ -97,14 +113,18 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (AddedResponse, error) {
 		return AddedResponse{}, httpapi.BadRequest(msg)
 	}
 	now := h.deps.Now().UTC()
+	// The key's SCAC travels with the payload: the normaliser routes the
+	// events only to trackings of this carrier, whatever the body says.
+	scac := strings.ToUpper(k.SCAC)
 	env := schemas.CarrierRaw{
-		ID:         uuid.NewString(),
-		Format:     string(carriers.FormatPushed),
-		SCAC:       k.SCAC,
-		Env:        k.Account.Env,
-		RequestID:  requestID(c.Request()),
-		ReceivedAt: now,
-		Payload:    raw,
+		ID:           uuid.NewString(),
+		Format:       string(carriers.FormatPushed),
+		SCAC:         scac,
+		Env:          k.Account.Env,
+		RequestID:    requestID(c.Request()),
+		ReceivedAt:   now,
+		Payload:      raw,
+		CarrierKeyID: k.ID,
 	}
 	value, err := json.Marshal(env)
 	if err != nil {
@@ -114,15 +134,27 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (AddedResponse, error) {
 		Topic: schemas.TopicCarrierRaw,
 		// Pushed events have no tracking yet: keyed by the carrier, so one
 		// carrier's pushes keep their order.
-		Key:   []byte(k.SCAC + "/" + k.Account.Env),
+		Key:   []byte(scac + "/" + k.Account.Env),
 		Value: value,
 		Headers: []kgo.RecordHeader{
 			{Key: schemas.HeaderType, Value: []byte(schemas.TypeCarrierRaw)},
 			{Key: schemas.HeaderID, Value: []byte(env.ID)},
 			{Key: schemas.HeaderEnv, Value: []byte(env.Env)},
+			{Key: schemas.HeaderSCAC, Value: []byte(scac)},
+			{Key: schemas.HeaderCarrierKey, Value: []byte(k.ID)},
 		},
 	}
+	if RecordSizeBound(rec) > kafka.MaxRecordBatchBytes {
+		return AddedResponse{}, tooLarge()
+	}
 	if err := h.deps.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		if errors.Is(err, kerr.MessageTooLarge) {
+			// The topic's max.message.bytes is below what the body limit
+			// assumes (a cluster configured smaller): still the client's 413.
+			h.deps.Log.Warn("pushed event refused by Kafka as too large; check the carrier-raw topic's max.message.bytes",
+				"bytes", len(raw), "err", err)
+			return AddedResponse{}, tooLarge()
+		}
 		return AddedResponse{}, fmt.Errorf("produce pushed event: %w", err)
 	}
 	return AddedResponse{Message: MsgAdded}, nil
@@ -149,6 +181,40 @@ func (h eventsHandler) verifySignature(ctx context.Context, k auth.Key, body []b
 		return &httpapi.Error{Status: http.StatusForbidden, Message: MsgBadSignature}
 	}
 	return nil
+}
+
+func tooLarge() error {
+	return &httpapi.Error{Status: http.StatusRequestEntityTooLarge, Message: MsgEventsTooLarge}
+}
+
+// readEventsBody reads at most MaxEventsBodyBytes (413 beyond).
+func readEventsBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxEventsBodyBytes+1))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge()
+	case err != nil:
+		return nil, httpapi.BadRequest("Could not read request body")
+	case len(b) > MaxEventsBodyBytes:
+		return nil, tooLarge()
+	}
+	return b, nil
+}
+
+// RecordSizeBound is an upper bound of r's size in a record batch of its
+// own, as franz-go measures it against ProducerBatchMaxBytes: the batch
+// header (61 bytes) and the record's fields, each varint counted at its
+// largest (5 bytes).
+func RecordSizeBound(r *kgo.Record) int {
+	n := 61 + 5 + 1 + 5 + 5 + 5 + len(r.Key) + 5 + len(r.Value) + 5
+	for _, h := range r.Headers {
+		n += 5 + len(h.Key) + 5 + len(h.Value)
+	}
+	return n
 }
 
 func requestID(r *http.Request) string {

@@ -15,6 +15,15 @@ import (
 	"github.com/contrack/contrack/schemas"
 )
 
+// MaxRecordBatchBytes is the largest record batch a client produces
+// (franz-go's ProducerBatchMaxBytes, set explicitly here so producers and
+// callers that size records agree). It is franz-go's and Kafka's broker
+// default (1,000,012 bytes), below kfake's and Kafka's topic default
+// max.message.bytes (1,048,588), so any record that fits is accepted by
+// a topic with default settings. One record must fit in one batch with the
+// batch header (61 bytes) and its own framing.
+const MaxRecordBatchBytes = 1_000_012
+
 // NewClient returns a franz-go client for brokers, logging through log.
 // Extra options (consumer group, transactional id, ...) are appended.
 func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client, error) {
@@ -27,6 +36,7 @@ func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client
 		// Records must survive a broker restart before we answer 200.
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerLinger(0),
+		kgo.ProducerBatchMaxBytes(MaxRecordBatchBytes),
 	}
 	cl, err := kgo.NewClient(append(base, opts...)...)
 	if err != nil {
