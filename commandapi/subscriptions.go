@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ const (
 
 	ConnPending       = "PENDING"
 	ConnNoCredentials = "NO_CREDENTIALS"
+	// ConnPushOnly is a tracking of a carrier that is not in the registry
+	// but pushes to POST /events: never polled, fed by pushed events alone.
+	ConnPushOnly = "PUSH_ONLY"
 )
 
 // Messages of the subscription endpoints.
@@ -69,7 +73,7 @@ func registerSubscriptions(s *fuego.Server, deps Deps) {
 	h := subscriptionHandlers{deps}
 	fuego.Post(s, "/subscription/equipment", h.create,
 		option.Summary("Subscribe to a shipment"),
-		option.Description("Track a container, booking or bill of lading of a carrier. scacCode, subscriptionReference and exactly one of containerNumber, bookingNumber, billNumber are required. Container numbers must carry a valid ISO 6346 check digit. Subscribing before storing the carrier's credentials is allowed: connectionStatus is NO_CREDENTIALS until they are stored."),
+		option.Description("Track a container, booking or bill of lading of a carrier. scacCode, subscriptionReference and exactly one of containerNumber, bookingNumber, billNumber are required. Container numbers must carry a valid ISO 6346 check digit. Subscribing before storing the carrier's credentials is allowed: connectionStatus is NO_CREDENTIALS until they are stored. A carrier not on the supported list that pushes its events (it has a carrier key in this environment) is accepted with connectionStatus PUSH_ONLY: never polled, fed by its pushed events."),
 		option.RequestBody(fuego.RequestBody{Type: CreateSubscriptionBody{}}),
 		option.AddResponse(400, "Validation error or reference already used", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Subscriptions"),
@@ -91,16 +95,40 @@ type identifier struct {
 	value string
 }
 
+// scacShape is what a SCAC looks like; anything else is not looked up.
+var scacShape = regexp.MustCompile(`^[A-Z]{2,4}$`)
+
+// PushOnlyCarrier reports whether scac, not in the registry, is a push-only
+// carrier in env: at least one active carrier key of that SCAC exists in an
+// account of env (`contrack admin create-key --role carrier --scac`).
+func PushOnlyCarrier(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, env, scac string) (bool, error) {
+	if !scacShape.MatchString(scac) {
+		return false, nil
+	}
+	var ok bool
+	err := q.QueryRow(ctx, `
+		SELECT EXISTS (SELECT 1 FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		WHERE k.role = 'carrier' AND upper(k.carrier_scac) = $1 AND k.revoked_at IS NULL AND a.env = $2)`,
+		scac, env).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("look up push-only carrier: %w", err)
+	}
+	return ok, nil
+}
+
 // validate checks a create body in a fixed order and returns the first
 // problem as the spec's 400, or the normalised SCAC and identifier.
-func (b *CreateSubscriptionBody) validate() (scac string, id identifier, err error) {
+// pushOnly answers for a SCAC the registry does not know.
+func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, error)) (scac string, id identifier, push bool, err error) {
 	b.ScacCode = strings.TrimSpace(b.ScacCode)
 	b.SubscriptionReference = strings.TrimSpace(b.SubscriptionReference)
 	if b.ScacCode == "" {
-		return "", id, httpapi.BadRequest("Missing Parameter 'scacCode'")
+		return "", id, false, httpapi.BadRequest("Missing Parameter 'scacCode'")
 	}
 	if b.SubscriptionReference == "" {
-		return "", id, httpapi.BadRequest("Missing Parameter 'subscriptionReference'")
+		return "", id, false, httpapi.BadRequest("Missing Parameter 'subscriptionReference'")
 	}
 	var given []identifier
 	for _, c := range []identifier{{"container", b.ContainerNumber}, {"booking", b.BookingNumber}, {"bill", b.BillNumber}} {
@@ -109,24 +137,29 @@ func (b *CreateSubscriptionBody) validate() (scac string, id identifier, err err
 		}
 	}
 	if len(given) != 1 {
-		return "", id, httpapi.BadRequest(msgExactlyOne)
+		return "", id, false, httpapi.BadRequest(msgExactlyOne)
 	}
 	id = given[0]
 	scac = strings.ToUpper(b.ScacCode)
 	if _, ok := carriers.Lookup(scac); !ok {
-		return "", id, httpapi.BadRequest(fmt.Sprintf("Unsupported carrier '%s'", b.ScacCode))
+		if push, err = pushOnly(scac); err != nil {
+			return "", id, false, err
+		}
+		if !push {
+			return "", id, false, httpapi.BadRequest(fmt.Sprintf("Unsupported carrier '%s'", b.ScacCode))
+		}
 	}
 	if id.kind == "container" {
 		norm := strings.ToUpper(strings.ReplaceAll(id.value, " ", ""))
 		if !iso6346.Valid(norm) {
-			return "", id, httpapi.BadRequest(fmt.Sprintf("Invalid container number '%s'", id.value))
+			return "", id, false, httpapi.BadRequest(fmt.Sprintf("Invalid container number '%s'", id.value))
 		}
 		id.value = norm
 	}
 	if len(b.SubscriptionReference) > 256 || len(id.value) > 64 {
-		return "", id, httpapi.BadRequest("subscriptionReference is limited to 256 characters and identifiers to 64")
+		return "", id, false, httpapi.BadRequest("subscriptionReference is limited to 256 characters and identifiers to 64")
 	}
-	return scac, id, nil
+	return scac, id, push, nil
 }
 
 func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, error) {
@@ -136,12 +169,14 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 	if err := httpapi.DecodeJSON(c.Request(), &body); err != nil {
 		return SubscribeResponse{}, err
 	}
-	scac, id, err := body.validate()
+	scac, id, push, err := body.validate(func(scac string) (bool, error) {
+		return PushOnlyCarrier(c.Context(), h.deps.Pool, k.Account.Env, scac)
+	})
 	if err != nil {
 		return SubscribeResponse{}, err
 	}
 	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
-		return h.subscribe(c.Context(), tx, k.Account, scac, id, body.SubscriptionReference, now)
+		return h.subscribe(c.Context(), tx, k.Account, scac, id, push, body.SubscriptionReference, now)
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "subscriptions_account_id_reference_key" {
@@ -155,7 +190,7 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 
 // subscribe inserts the subscription, creates or reuses its tracking and
 // writes the change to the outbox, all in tx.
-func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct auth.Account, scac string, id identifier, ref string, now time.Time) error {
+func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct auth.Account, scac string, id identifier, pushOnly bool, ref string, now time.Time) error {
 	var hasCreds bool
 	// carrier_credentials may not exist yet on older schemas; the query is
 	// the contract with the credentials endpoints.
@@ -164,7 +199,10 @@ func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct aut
 		return fmt.Errorf("look up credentials: %w", err)
 	}
 	conn := ConnPending
-	if !hasCreds {
+	switch {
+	case pushOnly:
+		conn = ConnPushOnly
+	case !hasCreds:
 		conn = ConnNoCredentials
 	}
 	// One tracking per (account, shipment): reuse it and count the new subscription.

@@ -156,6 +156,11 @@ func (p *poller) apply(r *kgo.Record) {
 		e.change = ch
 		return
 	}
+	if _, ok := carriers.Lookup(ch.SCAC); !ok {
+		// A push-only carrier (not in the registry, fed by POST /events):
+		// nothing to poll, and nothing to mark; it stays PUSH_ONLY.
+		return
+	}
 	e = &entry{change: ch, partition: r.Partition}
 	interval := p.cfg.interval(ch.Env, ch.SCAC)
 	if now.Sub(ch.OccurredAt) < interval {
