@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/contrack/contrack/ingest"
+	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/secretbox"
@@ -45,7 +46,11 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		fmt.Println("revoked")
 		return nil
 	case "list":
-		return adminList(ctx, store, os.Stdout)
+		unmatched, err := stage.UnmatchedByKey(ctx, pool)
+		if err != nil {
+			return err
+		}
+		return adminList(ctx, store, unmatched, os.Stdout)
 	case "set-signing-secret":
 		// The carrier signs POST /events with Notification-Signature: sha256=<hex HMAC>.
 		if len(args) != 3 {
@@ -92,13 +97,15 @@ func adminCreateKey(ctx context.Context, store *auth.Store, args []string, out i
 	return nil
 }
 
-func adminList(ctx context.Context, store *auth.Store, out io.Writer) error {
+// adminList prints every key; UNMATCHED is a carrier key's count of pushed
+// events that matched no tracking of its SCAC (and when the last was).
+func adminList(ctx context.Context, store *auth.Store, unmatched map[string]stage.Unmatched, out io.Writer) error {
 	keys, err := store.List(ctx)
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT\tENV\tDISPLAY NAME\tPLAN\tKEY ID\tKEY\tROLE\tSCAC\tCREATED\tSTATUS")
+	fmt.Fprintln(tw, "CLIENT\tENV\tDISPLAY NAME\tPLAN\tKEY ID\tKEY\tROLE\tSCAC\tCREATED\tSTATUS\tUNMATCHED")
 	for _, k := range keys {
 		status := "active"
 		if k.RevokedAt != nil {
@@ -112,8 +119,14 @@ func adminList(ctx context.Context, store *auth.Store, out io.Writer) error {
 		if scac == "" {
 			scac = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Account.ClientSlug, k.Account.Env, k.Account.DisplayName,
-			plan, k.KeyID, k.Hint, k.Role, scac, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), status)
+		um := "-"
+		if u, ok := unmatched[k.KeyID]; ok {
+			um = fmt.Sprintf("%d (last %s %s)", u.Events, u.LastReference, u.LastAt.UTC().Format("2006-01-02T15:04:05Z"))
+		} else if k.Role == auth.RoleCarrier {
+			um = "0"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Account.ClientSlug, k.Account.Env, k.Account.DisplayName,
+			plan, k.KeyID, k.Hint, k.Role, scac, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), status, um)
 	}
 	return tw.Flush()
 }
