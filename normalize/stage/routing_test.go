@@ -122,6 +122,10 @@ func readUntil(t *testing.T, brokers []string, want ...string) map[string]bool {
 			if ev.EventLocation == nil {
 				t.Fatalf("event without location: %s", rec.Event)
 			}
+			// carrierCode is the pushing key's SCAC, which is the tracking's.
+			if ev.CarrierCode != rec.SCAC {
+				t.Errorf("event for %s tracking %s has carrierCode %q", rec.SCAC, rec.TrackingID, ev.CarrierCode)
+			}
 			seen[rec.TrackingID+"/"+ev.EventLocation.LocationName] = true
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -199,6 +200,11 @@ func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record) {
 	var raw schemas.CarrierRaw
 	if err := json.Unmarshal(r.Value, &raw); err != nil {
 		return prepared{}, s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error())
+	}
+	if raw.TrackingID == "" {
+		// A pushed record's carrier is its key's SCAC, upper-case as
+		// subscriptions store it (records from before keys were normalised).
+		raw.SCAC = strings.ToUpper(raw.SCAC)
 	}
 	parse := s.deps.Parsers[carriers.Format(raw.Format)]
 	if parse == nil {
