@@ -157,7 +157,20 @@ func TestStagePushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		toCMDU  = "11111111-0000-4000-8000-000000000002"
 		toMAEU  = "11111111-0000-4000-8000-000000000003"
 		toLive  = "11111111-0000-4000-8000-000000000006"
+
+		warmCMDU = "22222222-0000-4000-8000-000000000001"
+		warmMAEU = "22222222-0000-4000-8000-000000000002"
+		warmLive = "22222222-0000-4000-8000-000000000003"
 	)
+	// Warm-up: each tracking receives its own carrier's push, so the routing
+	// index knows all four before the foreign push (a miss below is the SCAC
+	// rule, not a subscription still on its way).
+	h.push("key-cmdu", "CMDU", "sandbox", eventWithID(warmCMDU))
+	h.push("key-maeu", "MAEU", "sandbox", eventWithID(warmMAEU))
+	h.push("key-maeu-live", "MAEU", "live", eventWithID(warmLive))
+	warm := []string{"trk-cmdu/" + warmCMDU, "trk-cmdu-bkg/" + warmCMDU, "trk-maeu/" + warmMAEU, "trk-maeu-live/" + warmLive}
+	readUntil(t, h.brokers, warm...)
+
 	// An HLCU key pushes for a container (and booking) that MAEU and CMDU
 	// trackings follow: it reaches none of them.
 	h.push("key-hlcu", "HLCU", "sandbox", eventWithID(foreign))
@@ -168,9 +181,9 @@ func TestStagePushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 	h.push("key-cmdu", "CMDU", "sandbox", eventWithID(toCMDU))
 	h.push("key-maeu", "maeu", "sandbox", eventWithID(toMAEU)) // any case: SCACs compare upper-case
 	h.push("key-maeu-live", "MAEU", "live", eventWithID(toLive))
-	seen := readUntil(t, h.brokers, "trk-cmdu/"+toCMDU, "trk-cmdu-bkg/"+toCMDU, "trk-maeu/"+toMAEU, "trk-maeu-live/"+toLive)
-	if len(seen) != 4 {
-		t.Errorf("events emitted: %v, want only the 4 sentinels", seen)
+	seen := readUntil(t, h.brokers, append(warm, "trk-cmdu/"+toCMDU, "trk-cmdu-bkg/"+toCMDU, "trk-maeu/"+toMAEU, "trk-maeu-live/"+toLive)...)
+	if len(seen) != 8 {
+		t.Errorf("events emitted: %v, want only the 4 warm-ups and 4 sentinels", seen)
 	}
 	for k := range seen {
 		if strings.HasSuffix(k, foreign) {
