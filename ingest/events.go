@@ -81,6 +81,9 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	if deps.Log == nil {
+		deps.Log = slog.New(slog.DiscardHandler)
+	}
 	h := eventsHandler{deps}
 	fuego.Post(s, "/events", h.post,
 		option.Summary("Push carrier events (carriers only)"),
