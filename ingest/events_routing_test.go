@@ -107,6 +107,9 @@ func TestEventsBodyLimitFitsOneRecord(t *testing.T) {
 	if r.Status != 413 || !strings.Contains(string(r.Raw), `"message":"`+ingest.MsgEventsTooLarge+`"`) {
 		t.Fatalf("body over the limit: %d %s", r.Status, r.Raw)
 	}
+	if r := post(paddedEvent(t, 2<<20)); r.Status != 413 || !strings.Contains(string(r.Raw), `"message":"Request body too large`) {
+		t.Fatalf("body over 1 MiB: %d %s", r.Status, r.Raw)
+	}
 	got := rawRecords(t, f.brokers)
 	if len(got) != 1 || len(got[0].Payload) != ingest.MaxEventsBodyBytes {
 		t.Fatalf("records %d", len(got))
