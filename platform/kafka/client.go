@@ -24,6 +24,10 @@ import (
 // batch header (61 bytes) and its own framing.
 const MaxRecordBatchBytes = 1_000_012
 
+// GroupSessionTimeout is how long a consumer group waits for a silent
+// member before handing its partitions to the others.
+const GroupSessionTimeout = 6 * time.Second
+
 // NewClient returns a franz-go client for brokers, logging through log.
 // Extra options (consumer group, transactional id, ...) are appended.
 func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client, error) {
@@ -37,6 +41,13 @@ func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerLinger(0),
 		kgo.ProducerBatchMaxBytes(MaxRecordBatchBytes),
+		// A member that died (SIGKILL, a lost node) is noticed after
+		// SessionTimeout and its partitions move: franz-go's default of 45 s
+		// stalled every group that long after a crash. 6 s is Kafka's
+		// default group.min.session.timeout.ms; heartbeats run off the
+		// processing path, so a long batch does not count against it.
+		kgo.SessionTimeout(GroupSessionTimeout),
+		kgo.HeartbeatInterval(GroupSessionTimeout / 6),
 	}
 	cl, err := kgo.NewClient(append(base, opts...)...)
 	if err != nil {
