@@ -38,7 +38,7 @@ func (s *server) cosco(scac string) http.Handler {
 			}
 		}
 		if f == nil {
-			f = s.special(r, value)
+			f = s.special(r, scac, kind, value)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		if f != nil {

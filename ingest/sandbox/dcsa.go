@@ -164,7 +164,7 @@ func (s *server) tnt22(scac string, auth authFunc) http.Handler {
 			}
 			cur = pageCursor{kind: kind, value: value, at: s.journeyNow(), limit: limit}
 		}
-		if f := s.special(r, cur.value); f != nil {
+		if f := s.special(r, scac, cur.kind, cur.value); f != nil {
 			if f == errNotFound && notFoundEmpty[scac] {
 				w.Header().Set("API-Version", "2.2.0")
 				w.Header().Set("Content-Type", "application/json")
@@ -204,7 +204,7 @@ func (s *server) tnt12(scac string, auth authFunc) http.Handler {
 		}
 		kind, value, f := queryOf(r, "equipmentReference", "bookingReference", "billOfLadingNumber")
 		if f == nil {
-			f = s.special(r, value)
+			f = s.special(r, scac, kind, value)
 		}
 		if f == errNotFound && notFoundEmpty[scac] {
 			w.Header().Set("Content-Type", "application/json")

@@ -26,7 +26,7 @@ func (s *server) iftsta(scac string, auth authFunc) http.Handler {
 			kind, value, f = queryOf(r, "containerNo", "bookingNo", "blNo")
 		}
 		if f == nil {
-			f = s.special(r, value)
+			f = s.special(r, scac, kind, value)
 		}
 		if f != nil {
 			writeRetryAfter(w, f)

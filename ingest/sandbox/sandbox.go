@@ -21,10 +21,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/schemas/carriers"
 )
 
 // Config configures the simulated carriers. The zero value is usable.
@@ -195,9 +197,40 @@ var (
 	errNotFound = &failure{status: http.StatusNotFound, reason: "notFound", message: "No events found for the given reference"}
 )
 
-// special applies a test number's forced outcome: it returns a failure to
-// render, or nil to answer normally (after waiting, for slow numbers).
-func (s *server) special(r *http.Request, value string) *failure {
+// LeasedTo returns the one sandbox carrier that knows a leased container: a
+// container number (four letters, seven digits) whose owner code the
+// inference tables (schemas/carriers) mark ambiguous, as leasing companies'
+// are. It is the registered carrier at position serial mod carriers in SCAC
+// order (serial: the six digits after the owner code), so TGHU0000055
+// (serial 5) is on the sixth carrier's (MAEU) shipment. Every other sandbox carrier answers such a
+// container as not found, as real carriers answer boxes they do not carry:
+// carrier inference can then find the one that knows it. ok is false for any
+// other number, which every sandbox carrier knows.
+func LeasedTo(value string) (scac string, ok bool) {
+	v := strings.ToUpper(strings.TrimSpace(value))
+	if len(v) != 11 || strings.Trim(v[4:], "0123456789") != "" {
+		return "", false
+	}
+	if g := carriers.GuessCarrier("container", v); !g.Ambiguous {
+		return "", false
+	}
+	serial, err := strconv.Atoi(v[4:10])
+	if err != nil {
+		return "", false
+	}
+	all := carriers.All()
+	return all[serial%len(all)].SCAC, true
+}
+
+// special applies a test number's forced outcome, and the one-carrier rule
+// of leased containers (LeasedTo): it returns a failure to render, or nil to
+// answer normally (after waiting, for slow numbers).
+func (s *server) special(r *http.Request, scac string, kind journey.Kind, value string) *failure {
+	if kind == journey.KindContainer {
+		if carrier, leased := LeasedTo(value); leased && carrier != scac {
+			return errNotFound
+		}
+	}
 	switch SpecialOf(value) {
 	case SpecialUnauthorized:
 		return &failure{status: http.StatusUnauthorized, reason: "unauthorized", message: "The credentials are not authorised for this shipment"}

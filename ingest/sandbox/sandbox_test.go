@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/schemas/carriers"
 	"github.com/contrack/contrack/schemas/cosco"
 )
 
@@ -476,5 +477,35 @@ func TestConfigValidate(t *testing.T) {
 	err := Config{Accelerate: -1, PageSize: -1, SlowDelay: -1, TokenTTL: -1}.Validate()
 	if err == nil || strings.Count(err.Error(), "\n") != 3 {
 		t.Fatalf("want four problems, got %v", err)
+	}
+}
+
+// TestLeasedToTable checks docs/sandbox.md's table of leased containers
+// against LeasedTo, and that the table covers every registered carrier.
+func TestLeasedToTable(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/sandbox.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| (\\d) \\| ([A-Z]{4}) \\| `([A-Z]{4}\\d{7})` \\|$")
+	rows := row.FindAllStringSubmatch(string(raw), -1)
+	if len(rows) != len(carriers.All()) {
+		t.Fatalf("the table has %d rows, the registry %d carriers", len(rows), len(carriers.All()))
+	}
+	for _, r := range rows {
+		if !journey.ValidContainer(r[3]) {
+			t.Errorf("%s: invalid check digit", r[3])
+		}
+		if got, ok := LeasedTo(r[3]); !ok || got != r[2] {
+			t.Errorf("LeasedTo(%s) = %q %v, the table says %s", r[3], got, ok, r[2])
+		}
+		if got, ok := LeasedTo(strings.ToLower(r[3])); !ok || got != r[2] {
+			t.Errorf("LeasedTo is case-sensitive for %s", r[3])
+		}
+	}
+	for _, v := range []string{"MSKU9070323", "CSQU3054383", "TGHU00000", "NOFU0000001"} {
+		if scac, ok := LeasedTo(v); ok {
+			t.Errorf("LeasedTo(%s) = %s, want not leased", v, scac)
+		}
 	}
 }
