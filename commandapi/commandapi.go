@@ -1,7 +1,9 @@
 // Package commandapi serves the write side of the public interface: every
-// POST and DELETE of the consumer API. Writes go to Postgres, the source of
-// truth, and — where other stages must learn of them — to the outbox in the
-// same transaction; the Relay publishes the outbox to Kafka.
+// POST and DELETE of the consumer API, and GET /carrier/infer, which (like
+// the health check) calls carriers with the account's credentials. Writes
+// go to Postgres, the source of truth, and — where other stages must learn
+// of them — to the outbox in the same transaction; the Relay publishes the
+// outbox to Kafka.
 package commandapi
 
 import (
@@ -45,6 +47,16 @@ type Deps struct {
 
 	// Prober answers POST /carrier/health-check.
 	Prober HealthProber
+	// Shipments asks carriers whether they know a shipment, for carrier
+	// inference (GET /carrier/infer, POST /subscription/equipment without
+	// scacCode). nil: a number whose prefix names no single carrier cannot
+	// be resolved.
+	Shipments ShipmentProber
+	// InferTimeout bounds all the probes of one inference (default 10 s): a
+	// carrier that has not answered by then does not know the shipment.
+	InferTimeout time.Duration
+	// InferConcurrency bounds the probes of one inference in flight (default 4).
+	InferConcurrency int
 
 	// Background bounds work that outlives a request (webhook verification
 	// retries); cancel it at shutdown. Default context.Background().
@@ -63,6 +75,12 @@ func (d *Deps) defaults() {
 	if d.VerificationBackoff == nil {
 		d.VerificationBackoff = []time.Duration{2 * time.Second, 10 * time.Second, time.Minute, 5 * time.Minute}
 	}
+	if d.InferTimeout == 0 {
+		d.InferTimeout = 10 * time.Second
+	}
+	if d.InferConcurrency == 0 {
+		d.InferConcurrency = 4
+	}
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
@@ -79,6 +97,7 @@ func Register(s *fuego.Server, deps Deps) {
 	deps.defaults()
 	registerSubscriptions(s, deps)
 	registerCredentials(s, deps)
+	registerInfer(s, deps)
 	registerWebhooks(s, deps)
 	registerDeliveries(s, deps)
 }

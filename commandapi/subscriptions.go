@@ -44,9 +44,10 @@ const (
 	msgNotFound            = "Subscription not found"
 )
 
-// CreateSubscriptionBody is POST /subscription/equipment's body.
+// CreateSubscriptionBody is POST /subscription/equipment's body. Without
+// scacCode the carrier is inferred from the identifier (GET /carrier/infer).
 type CreateSubscriptionBody struct {
-	ScacCode              string `json:"scacCode"`
+	ScacCode              string `json:"scacCode,omitempty"`
 	ContainerNumber       string `json:"containerNumber,omitempty"`
 	BookingNumber         string `json:"bookingNumber,omitempty"`
 	BillNumber            string `json:"billNumber,omitempty"`
@@ -73,7 +74,7 @@ func registerSubscriptions(s *fuego.Server, deps Deps) {
 	h := subscriptionHandlers{deps}
 	fuego.Post(s, "/subscription/equipment", h.create,
 		option.Summary("Subscribe to a shipment"),
-		option.Description("Track a container, booking or bill of lading of a carrier. scacCode, subscriptionReference and exactly one of containerNumber, bookingNumber, billNumber are required. Container numbers must carry a valid ISO 6346 check digit. Subscribing before storing the carrier's credentials is allowed: connectionStatus is NO_CREDENTIALS until they are stored. A carrier not on the supported list that pushes its events (it has a carrier key in this environment) is accepted with connectionStatus PUSH_ONLY: never polled, fed by its pushed events."),
+		option.Description("Track a container, booking or bill of lading of a carrier. subscriptionReference and exactly one of containerNumber, bookingNumber, billNumber are required. scacCode is optional: without it the carrier is inferred as GET /carrier/infer does (owner code, bill prefix, else asking the carriers the account has credentials for), and exactly one candidate must result, else 400 \"Could not determine the carrier for '<value>'; provide scacCode\"; the subscription then shows the inferred scacCode. Container numbers must carry a valid ISO 6346 check digit. Subscribing before storing the carrier's credentials is allowed: connectionStatus is NO_CREDENTIALS until they are stored. A carrier not on the supported list that pushes its events (it has a carrier key in this environment) is accepted with connectionStatus PUSH_ONLY: never polled, fed by its pushed events."),
 		option.RequestBody(fuego.RequestBody{Type: CreateSubscriptionBody{}}),
 		option.AddResponse(400, "Validation error or reference already used", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Subscriptions"),
@@ -92,7 +93,8 @@ type subscriptionHandlers struct{ deps Deps }
 // identifier is the one shipment identifier of a create body.
 type identifier struct {
 	kind  string // container | booking | bill
-	value string
+	value string // normalised (containers upper case, without spaces)
+	given string // as the body spelled it, trimmed, for messages
 }
 
 // scacShape is what a SCAC looks like; anything else is not looked up.
@@ -119,21 +121,19 @@ func PushOnlyCarrier(ctx context.Context, q interface {
 }
 
 // validate checks a create body in a fixed order and returns the first
-// problem as the spec's 400, or the normalised SCAC and identifier.
-// pushOnly answers for a SCAC the registry does not know.
+// problem as the spec's 400, or the normalised SCAC and identifier. The SCAC
+// is empty when the body has none (blank counts as none): the caller infers
+// it. pushOnly answers for a SCAC the registry does not know.
 func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, error)) (scac string, id identifier, push bool, err error) {
 	b.ScacCode = strings.TrimSpace(b.ScacCode)
 	b.SubscriptionReference = strings.TrimSpace(b.SubscriptionReference)
-	if b.ScacCode == "" {
-		return "", id, false, httpapi.BadRequest("Missing Parameter 'scacCode'")
-	}
 	if b.SubscriptionReference == "" {
 		return "", id, false, httpapi.BadRequest("Missing Parameter 'subscriptionReference'")
 	}
 	var given []identifier
-	for _, c := range []identifier{{"container", b.ContainerNumber}, {"booking", b.BookingNumber}, {"bill", b.BillNumber}} {
+	for _, c := range []identifier{{kind: "container", value: b.ContainerNumber}, {kind: "booking", value: b.BookingNumber}, {kind: "bill", value: b.BillNumber}} {
 		if v := strings.TrimSpace(c.value); v != "" {
-			given = append(given, identifier{c.kind, v})
+			given = append(given, identifier{kind: c.kind, value: v, given: v})
 		}
 	}
 	if len(given) != 1 {
@@ -141,7 +141,7 @@ func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, erro
 	}
 	id = given[0]
 	scac = strings.ToUpper(b.ScacCode)
-	if _, ok := carriers.Lookup(scac); !ok {
+	if _, ok := carriers.Lookup(scac); !ok && scac != "" {
 		if push, err = pushOnly(scac); err != nil {
 			return "", id, false, err
 		}
@@ -174,6 +174,18 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 	})
 	if err != nil {
 		return SubscribeResponse{}, err
+	}
+	if scac == "" {
+		// After every check of the body, before the reference's: inference
+		// may ask carriers, so a body that fails anyway never does.
+		candidates, _, err := h.deps.inferCarrier(c.Context(), k.Account, id.kind, id.value)
+		if err != nil {
+			return SubscribeResponse{}, err
+		}
+		if len(candidates) != 1 {
+			return SubscribeResponse{}, httpapi.BadRequest(msgUndetermined(id.given))
+		}
+		scac = candidates[0].ScacCode
 	}
 	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
 		return h.subscribe(c.Context(), tx, k.Account, scac, id, push, body.SubscriptionReference, now)

@@ -3,6 +3,7 @@ package commandapi_test
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,8 +46,16 @@ func TestCreateSubscriptionValidation(t *testing.T) {
 		body any
 		msg  string
 	}{
-		{"empty body", nil, "Missing Parameter 'scacCode'"},
-		{"no scac", map[string]string{"subscriptionReference": "r", "containerNumber": container}, "Missing Parameter 'scacCode'"},
+		{"empty body", nil, "Missing Parameter 'subscriptionReference'"},
+		// Without scacCode the same checks run, then inference (which
+		// cannot resolve an owner code in no table without probes).
+		{"no scac, no reference", map[string]string{"containerNumber": container}, "Missing Parameter 'subscriptionReference'"},
+		{"no scac, blank scac", map[string]string{"scacCode": " ", "subscriptionReference": "r", "containerNumber": container}, "Could not determine the carrier for 'CSQU3054383'; provide scacCode"},
+		{"no scac, two identifiers", map[string]string{"subscriptionReference": "r", "containerNumber": container, "billNumber": "B1"}, "Provide exactly one of: containerNumber, bookingNumber, billNumber"},
+		{"no scac, bad check digit", map[string]string{"subscriptionReference": "r", "containerNumber": "TGHU1234568"}, "Invalid container number 'TGHU1234568'"},
+		{"no scac, too long", map[string]string{"subscriptionReference": "r", "bookingNumber": strings.Repeat("B", 65)}, "subscriptionReference is limited to 256 characters and identifiers to 64"},
+		{"no scac, undetermined", map[string]string{"subscriptionReference": "r", "containerNumber": container}, "Could not determine the carrier for 'CSQU3054383'; provide scacCode"},
+		{"no scac, bill without prefix", map[string]string{"subscriptionReference": "r", "billNumber": " 12345 "}, "Could not determine the carrier for '12345'; provide scacCode"},
 		{"no reference", map[string]string{"scacCode": "MAEU", "containerNumber": container}, "Missing Parameter 'subscriptionReference'"},
 		{"no identifier", sub("r"), "Provide exactly one of: containerNumber, bookingNumber, billNumber"},
 		{"two identifiers", sub("r", "containerNumber", container, "bookingNumber", "B1"), "Provide exactly one of: containerNumber, bookingNumber, billNumber"},

@@ -207,6 +207,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
 		Pool: in.pg, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
+		Shipments:            adapterProber{adapters(cfg)},
 		SubscriptionLifetime: cfg.SubscriptionLifetime,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	})
@@ -309,6 +310,17 @@ func (p adapterProber) Probe(ctx context.Context, env, scac string, creds map[st
 	}
 	h := a.Probe(ctx, carrier.Credentials(creds))
 	return h.Status, h.HTTPCode
+}
+
+// ProbeShipment answers carrier inference with the request a poll makes
+// (carrier.LookupShipment), bounded by ctx.
+func (p adapterProber) ProbeShipment(ctx context.Context, env, scac string, creds map[string]string, kind, value string) (string, int) {
+	a, err := p.adapters(env, scac)
+	if err != nil {
+		return carrier.LookupUnreachable, 0
+	}
+	l := carrier.LookupShipment(ctx, a, carrier.Credentials(creds), carrier.Query{Kind: carrier.IdentifierKind(kind), Value: value})
+	return l.Status, l.HTTPCode
 }
 
 // serveSandbox serves the sandbox carriers on CONTRACK_SANDBOX_ADDR until ctx ends.

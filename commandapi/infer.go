@@ -1,0 +1,227 @@
+package commandapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-fuego/fuego"
+	"github.com/go-fuego/fuego/option"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/schemas/carriers"
+	"github.com/contrack/contrack/schemas/iso6346"
+)
+
+// ShipmentProber asks one carrier, with an account's credentials, whether it
+// knows a shipment: carrier inference for numbers whose prefix names no
+// single carrier. status is ProbeFound when it does, otherwise why not
+// (NOT_FOUND, UNAUTHORIZED, ERROR, UNREACHABLE, TIMEOUT: the statuses of
+// ingest/carrier's LookupShipment). It returns when ctx ends.
+type ShipmentProber interface {
+	ProbeShipment(ctx context.Context, env, scac string, creds map[string]string, kind, value string) (status string, httpCode int)
+}
+
+// ProbeFound is the ShipmentProber status of a carrier that knows the shipment.
+const ProbeFound = "FOUND"
+
+// Messages of carrier inference.
+const (
+	msgMissingNumber = "Missing Parameter 'number'"
+	msgBadKind       = "Query parameter 'kind' must be container, booking or bill"
+	msgLongNumber    = "Query parameter 'number' is limited to 64 characters"
+)
+
+// msgUndetermined is the 400 of a subscription whose carrier cannot be inferred.
+func msgUndetermined(value string) string {
+	return fmt.Sprintf("Could not determine the carrier for '%s'; provide scacCode", value)
+}
+
+// InferCandidate is a carrier a number may belong to, and how it was found.
+type InferCandidate struct {
+	ScacCode string `json:"scacCode"`
+	// Method is owner-code, bill-prefix or probe.
+	Method string `json:"method"`
+	// Detail is the matched prefix, or for a probe why one was needed.
+	Detail string `json:"detail"`
+}
+
+// InferProbe is one carrier's answer to a probe.
+type InferProbe struct {
+	ScacCode string `json:"scacCode"`
+	// Status is FOUND, NOT_FOUND, UNAUTHORIZED, ERROR, UNREACHABLE or TIMEOUT.
+	Status   string `json:"status"`
+	HTTPCode int    `json:"httpCode"`
+}
+
+// InferResponse answers GET /carrier/infer.
+type InferResponse struct {
+	Number string `json:"number"`
+	// Kind is container, booking or bill.
+	Kind       string           `json:"kind"`
+	Candidates []InferCandidate `json:"candidates"`
+	// Probed lists the carriers asked (absent when none was).
+	Probed []InferProbe `json:"probed,omitempty"`
+}
+
+func registerInfer(s *fuego.Server, deps Deps) {
+	fuego.Get(s, "/carrier/infer", func(c fuego.ContextNoBody) (InferResponse, error) {
+		return inferHandler(c, deps)
+	},
+		option.Summary("Which carrier a container, booking or bill belongs to"),
+		option.Description("Looks the number up in contrack's prefix tables: a container's owner code (e.g. MSKU → MAEU), a bill of lading or booking prefix (e.g. MEDU → MSCU). "+
+			"Where the prefix names no single carrier (a leasing company's box, an unknown prefix), the carriers this account has credentials for are asked, in parallel and within a time limit, "+
+			"with the account's own credentials and environment (sandbox keys ask the sandbox carriers): method probe, and probed lists every answer. "+
+			"POST /subscription/equipment without scacCode subscribes to the carrier when there is exactly one candidate."),
+		option.Query("number", "container, booking or bill of lading number (required)"),
+		option.Query("kind", "container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, else booking"),
+		option.AddResponse(400, "Missing number, bad kind or invalid container number", fuego.Response{Type: httpapi.Body{}}),
+		option.Tags("Carrier credentials"),
+	)
+}
+
+// kindOf guesses what kind of number GET /carrier/infer was given: a valid
+// ISO 6346 number is a container (an MSC bill like MEDU1234567 can look like
+// one but for its check digit), one starting with a bill prefix a bill.
+func kindOf(number string) string {
+	n := strings.ToUpper(strings.ReplaceAll(number, " ", ""))
+	if iso6346.Valid(n) {
+		return "container"
+	}
+	if carriers.GuessCarrier("bill", n).Known {
+		return "bill"
+	}
+	return "booking"
+}
+
+func inferHandler(c fuego.ContextNoBody, deps Deps) (InferResponse, error) {
+	k, _ := auth.FromContext(c.Context())
+	q := c.Request().URL.Query()
+	number := strings.TrimSpace(q.Get("number"))
+	if number == "" {
+		return InferResponse{}, httpapi.BadRequest(msgMissingNumber)
+	}
+	kind := strings.ToLower(strings.TrimSpace(q.Get("kind")))
+	switch kind {
+	case "":
+		kind = kindOf(number)
+	case "container", "booking", "bill":
+	default:
+		return InferResponse{}, httpapi.BadRequest(msgBadKind)
+	}
+	if kind == "container" {
+		norm := strings.ToUpper(strings.ReplaceAll(number, " ", ""))
+		if !iso6346.Valid(norm) {
+			return InferResponse{}, httpapi.BadRequest(fmt.Sprintf("Invalid container number '%s'", number))
+		}
+		number = norm
+	}
+	if len(number) > 64 {
+		return InferResponse{}, httpapi.BadRequest(msgLongNumber)
+	}
+	candidates, probed, err := deps.inferCarrier(c.Context(), k.Account, kind, number)
+	if err != nil {
+		return InferResponse{}, err
+	}
+	return InferResponse{Number: number, Kind: kind, Candidates: candidates, Probed: probed}, nil
+}
+
+// inferCarrier finds the carriers a shipment identifier may belong to: the
+// one its prefix names or, when that is ambiguous or unknown, those of the
+// account's credentialed carriers that answer a probe with the shipment.
+// Candidates is never nil. Probes use only acct's credentials, in acct's
+// environment, bounded by InferTimeout and InferConcurrency.
+func (d Deps) inferCarrier(ctx context.Context, acct auth.Account, kind, value string) ([]InferCandidate, []InferProbe, error) {
+	g := carriers.GuessCarrier(kind, value)
+	if g.SCAC != "" {
+		return []InferCandidate{{ScacCode: g.SCAC, Method: g.Method, Detail: g.Prefix}}, nil, nil
+	}
+	candidates := []InferCandidate{}
+	if d.Shipments == nil {
+		return candidates, nil, nil
+	}
+	creds, err := loadAccountCredentials(ctx, d, acct.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var asked []string
+	for scac := range creds {
+		if _, ok := carriers.Lookup(scac); ok && (len(g.Among) == 0 || slices.Contains(g.Among, scac)) {
+			asked = append(asked, scac)
+		}
+	}
+	sort.Strings(asked)
+	probed := make([]InferProbe, len(asked))
+	pctx, cancel := context.WithTimeout(ctx, d.InferTimeout)
+	defer cancel()
+	sem := make(chan struct{}, d.InferConcurrency)
+	var wg sync.WaitGroup
+	for i, scac := range asked {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-pctx.Done(): // never started: out of time
+				probed[i] = InferProbe{ScacCode: scac, Status: "TIMEOUT"}
+				return
+			}
+			status, code := d.Shipments.ProbeShipment(pctx, acct.Env, scac, creds[scac], kind, value)
+			probed[i] = InferProbe{ScacCode: scac, Status: status, HTTPCode: code}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil { // the caller went away
+		return nil, nil, fmt.Errorf("infer carrier: %w", err)
+	}
+	why := "no known prefix"
+	switch {
+	case g.Ambiguous:
+		why = g.Prefix + " (" + g.Brand + ")"
+	case kind == "container":
+		why = g.Prefix + " (owner code in no table)"
+	}
+	for _, p := range probed {
+		if p.Status == ProbeFound {
+			candidates = append(candidates, InferCandidate{ScacCode: p.ScacCode, Method: carriers.MethodProbe, Detail: why + ": the carrier knows the shipment"})
+		}
+	}
+	return candidates, probed, nil
+}
+
+// loadAccountCredentials decrypts every carrier's credentials of an account.
+func loadAccountCredentials(ctx context.Context, d Deps, accountID string) (map[string]map[string]string, error) {
+	rows, err := d.Pool.Query(ctx, `SELECT scac, fields_enc FROM carrier_credentials WHERE account_id = $1`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("read credentials: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]string{}
+	for rows.Next() {
+		var scac string
+		var enc []byte
+		if err := rows.Scan(&scac, &enc); err != nil {
+			return nil, fmt.Errorf("read credentials: %w", err)
+		}
+		plain, err := d.Box.Open(enc, secretbox.CarrierCredentialsContext(accountID, scac))
+		if err != nil {
+			return nil, fmt.Errorf("open credentials of %s: %w", scac, err)
+		}
+		var fields map[string]string
+		if err := json.Unmarshal(plain, &fields); err != nil {
+			return nil, fmt.Errorf("decode credentials of %s: %w", scac, err)
+		}
+		out[scac] = fields
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read credentials: %w", err)
+	}
+	return out, nil
+}
