@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/auth"
@@ -48,5 +49,53 @@ func TestAPIServerInfersCarrierByProbingTheSandbox(t *testing.T) {
 	}
 	if code, body := s.do("GET", "/subscription/leased", key, ""); code != 200 || body["scacCode"] != "MAEU" {
 		t.Fatalf("subscription: %d %v", code, body)
+	}
+}
+
+// TestEndToEndSubscribeWithoutSCAC: a subscription to a leased box without
+// scacCode gets the carrier that knows it, and that carrier's events reach
+// the journey read model: the inferred SCAC travels through the outbox, the
+// poller and the normaliser like a given one.
+func TestEndToEndSubscribeWithoutSCAC(t *testing.T) {
+	s := startSystem(t)
+	key, _, err := auth.NewStore(s.db.Pool).CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := s.do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"k"},"HLCU":{"clientId":"i","clientSecret":"s"},"CMDU":{"apiKey":"k"}}`); code != 200 {
+		t.Fatalf("credentials: %d %v", code, body)
+	}
+	const leased = "TGHU0000055" // only the sandbox's MAEU knows it
+	if code, body := s.do("POST", "/subscription/equipment", key, `{"containerNumber":"`+leased+`","subscriptionReference":"leased"}`); code != 200 {
+		t.Fatalf("subscribe: %d %v", code, body)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		code, body := s.do("GET", "/subscription/equipment?equipmentNumber="+leased, key, "")
+		if results, _ := body["results"].([]any); code == 200 && len(results) == 1 {
+			j := results[0].(map[string]any)
+			if src, _ := j["sourceEvents"].([]any); len(src) > 0 {
+				if j["scacCode"] != "MAEU" {
+					t.Fatalf("journey of %v", j["scacCode"])
+				}
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no journey 30 s after subscribing: %d %v", code, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		code, body := s.do("GET", "/subscription/leased", key, "")
+		if code != 200 || body["scacCode"] != "MAEU" {
+			t.Fatalf("subscription: %d %v", code, body)
+		}
+		if body["connectionStatus"] == "CONNECTED" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("connectionStatus %v", body["connectionStatus"])
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
