@@ -134,7 +134,7 @@ func jsonTextOK(b []byte) bool {
 			}
 			i++ // skip the escaped character
 		default:
-			if c == 0x7f { // DEL is legal raw JSON, but not in our strings
+			if c < 0x20 || c == 0x7f { // raw C0 is a JSON syntax error anyway; raw DEL is legal JSON
 				return false
 			}
 			if c >= 0x80 { // a multi-byte rune: check C1 controls

@@ -51,9 +51,10 @@ type Config struct {
 	Checks  []Check
 	// Limiter enforces usage plans; nil disables rate limiting.
 	Limiter *RateLimiter
-	// PreAuth limits, per client address, the key look-ups that reach the
-	// store (cache misses), before the key is known; over it 429 with
-	// Retry-After. nil disables it.
+	// PreAuth limits, per client address, the requests that are not a
+	// known key's (store look-ups, and keys refused from memory), before
+	// the key is known; over it 429 with Retry-After, held until the next
+	// token (tarpit). nil disables it.
 	PreAuth *AddrLimiter
 	// ClientIPHeader names a header a trusted proxy sets to the client
 	// address (e.g. X-Real-IP); "" uses the connection's address.
@@ -76,6 +77,7 @@ type Server struct {
 	Fuego    *fuego.Server
 	http     *http.Server
 	operator map[string]http.Handler // path → handler of operator routes (GET)
+	held     chan struct{}           // requests held by tarpit
 }
 
 // New returns a server with /healthz, /readyz, /openapi.json and /docs registered.
@@ -119,7 +121,7 @@ func New(cfg Config) *Server {
 	if cfg.Health == nil {
 		cfg.Health = NewHealth(cfg.Checks, 0, cfg.Log)
 	}
-	s := &Server{cfg: cfg, Fuego: f, operator: map[string]http.Handler{}}
+	s := &Server{cfg: cfg, Fuego: f, operator: map[string]http.Handler{}, held: make(chan struct{}, MaxTarpitted)}
 	f.Mux.HandleFunc("GET /healthz", cfg.Health.ServeHealthz)
 	f.Mux.HandleFunc("GET /readyz", cfg.Health.ServeReadyz)
 	return s
@@ -271,13 +273,15 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if m, ok := s.cfg.Auth.(MemoryAuthenticator); ok {
 			k, hit, err = m.Cached(plaintext)
 		}
-		if !hit {
-			if s.cfg.PreAuth != nil {
-				if wait, ok := s.cfg.PreAuth.Allow(s.clientAddr(r)); !ok {
-					tooMany(w, r, s.cfg.Log, wait)
-					return
-				}
+		// Every request but a known key's is charged: misses protect the
+		// store, refusals from memory protect the CPU.
+		if (!hit || err != nil) && s.cfg.PreAuth != nil {
+			if wait, ok := s.cfg.PreAuth.Allow(s.clientAddr(r)); !ok {
+				s.tarpit(w, r, wait)
+				return
 			}
+		}
+		if !hit {
 			k, err = s.cfg.Auth.Authenticate(r.Context(), plaintext)
 		}
 		if err != nil {
@@ -335,6 +339,32 @@ func (s *Server) recover(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// MaxTarpitted bounds the requests over the pre-authentication limit held
+// at once (see tarpit).
+const MaxTarpitted = 1024
+
+// tarpit answers a request over its address's pre-authentication limit
+// with 429 after holding it until the address's next token (at most 1 s):
+// a client that waits for answers, however many goroutines it runs, is
+// slowed to the limit instead of spending the server's CPU at full speed.
+// At most MaxTarpitted are held; beyond that the 429 is immediate and
+// closes the connection.
+func (s *Server) tarpit(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	select {
+	case s.held <- struct{}{}:
+		t := time.NewTimer(min(wait, time.Second))
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
+		<-s.held
+	default:
+		w.Header().Set("Connection", "close")
+	}
+	tooMany(w, r, s.cfg.Log, wait)
 }
 
 // tooMany answers 429 with Retry-After in whole seconds (at least 1).
