@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -313,5 +314,62 @@ func TestNoConstantSecretKey(t *testing.T) {
 	}
 	if cfg.SecretKey != "" {
 		t.Fatalf("loadConfig invented a key: %q", cfg.SecretKey)
+	}
+}
+
+// TestAllServesTheAdminListener: `contrack all` serves /metrics, /healthz
+// and /readyz on CONTRACK_ADMIN_ADDR without a token, /readyz turning 200
+// once every stage runs, while the API port refuses /metrics without the
+// operator token.
+func TestAllServesTheAdminListener(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	db := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	brokers := testenv.Kafka(t, 1)
+	cfg := Config{
+		HTTPAddr: freeAddr(t), AdminAddr: freeAddr(t), OperatorToken: "op-token",
+		PGURL: db.URL, ClickHouseAddr: ch.Addr, ClickHouseDB: ch.Name,
+		KafkaBrokers: brokers, KafkaPartitions: 1, SecretKey: "admin-test", AllowPrivateWebhooks: true,
+		SandboxAddr: freeAddr(t), SubscriptionLifetime: time.Hour, SandboxAccelerate: 1,
+		CarrierURLs: map[string]string{}, PGMaxConns: 10, PGAPIMaxConns: 10,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runAll(ctx, cfg, testenv.Log(t)) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runAll: %v", err)
+		}
+	}()
+	status := func(url string, hdr map[string]string) int {
+		req, _ := http.NewRequest("GET", url, nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	admin, api := "http://"+cfg.AdminAddr, "http://"+cfg.HTTPAddr
+	deadline := time.Now().Add(60 * time.Second)
+	for status(admin+"/readyz", nil) != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("admin /readyz not 200 within 60 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for path, want := range map[string]int{admin + "/metrics": 200, admin + "/healthz": 200, api + "/readyz": 200, api + "/metrics": 403} {
+		if got := status(path, nil); got != want {
+			t.Errorf("GET %s: %d, want %d", path, got, want)
+		}
+	}
+	if got := status(api+"/metrics", map[string]string{"Authorization": "Bearer op-token"}); got != 200 {
+		t.Errorf("API /metrics with the operator token: %d", got)
 	}
 }

@@ -81,8 +81,14 @@ func rotateSecrets(ctx context.Context, pool *pgxpool.Pool, box *secretbox.Box) 
 				res.Current++
 				continue
 			}
-			if _, err := pool.Exec(ctx, col.update, x.a, x.b, out, x.enc); err != nil {
+			tag, err := pool.Exec(ctx, col.update, x.a, x.b, out, x.enc)
+			if err != nil {
 				return res, fmt.Errorf("rotate %s: row %s %s: update: %w", col.name, x.a, x.b, err)
+			}
+			if tag.RowsAffected() == 0 {
+				// Rewritten (under the current key) or deleted meanwhile.
+				res.Current++
+				continue
 			}
 			res.Resealed++
 		}
