@@ -116,6 +116,9 @@ func parseCredentials(raw []byte) ([]carrierFields, error) {
 			if strings.TrimSpace(v) == "" {
 				return nil, httpapi.BadRequest(fmt.Sprintf("Incomplete credentials for %s. Missing '%s'.", given, f))
 			}
+			if err := httpapi.CheckField(f, v); err != nil {
+				return nil, err
+			}
 			fields[f] = v
 		}
 		out = append(out, carrierFields{scac: scac, fields: fields})

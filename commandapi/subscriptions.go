@@ -140,6 +140,14 @@ func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, erro
 		return "", id, false, httpapi.BadRequest(msgExactlyOne)
 	}
 	id = given[0]
+	// Stored identifiers take no control characters (tab and line breaks
+	// pass the body check; NUL and invalid UTF-8 never get this far).
+	for _, f := range [][2]string{{"scacCode", b.ScacCode}, {"subscriptionReference", b.SubscriptionReference},
+		{"containerNumber", b.ContainerNumber}, {"bookingNumber", b.BookingNumber}, {"billNumber", b.BillNumber}} {
+		if err := httpapi.CheckField(f[0], f[1]); err != nil {
+			return "", id, false, err
+		}
+	}
 	scac = strings.ToUpper(b.ScacCode)
 	if _, ok := carriers.Lookup(scac); !ok && scac != "" {
 		if push, err = pushOnly(scac); err != nil {

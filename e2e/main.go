@@ -200,17 +200,18 @@ func startTopology(ctx context.Context, sys *system, topology string) ([]string,
 		var apis []string
 		for i := 1; i <= 2; i++ {
 			for _, role := range []string{"api", "poller", "normalize", "delivery", "projector"} {
-				env := brokers
+				// Every stage process serves its own admin listener (/readyz).
+				admin, err := freeAddr()
+				if err != nil {
+					return nil, err
+				}
+				env := append(append([]string{}, brokers...), "CONTRACK_ADMIN_ADDR="+admin)
 				if role == "api" {
 					addr, err := freeAddr()
 					if err != nil {
 						return nil, err
 					}
-					admin, err := freeAddr()
-					if err != nil {
-						return nil, err
-					}
-					env = append(append([]string{}, brokers...), "CONTRACK_HTTP_ADDR="+addr, "CONTRACK_ADMIN_ADDR="+admin)
+					env = append(env, "CONTRACK_HTTP_ADDR="+addr)
 					apis = append(apis, addr)
 				}
 				if err := sys.start(fmt.Sprintf("%s-%d", role, i), env, role); err != nil {

@@ -205,6 +205,9 @@ func readEventsBody(r *http.Request) ([]byte, error) {
 	case len(b) > MaxEventsBodyBytes:
 		return nil, tooLarge()
 	}
+	if err := httpapi.CheckJSONText(b); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 

@@ -20,7 +20,7 @@ type SigningSecretStore struct {
 
 var _ SigningSecrets = (*SigningSecretStore)(nil)
 
-func signingContext(keyID string) string { return keyID + "/signing-secret" }
+func signingContext(keyID string) string { return secretbox.SigningSecretContext(keyID) }
 
 // SigningSecret returns the key's shared secret, "" when it has none.
 func (s *SigningSecretStore) SigningSecret(ctx context.Context, keyID string) (string, error) {

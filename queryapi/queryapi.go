@@ -20,6 +20,8 @@ type Deps struct {
 	Log *slog.Logger
 	// TokenKey signs GET /subscriptions nextTokens (tamper-proof cursors).
 	TokenKey []byte
+	// TokenKeysPrevious still verify tokens signed before a key rotation.
+	TokenKeysPrevious [][]byte
 	// Now defaults to time.Now.
 	Now func() time.Time
 }

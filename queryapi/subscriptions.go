@@ -191,9 +191,13 @@ func (h subscriptionQueries) openToken(tok string) (cursor, bool) {
 	if err1 != nil || err2 != nil {
 		return cursor{}, false
 	}
-	mac := hmac.New(sha256.New, h.deps.TokenKey)
-	mac.Write(payload)
-	if !hmac.Equal(sig, mac.Sum(nil)) {
+	signed := false
+	for _, key := range append([][]byte{h.deps.TokenKey}, h.deps.TokenKeysPrevious...) {
+		mac := hmac.New(sha256.New, key)
+		mac.Write(payload)
+		signed = signed || hmac.Equal(sig, mac.Sum(nil))
+	}
+	if !signed {
 		return cursor{}, false
 	}
 	var c cursor

@@ -18,7 +18,7 @@ import (
 
 func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list", errUsage)
+		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list|set-signing-secret|rotate-secrets", errUsage)
 	}
 	pool, err := postgres.Open(ctx, cfg.PGURL)
 	if err != nil {
@@ -56,7 +56,7 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		if len(args) != 3 {
 			return fmt.Errorf("%w: contrack admin set-signing-secret CARRIER_KEY_ID SECRET (\"\" clears it)", errUsage)
 		}
-		box, err := secretbox.New(cfg.SecretKey)
+		box, err := secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...)
 		if err != nil {
 			return err
 		}
@@ -64,6 +64,19 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 			return err
 		}
 		fmt.Println("signing secret set")
+		return nil
+	case "rotate-secrets":
+		// Re-seal every stored secret with the current key; the previous
+		// keys (CONTRACK_SECRET_KEYS_PREVIOUS) open what they sealed.
+		box, err := secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...)
+		if err != nil {
+			return err
+		}
+		res, err := rotateSecrets(ctx, pool, box)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("re-encrypted %d secret(s); %d already under the current key\n", res.Resealed, res.Current)
 		return nil
 	default:
 		return fmt.Errorf("%w: unknown admin command %q", errUsage, args[0])

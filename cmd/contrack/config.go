@@ -1,36 +1,56 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
 	"fmt"
-
-	"github.com/contrack/contrack/schemas/carriers"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-)
 
-// devSecretKey is used when CONTRACK_SECRET_KEY is unset, with a loud warning:
-// anything encrypted with it is readable by anyone with this source.
-const devSecretKey = "contrack-dev-secret-key-do-not-use-in-production"
+	"github.com/contrack/contrack/schemas/carriers"
+)
 
 // Config is the whole process configuration, read from the environment once,
 // here, and handed to the stages as their own Config values.
 type Config struct {
-	HTTPAddr             string
-	PGURL                string
-	ClickHouseAddr       string
-	ClickHouseDB         string
-	KafkaBrokers         []string // empty: embedded broker
-	EmbeddedKafkaAddr    string
-	KafkaPartitions      int
-	DataDir              string
-	SecretKey            string
-	SecretKeyIsDefault   bool
-	AllowPrivateWebhooks bool
-	SandboxAddr          string
-	SubscriptionLifetime time.Duration
-	SandboxAccelerate    float64
+	HTTPAddr          string
+	PGURL             string
+	ClickHouseAddr    string
+	ClickHouseDB      string
+	KafkaBrokers      []string // empty: embedded broker
+	EmbeddedKafkaAddr string
+	KafkaPartitions   int
+	DataDir           string
+	// SecretKey seals secrets and signs page tokens; when
+	// CONTRACK_SECRET_KEY is unset it is read from (or generated once into)
+	// <DataDir>/secret.key by ensureSecretKey.
+	SecretKey string
+	// SecretKeysPrevious open what older keys sealed and verify what they
+	// signed (CONTRACK_SECRET_KEYS_PREVIOUS), during a rotation.
+	SecretKeysPrevious []string
+	// OperatorToken guards operator endpoints (/metrics) on the API address;
+	// empty refuses them there.
+	OperatorToken string
+	// AdminAddr serves /metrics, /healthz and /readyz without a token; ""
+	// (CONTRACK_ADMIN_ADDR=off) serves no admin listener.
+	AdminAddr string
+	// PreAuthRate is the rate of key look-ups that miss the key cache that
+	// one client address may cause, per second (burst twice that).
+	PreAuthRate float64
+	// ClientIPHeader names a header set by a trusted proxy that carries the
+	// client address; "" uses the connection's address.
+	ClientIPHeader string
+	// PGMaxConns and PGAPIMaxConns size the stages' and the API's Postgres
+	// pools: separate pools, so API traffic cannot take the stages' connections.
+	PGMaxConns, PGAPIMaxConns int
+	AllowPrivateWebhooks      bool
+	SandboxAddr               string
+	SubscriptionLifetime      time.Duration
+	SandboxAccelerate         float64
 	// CarrierURLs are live carriers' API base URLs by SCAC (CONTRACK_CARRIER_URL_<SCAC>).
 	CarrierURLs map[string]string
 	LogLevel    string
@@ -51,7 +71,14 @@ var envVars = []envVar{
 	{"CONTRACK_EMBEDDED_KAFKA_ADDR", "127.0.0.1:9092", "listen address of the embedded broker", false},
 	{"CONTRACK_KAFKA_PARTITIONS", "6", "partitions of topics created at start-up", false},
 	{"CONTRACK_DATA_DIR", ".data", "local state: the embedded broker's log, ClickHouse data", false},
-	{"CONTRACK_SECRET_KEY", "", "key encrypting carrier credentials and webhook secrets (dev default if unset)", true},
+	{"CONTRACK_SECRET_KEY", "", "key encrypting stored secrets and signing page tokens; unset: generated once into <data dir>/secret.key", true},
+	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true},
+	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address; empty: /metrics is refused there", true},
+	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener (/metrics, /healthz, /readyz, no token); off disables", false},
+	{"CONTRACK_PREAUTH_RATE", "20", "uncached key look-ups per second per client address (burst twice that); 0 disables", false},
+	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false},
+	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay)", false},
+	{"CONTRACK_PG_API_MAX_CONNS", "10", "Postgres connections of the HTTP API, a separate pool", false},
 	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets (development only)", false},
 	{"CONTRACK_SANDBOX_ADDR", "127.0.0.1:8081", "listen address of the sandbox carriers", false},
 	{"CONTRACK_SANDBOX_ACCELERATE", "1", "sandbox journeys run this many times faster than real time", false},
@@ -80,6 +107,9 @@ func loadConfig() (Config, error) {
 		EmbeddedKafkaAddr: getenv("CONTRACK_EMBEDDED_KAFKA_ADDR"),
 		DataDir:           getenv("CONTRACK_DATA_DIR"),
 		SecretKey:         getenv("CONTRACK_SECRET_KEY"),
+		OperatorToken:     getenv("CONTRACK_OPERATOR_TOKEN"),
+		AdminAddr:         getenv("CONTRACK_ADMIN_ADDR"),
+		ClientIPHeader:    getenv("CONTRACK_CLIENT_IP_HEADER"),
 		SandboxAddr:       getenv("CONTRACK_SANDBOX_ADDR"),
 		LogLevel:          getenv("CONTRACK_LOG_LEVEL"),
 	}
@@ -112,9 +142,27 @@ func loadConfig() (Config, error) {
 			c.CarrierURLs[car.SCAC] = strings.TrimRight(v, "/")
 		}
 	}
-	if c.SecretKey == "" {
-		c.SecretKey = devSecretKey
-		c.SecretKeyIsDefault = true
+	for _, k := range strings.Split(getenv("CONTRACK_SECRET_KEYS_PREVIOUS"), ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			c.SecretKeysPrevious = append(c.SecretKeysPrevious, k)
+		}
+	}
+	if strings.EqualFold(c.AdminAddr, "off") {
+		c.AdminAddr = ""
+	}
+	c.PreAuthRate, err = strconv.ParseFloat(getenv("CONTRACK_PREAUTH_RATE"), 64)
+	if err != nil || c.PreAuthRate < 0 {
+		errs = append(errs, "CONTRACK_PREAUTH_RATE must be a number ≥ 0")
+	}
+	for _, p := range []struct {
+		name string
+		dst  *int
+	}{{"CONTRACK_PG_MAX_CONNS", &c.PGMaxConns}, {"CONTRACK_PG_API_MAX_CONNS", &c.PGAPIMaxConns}} {
+		n, err := strconv.Atoi(getenv(p.name))
+		if err != nil || n < 2 || n > 1000 {
+			errs = append(errs, p.name+" must be an integer from 2 to 1000")
+		}
+		*p.dst = n
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("config: %s", strings.Join(errs, "; "))
@@ -137,7 +185,7 @@ func printConfig() {
 		shown := v
 		switch {
 		case e.Name == "CONTRACK_SECRET_KEY" && v == "":
-			shown = "(unset: development default in use)"
+			shown = "(unset: generated once into " + filepath.Join(getenv("CONTRACK_DATA_DIR"), secretKeyFile) + ")"
 		case e.Name == "CONTRACK_PG_URL":
 			shown = maskURLPassword(v)
 		case e.Secret && v != "":
@@ -176,4 +224,84 @@ func maskURLPassword(u string) string {
 		return u[:scheme+3] + user + ":****" + u[at:]
 	}
 	return u
+}
+
+// secretKeyFile is where a process without CONTRACK_SECRET_KEY keeps the key
+// it generated, under the data directory.
+const secretKeyFile = "secret.key"
+
+// ensureSecretKey fills c.SecretKey when CONTRACK_SECRET_KEY is unset: from
+// <DataDir>/secret.key, generating 32 random bytes there (mode 0600) the
+// first time. No key is built into the binary. Processes sharing a database
+// must share the key: on more than one host, set CONTRACK_SECRET_KEY.
+func (c *Config) ensureSecretKey() error {
+	if c.SecretKey != "" {
+		return nil
+	}
+	path := filepath.Join(c.DataDir, secretKeyFile)
+	key, err := loadOrCreateKeyFile(path)
+	if err != nil {
+		return fmt.Errorf("secret key %s: %w", path, err)
+	}
+	c.SecretKey = key
+	return nil
+}
+
+func loadOrCreateKeyFile(path string) (string, error) {
+	if key, err := readKeyFile(path); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return key, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	// Write a temporary file and link it into place: a concurrent starter
+	// either wins the link or reads the complete file the other one linked.
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".secret-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if _, err := tmp.WriteString(base64.RawURLEncoding.EncodeToString(raw) + "\n"); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	return readKeyFile(path)
+}
+
+// readKeyFile reads a key file, refusing one that others can read.
+func readKeyFile(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("mode %v lets others read it; chmod 600 it", st.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	key := strings.TrimSpace(string(b))
+	if len(key) < 16 {
+		return "", errors.New("too short (at least 16 characters)")
+	}
+	return key, nil
 }

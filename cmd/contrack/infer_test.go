@@ -27,7 +27,7 @@ func TestAPIServerInfersCarrierByProbingTheSandbox(t *testing.T) {
 	}
 	cfg := Config{SecretKey: "wiring-secret", SandboxAddr: strings.TrimPrefix(sb.URL, "http://"), CarrierURLs: map[string]string{}}
 	store := auth.NewStore(db.Pool)
-	srv := newAPIServer(context.Background(), cfg, testenv.Log(t), &infra{box: box, pg: db.Pool}, store)
+	srv := newAPIServer(context.Background(), cfg, testenv.Log(t), &infra{box: box, pg: db.Pool}, store, nil)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	key, _, err := store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})

@@ -34,6 +34,7 @@ Usage:
   contrack admin revoke-key KEY_OR_ID
   contrack admin list
   contrack admin set-signing-secret CARRIER_KEY_ID SECRET
+  contrack admin rotate-secrets  re-encrypt every stored secret with CONTRACK_SECRET_KEY
   contrack version
 
 Configuration is read from environment variables; see 'contrack config'.
@@ -54,6 +55,14 @@ func run(args []string) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
+	}
+	switch args[0] {
+	case "all", "api", "normalize", "delivery", "projector", "poller", "admin":
+		// These seal, open or sign secrets: without CONTRACK_SECRET_KEY,
+		// the key generated once into the data directory.
+		if err := cfg.ensureSecretKey(); err != nil {
+			return err
+		}
 	}
 	log := newLogger(cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -44,7 +44,8 @@ import (
 // infra holds the connections a process shares between its stages.
 type infra struct {
 	box   *secretbox.Box
-	pg    *pgxpool.Pool
+	pg    *pgxpool.Pool // the stages' pool
+	apiPG *pgxpool.Pool // the HTTP API's own pool (serveAPI), nil elsewhere
 	ch    driver.Conn
 	kafka *kgo.Client // producer client
 }
@@ -52,15 +53,12 @@ type infra struct {
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
 // and creates topics: every stage does this at start-up.
 func openInfra(ctx context.Context, cfg Config, log *slog.Logger) (*infra, error) {
-	if cfg.SecretKeyIsDefault {
-		log.Warn("CONTRACK_SECRET_KEY is not set: using the DEVELOPMENT default key. Credentials and webhook secrets stored now are NOT protected. Set CONTRACK_SECRET_KEY in any shared or production environment.")
-	}
 	in := &infra{}
 	var err error
-	if in.box, err = secretbox.New(cfg.SecretKey); err != nil {
+	if in.box, err = secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...); err != nil {
 		return nil, err
 	}
-	if in.pg, err = postgres.Open(ctx, cfg.PGURL); err != nil {
+	if in.pg, err = postgres.OpenPool(ctx, cfg.PGURL, cfg.PGMaxConns); err != nil {
 		return nil, err
 	}
 	if _, err = postgres.Migrate(ctx, in.pg, log); err != nil {
@@ -94,6 +92,9 @@ func (in *infra) close() {
 	}
 	if in.ch != nil {
 		in.ch.Close()
+	}
+	if in.apiPG != nil {
+		in.apiPG.Close()
 	}
 	if in.pg != nil {
 		in.pg.Close()
@@ -161,10 +162,12 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	defer in.close()
+	health := httpapi.NewHealth(in.checks(), 0, log)
 	relayDone := make(chan error, 1)
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	health.SetReady("outbox-relay", true)
 	go func() { relayDone <- commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log).Run(relayCtx) }()
-	err = serveAPI(ctx, cfg, log, in)
+	err = serveAPI(ctx, cfg, log, in, health)
 	stopRelay()
 	return errors.Join(err, <-relayDone)
 }
@@ -175,50 +178,122 @@ func derivedKey(secret, purpose string) []byte {
 	return sum[:]
 }
 
-// serveAPI serves every HTTP stage on one port until ctx ends.
-func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra) error {
-	keys := auth.NewCachedAuthenticator(auth.NewStore(in.pg), time.Minute, log.With("stage", "api"))
+// derivedPrevious derives the purpose's keys from the previous secret keys,
+// so what they signed still verifies during a rotation.
+func derivedPrevious(cfg Config, purpose string) [][]byte {
+	var out [][]byte
+	for _, s := range cfg.SecretKeysPrevious {
+		out = append(out, derivedKey(s, purpose))
+	}
+	return out
+}
+
+// serveAPI serves every HTTP stage on one port until ctx ends, with the
+// operator listener on CONTRACK_ADMIN_ADDR beside it. The API gets its own
+// Postgres pool (CONTRACK_PG_API_MAX_CONNS): a flood of requests queues for
+// API connections and never takes the stages'.
+func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, health *httpapi.Health) error {
+	apiPG, err := postgres.OpenPool(ctx, cfg.PGURL, cfg.PGAPIMaxConns)
+	if err != nil {
+		return err
+	}
+	in.apiPG = apiPG
+	keys := auth.NewCachedAuthenticator(auth.NewStore(apiPG), time.Minute, log.With("stage", "api"))
 	cacheCtx, stopCache := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCache()
 	go keys.Run(cacheCtx)
-	srv := newAPIServer(cacheCtx, cfg, log, in, keys)
+	srv := newAPIServer(cacheCtx, cfg, log, in, keys, health)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("http: listen %s: %w", cfg.HTTPAddr, err)
 	}
-	return srv.Serve(ctx, ln)
+	adminDone, err := serveAdmin(ctx, cfg, log, srv.AdminHandler())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	health.SetReady("http", true)
+	go func() { <-ctx.Done(); health.SetReady("http", false) }()
+	return errors.Join(srv.Serve(ctx, ln), <-adminDone)
+}
+
+// serveAdmin serves the operator listener on CONTRACK_ADMIN_ADDR until ctx
+// ends (nothing when it is off); the returned channel gives its end.
+func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handler) (<-chan error, error) {
+	done := make(chan error, 1)
+	if cfg.AdminAddr == "" {
+		done <- nil
+		return done, nil
+	}
+	ln, err := net.Listen("tcp", cfg.AdminAddr)
+	if err != nil {
+		return nil, fmt.Errorf("admin: listen %s (CONTRACK_ADMIN_ADDR; give each process on a host its own, or off): %w", cfg.AdminAddr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("admin listener serving /metrics, /healthz, /readyz", "addr", ln.Addr().String())
+	go func() {
+		errc := make(chan error, 1)
+		go func() { errc <- srv.Serve(ln) }()
+		select {
+		case err := <-errc:
+			done <- fmt.Errorf("admin: serve: %w", err)
+			return
+		case <-ctx.Done():
+		}
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shut); err != nil {
+			done <- fmt.Errorf("admin: shutdown: %w", err)
+			return
+		}
+		done <- nil
+	}()
+	return done, nil
 }
 
 // newAPIServer registers every HTTP stage; bg bounds work that outlives a
 // request (webhook verification retries).
-func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenticator) *httpapi.Server {
+func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenticator, health *httpapi.Health) *httpapi.Server {
 	log = log.With("stage", "api")
+	var preAuth *httpapi.AddrLimiter
+	if cfg.PreAuthRate > 0 {
+		preAuth = httpapi.NewAddrLimiter(cfg.PreAuthRate, max(1, int(2*cfg.PreAuthRate)), 0)
+	}
+	pool := in.pg
+	if in.apiPG != nil {
+		pool = in.apiPG
+	}
 	srv := httpapi.New(httpapi.Config{
-		Addr:    cfg.HTTPAddr,
-		Version: version,
-		Log:     log,
-		Auth:    keys,
-		Checks:  in.checks(),
-		Limiter: httpapi.NewRateLimiter(),
-		Public:  []string{"/healthz", "/openapi.json", "/docs", "/docs/", "HEAD /events", "/metrics"},
+		Addr:           cfg.HTTPAddr,
+		Version:        version,
+		Log:            log,
+		Auth:           keys,
+		Health:         health,
+		Limiter:        httpapi.NewRateLimiter(),
+		PreAuth:        preAuth,
+		ClientIPHeader: cfg.ClientIPHeader,
+		OperatorToken:  cfg.OperatorToken,
+		Public:         []string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"},
 	})
 	queryapi.Register(srv.Fuego, queryapi.Deps{
-		Pool: in.pg, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
+		Pool: pool, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
+		TokenKeysPrevious: derivedPrevious(cfg, "next-token"),
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
-		Pool: in.pg, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
+		Pool: pool, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
 		Shipments:            adapterProber{adapters(cfg)},
 		SubscriptionLifetime: cfg.SubscriptionLifetime,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
 	})
 	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{
 		Producer: in.kafka,
-		Secrets:  &ingest.SigningSecretStore{Pool: in.pg, Box: in.box},
+		Secrets:  &ingest.SigningSecretStore{Pool: pool, Box: in.box},
 		Log:      log,
 		Check:    pushed.Check,
 	})
-	// Prometheus metrics of the delivery stage (no key: scrape from inside the network).
-	srv.Fuego.Mux.Handle("GET /metrics", delivery.DefaultMetrics.Handler())
+	// Prometheus metrics: on the API address only with the operator token,
+	// on the admin listener (loopback by default) without.
+	srv.HandleOperator("/metrics", delivery.DefaultMetrics.Handler())
 	return srv
 }
 
@@ -240,6 +315,7 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	defer in.close()
 
+	health := httpapi.NewHealth(in.checks(), 0, log)
 	var wg sync.WaitGroup
 	errc := make(chan error, 8)
 	// A stage that fails stops the process (runCtx), so a supervisor
@@ -250,8 +326,10 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	defer cancelStages()
 	start := func(name string, fn func(context.Context) error) {
 		wg.Add(1)
+		health.SetReady(name, true)
 		go func() {
 			defer wg.Done()
+			defer health.SetReady(name, false)
 			if err := fn(stageCtx); err != nil {
 				log.Error("stage failed; stopping", "stage", name, "err", err)
 				errc <- fmt.Errorf("%s: %w", name, err)
@@ -272,7 +350,7 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	})
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
-	httpErr := serveAPI(runCtx, cfg, log, in)
+	httpErr := serveAPI(runCtx, cfg, log, in, health)
 	// HTTP intake has stopped (signal, a failed stage, or it failed): stop the rest.
 	cancelStages()
 	wg.Wait()
@@ -406,12 +484,25 @@ func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
 	return projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log}
 }
 
-// withInfra runs one stage over freshly opened connections, closed after.
+// withInfra runs one stage over freshly opened connections, closed after,
+// with the admin listener (/healthz, /readyz, /metrics) beside it.
 func withInfra(ctx context.Context, cfg Config, log *slog.Logger, run func(in *infra) error) error {
 	in, err := openInfra(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	return run(in)
+	health := httpapi.NewHealth(in.checks(), 0, log)
+	adminCtx, stopAdmin := context.WithCancel(ctx)
+	defer stopAdmin()
+	adminDone, err := serveAdmin(adminCtx, cfg, log, httpapi.NewAdminHandler(health, log,
+		map[string]http.Handler{"/metrics": delivery.DefaultMetrics.Handler()}))
+	if err != nil {
+		return err
+	}
+	health.SetReady("stage", true)
+	err = run(in)
+	health.SetReady("stage", false)
+	stopAdmin()
+	return errors.Join(err, <-adminDone)
 }

@@ -165,10 +165,32 @@ func hint(key string) string {
 	return "…" + key[len(key)-4:]
 }
 
+// WellFormed reports whether plaintext has the shape newKey gives every key
+// ("ct_live_" or "ct_sandbox_" and 43 base64url characters): anything else
+// is unknown without asking the store.
+func WellFormed(plaintext string) bool {
+	rest, ok := strings.CutPrefix(plaintext, "ct_live_")
+	if !ok {
+		if rest, ok = strings.CutPrefix(plaintext, "ct_sandbox_"); !ok {
+			return false
+		}
+	}
+	if len(rest) != 43 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // Authenticate resolves a plaintext key to its key and account. A missing,
-// unknown or revoked key gives ErrUnknownKey.
+// unknown, malformed or revoked key gives ErrUnknownKey.
 func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error) {
-	if plaintext == "" {
+	if !WellFormed(plaintext) {
 		return Key{}, ErrUnknownKey
 	}
 	sum := sha256.Sum256([]byte(plaintext))

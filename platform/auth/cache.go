@@ -1,9 +1,11 @@
 package auth
 
 import (
+	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -20,6 +22,12 @@ const revocationChannel = "contrack_key_revoked"
 // every process within milliseconds through LISTEN/NOTIFY; while the listener
 // is not connected the cache is bypassed, so a revoked key is never served
 // from a stale cache for longer than that.
+//
+// Unknown keys are cached too (negatively, for TTL, in a bounded LRU of
+// their hashes): a key that is unknown now can only become known by being
+// created, and created keys are random, so repeating an unknown key costs no
+// query and a flood of distinct made-up keys costs at most one each while
+// memory stays bounded. Malformed keys never reach the store at all.
 type CachedAuthenticator struct {
 	store *Store
 	pool  *pgxpool.Pool
@@ -29,7 +37,11 @@ type CachedAuthenticator struct {
 	mu        sync.Mutex
 	entries   map[[32]byte]cachedKey
 	listening bool
+	unknown   *hashLRU
 }
+
+// MaxUnknownKeys bounds the negative cache (about 100 bytes per entry).
+const MaxUnknownKeys = 100_000
 
 type cachedKey struct {
 	key     Key
@@ -39,25 +51,50 @@ type cachedKey struct {
 // NewCachedAuthenticator returns a cache over store; call Run to listen
 // for revocations (until then it passes every lookup to the store).
 func NewCachedAuthenticator(store *Store, ttl time.Duration, log *slog.Logger) *CachedAuthenticator {
-	return &CachedAuthenticator{store: store, pool: store.pool, ttl: ttl, log: log, entries: map[[32]byte]cachedKey{}}
+	return &CachedAuthenticator{store: store, pool: store.pool, ttl: ttl, log: log, entries: map[[32]byte]cachedKey{},
+		unknown: newHashLRU(MaxUnknownKeys)}
+}
+
+// Cached answers from memory when it can (hit true): a known key, a key
+// known to be unknown, or a malformed one. A miss needs Authenticate.
+func (c *CachedAuthenticator) Cached(plaintext string) (Key, bool, error) {
+	if !WellFormed(plaintext) {
+		return Key{}, true, ErrUnknownKey
+	}
+	sum := sha256.Sum256([]byte(plaintext))
+	return c.cached(sum, time.Now())
+}
+
+func (c *CachedAuthenticator) cached(sum [32]byte, now time.Time) (Key, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listening {
+		if e, ok := c.entries[sum]; ok && now.Before(e.expires) {
+			return e.key, true, nil
+		}
+	}
+	if c.unknown.contains(sum, now) {
+		return Key{}, true, ErrUnknownKey
+	}
+	return Key{}, false, nil
 }
 
 // Authenticate resolves a key, from the cache when possible.
 func (c *CachedAuthenticator) Authenticate(ctx context.Context, plaintext string) (Key, error) {
-	if plaintext == "" {
+	if !WellFormed(plaintext) {
 		return Key{}, ErrUnknownKey
 	}
 	sum := sha256.Sum256([]byte(plaintext))
 	now := time.Now()
-	c.mu.Lock()
-	if c.listening {
-		if e, ok := c.entries[sum]; ok && now.Before(e.expires) {
-			c.mu.Unlock()
-			return e.key, nil
-		}
+	if k, hit, err := c.cached(sum, now); hit {
+		return k, err
 	}
-	c.mu.Unlock()
 	k, err := c.store.Authenticate(ctx, plaintext)
+	if errors.Is(err, ErrUnknownKey) {
+		c.mu.Lock()
+		c.unknown.add(sum, now.Add(c.ttl))
+		c.mu.Unlock()
+	}
 	if err != nil {
 		return k, err
 	}
@@ -120,4 +157,56 @@ func (c *CachedAuthenticator) listen(ctx context.Context) error {
 		}
 		c.mu.Unlock()
 	}
+}
+
+// hashLRU is a set of key hashes with expiry, bounded to max entries (the
+// least recently added goes first). Not safe for concurrent use.
+type hashLRU struct {
+	max   int
+	byKey map[[32]byte]*list.Element
+	order *list.List // front: newest; values are unknownKey
+}
+
+type unknownKey struct {
+	sum     [32]byte
+	expires time.Time
+}
+
+func newHashLRU(max int) *hashLRU {
+	return &hashLRU{max: max, byKey: map[[32]byte]*list.Element{}, order: list.New()}
+}
+
+func (l *hashLRU) contains(sum [32]byte, now time.Time) bool {
+	e, ok := l.byKey[sum]
+	if !ok {
+		return false
+	}
+	if !now.Before(e.Value.(unknownKey).expires) {
+		l.order.Remove(e)
+		delete(l.byKey, sum)
+		return false
+	}
+	return true
+}
+
+func (l *hashLRU) add(sum [32]byte, expires time.Time) {
+	if e, ok := l.byKey[sum]; ok {
+		l.order.Remove(e)
+	}
+	for l.order.Len() >= l.max {
+		old := l.order.Back()
+		l.order.Remove(old)
+		delete(l.byKey, old.Value.(unknownKey).sum)
+	}
+	l.byKey[sum] = l.order.PushFront(unknownKey{sum: sum, expires: expires})
+}
+
+// len is the number of hashes held.
+func (l *hashLRU) len() int { return l.order.Len() }
+
+// UnknownCached is the number of unknown keys held in the negative cache.
+func (c *CachedAuthenticator) UnknownCached() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unknown.len()
 }

@@ -12,7 +12,9 @@ import (
 // MaxBodyBytes is the largest request body accepted (413 beyond).
 const MaxBodyBytes = 1 << 20
 
-// ReadBody reads the request body, at most MaxBodyBytes (413 beyond).
+// ReadBody reads the request body, at most MaxBodyBytes (413 beyond). Every
+// body is JSON: invalid UTF-8 or an escaped control character other than
+// \t, \n, \r in a string is 400 MsgInvalidJSONChar.
 func ReadBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
@@ -28,7 +30,20 @@ func ReadBody(r *http.Request) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Message: MsgTooLarge}
 	}
+	if err := CheckJSONText(b); err != nil {
+		return nil, err
+	}
 	return b, nil
+}
+
+// CheckJSONText answers 400 MsgInvalidJSONChar for a body with invalid
+// UTF-8 or an escaped control character (other than \t, \n, \r) in a
+// string; for handlers that read bodies without ReadBody.
+func CheckJSONText(b []byte) error {
+	if !jsonTextOK(b) {
+		return BadRequest(MsgInvalidJSONChar)
+	}
+	return nil
 }
 
 // DecodeJSON reads the body as JSON into dst whatever the Content-Type (so

@@ -2,13 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,7 +23,18 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, plaintext string) (auth.Key, error)
 }
 
-var _ Authenticator = (*auth.Store)(nil)
+// MemoryAuthenticator is an Authenticator that can answer some keys from
+// memory (hit true): known keys, keys known to be unknown, malformed keys.
+// Only misses are charged to the client address's pre-authentication limit.
+type MemoryAuthenticator interface {
+	Authenticator
+	Cached(plaintext string) (k auth.Key, hit bool, err error)
+}
+
+var (
+	_ Authenticator       = (*auth.Store)(nil)
+	_ MemoryAuthenticator = (*auth.CachedAuthenticator)(nil)
+)
 
 // Check is a named dependency probe for /healthz.
 type Check struct {
@@ -40,6 +51,20 @@ type Config struct {
 	Checks  []Check
 	// Limiter enforces usage plans; nil disables rate limiting.
 	Limiter *RateLimiter
+	// PreAuth limits, per client address, the requests that are not a
+	// known key's (store look-ups, and keys refused from memory), before
+	// the key is known; over it 429 with Retry-After, held until the next
+	// token (tarpit). nil disables it.
+	PreAuth *AddrLimiter
+	// ClientIPHeader names a header a trusted proxy sets to the client
+	// address (e.g. X-Real-IP); "" uses the connection's address.
+	ClientIPHeader string
+	// OperatorToken is the bearer token of the routes added with
+	// HandleOperator on this server; "" refuses them here (serve them on
+	// the admin listener, AdminHandler, instead).
+	OperatorToken string
+	// Health caches the Checks; nil makes one from Checks with a 5 s interval.
+	Health *Health
 	// Public lists paths served without a key: exact paths, prefixes ending
 	// in "/", or "METHOD /path" for one method only.
 	Public []string
@@ -48,12 +73,14 @@ type Config struct {
 // Server is the HTTP intake: routes are registered on Fuego (for the
 // generated OpenAPI), and the handler chain puts the key check first.
 type Server struct {
-	cfg   Config
-	Fuego *fuego.Server
-	http  *http.Server
+	cfg      Config
+	Fuego    *fuego.Server
+	http     *http.Server
+	operator map[string]http.Handler // path → handler of operator routes (GET)
+	held     chan struct{}           // requests held by tarpit
 }
 
-// New returns a server with /healthz, /openapi.json and /docs registered.
+// New returns a server with /healthz, /readyz, /openapi.json and /docs registered.
 func New(cfg Config) *Server {
 	f := fuego.NewServer(
 		fuego.WithoutStartupMessages(),
@@ -91,9 +118,56 @@ func New(cfg Config) *Server {
 			fuego.OptionAddResponse(http.StatusTooManyRequests, "Over the usage plan's rate", fuego.Response{Type: Body{}}),
 		),
 	)
-	s := &Server{cfg: cfg, Fuego: f}
-	f.Mux.HandleFunc("GET /healthz", s.health)
+	if cfg.Health == nil {
+		cfg.Health = NewHealth(cfg.Checks, 0, cfg.Log)
+	}
+	s := &Server{cfg: cfg, Fuego: f, operator: map[string]http.Handler{}, held: make(chan struct{}, MaxTarpitted)}
+	f.Mux.HandleFunc("GET /healthz", cfg.Health.ServeHealthz)
+	f.Mux.HandleFunc("GET /readyz", cfg.Health.ServeReadyz)
 	return s
+}
+
+// Health is the server's health cache (for SetReady).
+func (s *Server) Health() *Health { return s.cfg.Health }
+
+// HandleOperator registers an operator route (GET path): on this server it
+// needs "Authorization: Bearer <OperatorToken>" instead of an x-api-key and
+// is refused (403) when no token is configured; AdminHandler serves it
+// without a token.
+func (s *Server) HandleOperator(path string, h http.Handler) {
+	s.operator[path] = h
+	s.Fuego.Mux.Handle("GET "+path, h)
+}
+
+// AdminHandler serves /healthz, /readyz and the operator routes without a
+// token, for a listener reachable only by operators (loopback by default).
+func (s *Server) AdminHandler() http.Handler {
+	return NewAdminHandler(s.cfg.Health, s.cfg.Log, s.operator)
+}
+
+// NewAdminHandler serves /healthz, /readyz and routes (GET path → handler)
+// without any credential: bind it to loopback or an operator-only network.
+func NewAdminHandler(health *Health, log *slog.Logger, routes map[string]http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", health.ServeHealthz)
+	mux.HandleFunc("GET /readyz", health.ServeReadyz)
+	for path, h := range routes {
+		mux.Handle("GET "+path, h)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		WriteError(w, r, log, &Error{Status: http.StatusNotFound, Message: MsgNotFound})
+	})
+	s := &Server{cfg: Config{Log: log}}
+	return s.recover(mux)
+}
+
+// operatorAllowed checks the bearer token in constant time.
+func (s *Server) operatorAllowed(r *http.Request) bool {
+	if s.cfg.OperatorToken == "" {
+		return false
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.OperatorToken)) == 1
 }
 
 // statusOf reads a status set by a handler through fuego's context (fuego
@@ -118,6 +192,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	var h http.Handler = f.Mux
 	h = s.limitBody(h)
+	h = s.checkInput(h)
 	h = s.rateLimit(h)
 	h = s.authenticate(h)
 	h = s.recover(h)
@@ -171,14 +246,44 @@ func (s *Server) public(r *http.Request) bool {
 }
 
 // authenticate answers 403 {"message":"Forbidden"} for a missing, unknown or
-// revoked key before anything else runs.
+// revoked key before anything else runs. Operator routes take the operator
+// token instead. A look-up the authenticator cannot answer from memory is
+// first charged to the client address (PreAuth), so a flood of made-up keys
+// reaches the store at a bounded rate.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.public(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		k, err := s.cfg.Auth.Authenticate(r.Context(), r.Header.Get("x-api-key"))
+		if _, ok := s.operator[r.URL.Path]; ok && r.Method == http.MethodGet {
+			if !s.operatorAllowed(r) {
+				WriteError(w, r, s.cfg.Log, &Error{Status: http.StatusForbidden, Message: MsgForbidden})
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		plaintext := r.Header.Get("x-api-key")
+		var (
+			k   auth.Key
+			err error
+			hit bool
+		)
+		if m, ok := s.cfg.Auth.(MemoryAuthenticator); ok {
+			k, hit, err = m.Cached(plaintext)
+		}
+		// Every request but a known key's is charged: misses protect the
+		// store, refusals from memory protect the CPU.
+		if (!hit || err != nil) && s.cfg.PreAuth != nil {
+			if wait, ok := s.cfg.PreAuth.Allow(s.clientAddr(r)); !ok {
+				s.tarpit(w, r, wait)
+				return
+			}
+		}
+		if !hit {
+			k, err = s.cfg.Auth.Authenticate(r.Context(), plaintext)
+		}
 		if err != nil {
 			if !errors.Is(err, auth.ErrUnknownKey) {
 				WriteError(w, r, s.cfg.Log, err)
@@ -198,9 +303,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if k, ok := auth.FromContext(r.Context()); ok {
 			if wait, ok := s.cfg.Limiter.Allow(k); !ok {
-				secs := int(wait.Seconds() + 0.999)
-				w.Header().Set("Retry-After", fmt.Sprint(max(secs, 1)))
-				WriteError(w, r, s.cfg.Log, &Error{Status: http.StatusTooManyRequests, Message: MsgTooManyRequests})
+				tooMany(w, r, s.cfg.Log, wait)
 				return
 			}
 		}
@@ -238,40 +341,37 @@ func (s *Server) recover(next http.Handler) http.Handler {
 	})
 }
 
-// health answers 200 when every dependency answers, else 503 naming those
-// that do not.
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-	defer cancel()
-	type result struct {
-		name string
-		err  error
-	}
-	results := make(chan result, len(s.cfg.Checks))
-	for _, c := range s.cfg.Checks {
-		go func() { results <- result{c.Name, c.Ping(ctx)} }()
-	}
-	status := map[string]string{}
-	var down []string
-	for range s.cfg.Checks {
-		res := <-results
-		if res.err != nil {
-			status[res.name] = "down"
-			down = append(down, res.name)
-			s.cfg.Log.Warn("health check failed", "dependency", res.name, "err", res.err)
-		} else {
-			status[res.name] = "ok"
+// MaxTarpitted bounds the requests over the pre-authentication limit held
+// at once (see tarpit).
+const MaxTarpitted = 1024
+
+// tarpit answers a request over its address's pre-authentication limit
+// with 429 after holding it until the address's next token (at most 1 s):
+// a client that waits for answers, however many goroutines it runs, is
+// slowed to the limit instead of spending the server's CPU at full speed.
+// At most MaxTarpitted are held; beyond that the 429 is immediate and
+// closes the connection.
+func (s *Server) tarpit(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	select {
+	case s.held <- struct{}{}:
+		t := time.NewTimer(min(wait, time.Second))
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
 		}
+		<-s.held
+	default:
+		w.Header().Set("Connection", "close")
 	}
-	if len(down) > 0 {
-		sort.Strings(down)
-		WriteJSON(w, http.StatusServiceUnavailable, map[string]any{
-			"message": "Unavailable: " + strings.Join(down, ", ") + " not answering",
-			"checks":  status,
-		})
-		return
-	}
-	WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "checks": status})
+	tooMany(w, r, s.cfg.Log, wait)
+}
+
+// tooMany answers 429 with Retry-After in whole seconds (at least 1).
+func tooMany(w http.ResponseWriter, r *http.Request, log *slog.Logger, wait time.Duration) {
+	secs := int(wait.Seconds() + 0.999)
+	w.Header().Set("Retry-After", fmt.Sprint(max(secs, 1)))
+	WriteError(w, r, log, &Error{Status: http.StatusTooManyRequests, Message: MsgTooManyRequests})
 }
 
 // statusWriter lets a handler choose the status of a fuego response (see Status).

@@ -16,14 +16,26 @@ import (
 )
 
 // Open connects to the database named in url, creating it first if it does
-// not exist (connecting to the server's "postgres" database to do so).
+// not exist (connecting to the server's "postgres" database to do so). The
+// pool has pgx's default size (max(4, CPUs)) unless url sets pool_max_conns.
 func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	return OpenPool(ctx, url, 0)
+}
+
+// OpenPool is Open with a pool of at most maxConns connections (0: pgx's
+// default). contrack gives the API its own pool beside the stages' one, so
+// a flood of API requests waits for API connections and never for the
+// poller's, the delivery's or the relay's.
+func OpenPool(ctx context.Context, url string, maxConns int) (*pgxpool.Pool, error) {
 	if err := ensureDatabase(ctx, url); err != nil {
 		return nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = int32(maxConns)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,231 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/platform/testenv"
+)
+
+func get(t *testing.T, url string, hdr map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+var metrics = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "# HELP x\n") })
+
+// TestOperatorRoutes: an operator route needs the operator token on the API
+// server (constant-time compared), is refused when none is configured, and
+// is served without a token by the admin handler.
+func TestOperatorRoutes(t *testing.T) {
+	db := testenv.Postgres(t)
+	store := auth.NewStore(db.Pool)
+	key, _, err := store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, token := range []string{"op-token", ""} {
+		srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: store, OperatorToken: token, Public: []string{"/healthz", "/readyz"}})
+		srv.HandleOperator("/metrics", metrics)
+		api := httptest.NewServer(srv.Handler())
+		defer api.Close()
+		admin := httptest.NewServer(srv.AdminHandler())
+		defer admin.Close()
+		for name, hdr := range map[string]map[string]string{
+			"none": nil, "tenant key": {"x-api-key": key}, "wrong": {"Authorization": "Bearer op-tokem"},
+			"empty bearer": {"Authorization": "Bearer "}, "prefix": {"Authorization": "Bearer op-toke"},
+		} {
+			if code, _, body := get(t, api.URL+"/metrics", hdr); code != 403 || body != "{\"message\":\"Forbidden\"}\n" {
+				t.Errorf("token %q, %s: %d %s", token, name, code, body)
+			}
+		}
+		code, _, body := get(t, api.URL+"/metrics", map[string]string{"Authorization": "Bearer op-token"})
+		if token != "" && (code != 200 || body != "# HELP x\n") {
+			t.Errorf("right token: %d %s", code, body)
+		}
+		if token == "" && code != 403 {
+			t.Errorf("no token configured but served: %d", code)
+		}
+		if code, _, body := get(t, admin.URL+"/metrics", nil); code != 200 || body != "# HELP x\n" {
+			t.Errorf("admin /metrics: %d %s", code, body)
+		}
+		for _, p := range []string{"/healthz", "/readyz"} {
+			if code, _, body := get(t, admin.URL+p, nil); code != 200 {
+				t.Errorf("admin %s: %d %s", p, code, body)
+			}
+		}
+		if code, _, _ := get(t, admin.URL+"/account", nil); code != 404 {
+			t.Errorf("admin serves API routes: %d", code)
+		}
+	}
+}
+
+// TestHealthIsCachedAndReadinessTracksParts: however many /healthz and
+// /readyz requests arrive within the interval, every store is probed once;
+// /readyz fails while a part of the process is down or a store is not
+// answering.
+func TestHealthIsCachedAndReadinessTracksParts(t *testing.T) {
+	var probes atomic.Int32
+	var failing atomic.Bool
+	check := httpapi.Check{Name: "postgres", Ping: func(ctx context.Context) error {
+		probes.Add(1)
+		if failing.Load() {
+			return fmt.Errorf("refused")
+		}
+		return nil
+	}}
+	health := httpapi.NewHealth([]httpapi.Check{check}, time.Hour, testenv.Log(t))
+	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: nil, Health: health, Public: []string{"/healthz", "/readyz"}})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := []string{"/healthz", "/readyz"}[i%2]
+			if code, _, body := get(t, ts.URL+path, nil); code != 200 {
+				t.Errorf("%s: %d %s", path, code, body)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := probes.Load(); n != 1 {
+		t.Fatalf("40 requests probed the store %d times, want 1", n)
+	}
+
+	health.SetReady("poller", false)
+	health.SetReady("http", true)
+	code, _, body := get(t, ts.URL+"/readyz", nil)
+	if code != 503 || !strings.Contains(body, "poller not running") {
+		t.Fatalf("readyz with a stage down: %d %s", code, body)
+	}
+	if code, _, _ := get(t, ts.URL+"/healthz", nil); code != 200 {
+		t.Fatalf("healthz follows stages: %d", code)
+	}
+	health.SetReady("poller", true)
+
+	// A failing store: a fresh Health (the hour-long cache above would hide it).
+	failing.Store(true)
+	h2 := httpapi.NewHealth([]httpapi.Check{check}, time.Hour, testenv.Log(t))
+	srv2 := httpapi.New(httpapi.Config{Log: testenv.Log(t), Health: h2, Public: []string{"/healthz", "/readyz"}})
+	ts2 := httptest.NewServer(srv2.Handler())
+	defer ts2.Close()
+	if code, _, body := get(t, ts2.URL+"/readyz", nil); code != 503 || !strings.Contains(body, "postgres not answering") {
+		t.Fatalf("readyz with postgres down: %d %s", code, body)
+	}
+	if code, _, body := get(t, ts2.URL+"/healthz", nil); code != 503 || !strings.Contains(body, "Unavailable: postgres") {
+		t.Fatalf("healthz with postgres down: %d %s", code, body)
+	}
+}
+
+// TestPreAuthLimitPerAddress: requests that are not a known key's are
+// limited per client address (429 with Retry-After over it); a cached valid
+// key costs nothing, and another address has its own bucket.
+func TestPreAuthLimitPerAddress(t *testing.T) {
+	db := testenv.Postgres(t)
+	store := auth.NewStore(db.Pool)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
+	go cache.Run(ctx)
+	valid, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: cache, PreAuth: httpapi.NewAddrLimiter(0.001, 3, 0),
+		ClientIPHeader: "X-Real-IP", Limiter: httpapi.NewRateLimiter()})
+	srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+
+	// The valid key: its first look-up takes a token, then it is cached
+	// (once the revocation listener is up).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := cache.Authenticate(ctx, valid); err != nil {
+			t.Fatal(err)
+		}
+		if _, hit, _ := cache.Cached(valid); hit {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("valid key never cached")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	unknown := func(i int) string { return fmt.Sprintf("ct_sandbox_%043d", i) }
+	for i := range 3 {
+		if code, _, body := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(i)}); code != 403 {
+			t.Fatalf("unknown key %d within the burst: %d %s", i, code, body)
+		}
+	}
+	code, hdr, body := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(99)})
+	if code != 429 || body != "{\"message\":\"Too Many Requests\"}\n" || hdr.Get("Retry-After") == "" {
+		t.Fatalf("over the pre-auth limit: %d %q Retry-After %q", code, body, hdr.Get("Retry-After"))
+	}
+	// Refusals from memory are charged too (they cost CPU, not the store).
+	if code, _, _ := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(0)}); code != 429 {
+		t.Fatalf("negatively cached key over the limit: %d", code)
+	}
+	if code, _, body := get(t, ts.URL+"/ok", map[string]string{"x-api-key": valid}); code != 200 || body != "ok" {
+		t.Fatalf("cached valid key from the flooding address: %d %s", code, body)
+	}
+	if code, _, _ := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(100), "X-Real-IP": "192.0.2.7"}); code != 403 {
+		t.Fatalf("another address shares the bucket: %d", code)
+	}
+}
+
+// TestAddrLimiterIsBounded: the per-address map forgets the least recently
+// seen address beyond its bound.
+func TestAddrLimiterIsBounded(t *testing.T) {
+	l := httpapi.NewAddrLimiter(1, 1, 100)
+	for i := range 1000 {
+		l.Allow(fmt.Sprintf("10.0.%d.%d", i/256, i%256))
+	}
+	if n := l.Len(); n != 100 {
+		t.Fatalf("holds %d addresses, want 100", n)
+	}
+	// IPv6 addresses of one /64 share a bucket.
+	if _, ok := l.Allow("2001:db8::1"); !ok {
+		t.Fatal("first v6 request refused")
+	}
+	if _, ok := l.Allow("2001:db8::2"); ok {
+		t.Fatal("another address of the same /64 got its own bucket")
+	}
+}
+
+// TestCheckJSONText: escaped control characters and invalid UTF-8 in JSON
+// strings are refused; tab and line breaks, an escaped backslash before
+// "u0000" and ordinary non-ASCII text pass.
+func TestCheckJSONText(t *testing.T) {
+	for body, ok := range map[string]bool{
+		`{"a":"x\u0000"}`: false, `{"a":"\u001F"}`: false, `{"a":"\u007f"}`: false, `{"a":"\u0085"}`: false,
+		"{\"a\":\"\x7f\"}": false, "{\"a\":\"\xff\"}": false, "{\"a\":\"\xc2\x85\"}": false, "{\"\x00\":1}": false,
+		`{"a":"\\u0000"}`: true, `{"a":"tab\tnl\nret\r"}`: true, `{"a":"Zürich ✓ 港"}`: true, `{"a":"\u00e9\"q\""}`: true,
+	} {
+		if err := httpapi.CheckJSONText([]byte(body)); (err == nil) != ok {
+			t.Errorf("%q: err %v, want ok=%v", body, err, ok)
+		}
+	}
+}
