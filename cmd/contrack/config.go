@@ -75,7 +75,7 @@ var envVars = []envVar{
 	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true},
 	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address; empty: /metrics is refused there", true},
 	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener (/metrics, /healthz, /readyz, no token); off disables", false},
-	{"CONTRACK_PREAUTH_RATE", "20", "uncached key look-ups per second per client address (burst twice that); 0 disables", false},
+	{"CONTRACK_PREAUTH_RATE", "200", "requests per second per client address that are not a known key's (burst twice that): over it a request waits for its turn up to 1 s, then 429; 0 disables", false},
 	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false},
 	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay)", false},
 	{"CONTRACK_PG_API_MAX_CONNS", "10", "Postgres connections of the HTTP API, a separate pool", false},

@@ -201,16 +201,16 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 func TestAddrLimiterIsBounded(t *testing.T) {
 	l := httpapi.NewAddrLimiter(1, 1, 100)
 	for i := range 1000 {
-		l.Allow(fmt.Sprintf("10.0.%d.%d", i/256, i%256))
+		l.Allow(fmt.Sprintf("10.0.%d.%d", i/256, i%256), 0)
 	}
 	if n := l.Len(); n != 100 {
 		t.Fatalf("holds %d addresses, want 100", n)
 	}
 	// IPv6 addresses of one /64 share a bucket.
-	if _, ok := l.Allow("2001:db8::1"); !ok {
+	if _, ok := l.Allow("2001:db8::1", 0); !ok {
 		t.Fatal("first v6 request refused")
 	}
-	if _, ok := l.Allow("2001:db8::2"); ok {
+	if _, ok := l.Allow("2001:db8::2", 0); ok {
 		t.Fatal("another address of the same /64 got its own bucket")
 	}
 }
@@ -227,5 +227,28 @@ func TestCheckJSONText(t *testing.T) {
 		if err := httpapi.CheckJSONText([]byte(body)); (err == nil) != ok {
 			t.Errorf("%q: err %v, want ok=%v", body, err, ok)
 		}
+	}
+}
+
+// A client a little over its address's pre-authentication rate is slowed,
+// not refused: requests within MaxPreAuthWait of a token get their normal
+// answer (403 for an unknown key), after waiting for it.
+func TestPreAuthSlowsBeforeItRefuses(t *testing.T) {
+	db := testenv.Postgres(t)
+	store := auth.NewStore(db.Pool)
+	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t)),
+		PreAuth: httpapi.NewAddrLimiter(10, 1, 0), Limiter: httpapi.NewRateLimiter()})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	start := time.Now()
+	for i := range 4 {
+		code, _, body := get(t, ts.URL+"/subscriptions", map[string]string{"x-api-key": fmt.Sprintf("ct_sandbox_%043d", i)})
+		if code != 403 || body != "{\"message\":\"Forbidden\"}\n" {
+			t.Fatalf("request %d at 10/s with a burst of 1: %d %s, want the normal 403", i, code, body)
+		}
+	}
+	// Three of the four waited for a token at 10/s.
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Fatalf("4 requests at a limit of 10/s took %s: not paced", d)
 	}
 }

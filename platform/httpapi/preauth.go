@@ -40,8 +40,10 @@ func NewAddrLimiter(perSecond float64, burst, maxAddrs int) *AddrLimiter {
 		byKey: map[string]*list.Element{}, lru: list.New()}
 }
 
-// Allow takes a token for addr; when none is left it returns how long until one is.
-func (l *AddrLimiter) Allow(addr string) (time.Duration, bool) {
+// Allow takes a token for addr and returns how long the caller must wait
+// for it (0 when one is free). A wait over maxWait is refused (false): the
+// token is left for later and the wait says when one will be free.
+func (l *AddrLimiter) Allow(addr string, maxWait time.Duration) (time.Duration, bool) {
 	key := addrKey(addr)
 	l.mu.Lock()
 	var b *addrBucket
@@ -60,11 +62,12 @@ func (l *AddrLimiter) Allow(addr string) (time.Duration, bool) {
 	l.mu.Unlock()
 	now := time.Now()
 	r := b.lim.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
+	d := r.DelayFrom(now)
+	if d > maxWait {
 		r.CancelAt(now)
 		return d, false
 	}
-	return 0, true
+	return d, true
 }
 
 // Len is the number of addresses remembered.

@@ -53,8 +53,9 @@ type Config struct {
 	Limiter *RateLimiter
 	// PreAuth limits, per client address, the requests that are not a
 	// known key's (store look-ups, and keys refused from memory), before
-	// the key is known; over it 429 with Retry-After, held until the next
-	// token (tarpit). nil disables it.
+	// the key is known; a request over it is held until its address's next
+	// token (at most MaxPreAuthWait), beyond that 429 with Retry-After. nil
+	// disables it.
 	PreAuth *AddrLimiter
 	// ClientIPHeader names a header a trusted proxy sets to the client
 	// address (e.g. X-Real-IP); "" uses the connection's address.
@@ -77,7 +78,7 @@ type Server struct {
 	Fuego    *fuego.Server
 	http     *http.Server
 	operator map[string]http.Handler // path → handler of operator routes (GET)
-	held     chan struct{}           // requests held by tarpit
+	held     chan struct{}           // requests held by the pre-authentication limit
 }
 
 // New returns a server with /healthz, /readyz, /openapi.json and /docs registered.
@@ -276,8 +277,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		// Every request but a known key's is charged: misses protect the
 		// store, refusals from memory protect the CPU.
 		if (!hit || err != nil) && s.cfg.PreAuth != nil {
-			if wait, ok := s.cfg.PreAuth.Allow(s.clientAddr(r)); !ok {
-				s.tarpit(w, r, wait)
+			if wait, ok := s.cfg.PreAuth.Allow(s.clientAddr(r), MaxPreAuthWait); !ok || !s.hold(r, wait) {
+				tooMany(w, r, s.cfg.Log, wait)
 				return
 			}
 		}
@@ -341,30 +342,37 @@ func (s *Server) recover(next http.Handler) http.Handler {
 	})
 }
 
-// MaxTarpitted bounds the requests over the pre-authentication limit held
-// at once (see tarpit).
+// MaxTarpitted bounds the requests held at once by the pre-authentication
+// limit (see hold).
 const MaxTarpitted = 1024
 
-// tarpit answers a request over its address's pre-authentication limit
-// with 429 after holding it until the address's next token (at most 1 s):
-// a client that waits for answers, however many goroutines it runs, is
-// slowed to the limit instead of spending the server's CPU at full speed.
-// At most MaxTarpitted are held; beyond that the 429 is immediate and
-// closes the connection.
-func (s *Server) tarpit(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+// MaxPreAuthWait is the longest a request over its address's
+// pre-authentication rate is held before it is answered 429 instead.
+const MaxPreAuthWait = time.Second
+
+// hold delays a request until its address's next pre-authentication token,
+// then lets it through to the normal answer (403 for an unknown key): a
+// client going a little fast is slowed, not refused, and a flooder waiting
+// for its answers is paced at the limit. False when MaxTarpitted requests
+// are already held or the client left.
+func (s *Server) hold(r *http.Request, wait time.Duration) bool {
+	if wait <= 0 {
+		return true
+	}
 	select {
 	case s.held <- struct{}{}:
-		t := time.NewTimer(min(wait, time.Second))
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-		}
-		<-s.held
 	default:
-		w.Header().Set("Connection", "close")
+		return false
 	}
-	tooMany(w, r, s.cfg.Log, wait)
+	defer func() { <-s.held }()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 // tooMany answers 429 with Retry-After in whole seconds (at least 1).
