@@ -89,10 +89,10 @@ func openSQL(subs string) string {
 	WHERE q.id = p.id`
 }
 
-// queueSQL queues events (@trackings, @event_ids, @hashes, @events: one
-// element per event, one event per tracking at most) for the OPEN
-// subscriptions of their trackings whose account has an activated webhook,
-// unless queued before (the unique key; a duplicate is skipped). A
+// queueSQL queues events (@trackings, @event_ids, @hashes, @emitted,
+// @events: one element per event, one event per tracking at most) for the
+// OPEN subscriptions of their trackings whose account has an activated
+// webhook, unless it is a repeat (see queueRepeat). A
 // subscription with neither an open delivery nor queued events — the usual
 // case — gets a delivery of the event at once, the queue row born batched.
 // The caller holds the subscriptions' locks.
@@ -104,10 +104,10 @@ func openSQL(subs string) string {
 // delivery for each batch.
 const queueSQL = `
 	WITH ev AS (
-		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[])
-			AS e(tracking_id, event_id, hash, event)
+		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[])
+			AS e(tracking_id, event_id, hash, emitted_at, event)
 	), fresh AS (
-		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.event,
+		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.emitted_at, ev.event,
 		       CASE WHEN NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
 		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
 		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL)
@@ -116,11 +116,14 @@ const queueSQL = `
 			SELECT s.id, s.account_id FROM subscriptions s
 			JOIN webhooks w ON w.account_id = s.account_id AND w.activated
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+			  AND NOT coalesce((SELECT q.content_hash = ev.hash FROM delivery_queue q
+			                    WHERE q.subscription_id = s.id AND q.event_id = ev.event_id
+			                    ORDER BY q.id DESC LIMIT 1), false)
 			OFFSET 0) s
 	), queued AS (
-		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at, delivery_id)
-		SELECT id, event_id, hash, event, @now, delivery_id FROM fresh
-		ON CONFLICT (subscription_id, event_id, content_hash) DO NOTHING
+		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, delivery_id)
+		SELECT id, event_id, hash, emitted_at, event, @now, delivery_id FROM fresh
+		ON CONFLICT (subscription_id, event_id, emitted_at, content_hash) DO NOTHING
 		RETURNING delivery_id
 	), opened AS (
 		-- Only for rows actually queued: never a delivery without its event.
@@ -148,6 +151,27 @@ const queueSQL = `
 	JOIN webhooks w ON w.account_id = o.account_id
 	JOIN subscriptions s ON s.id = o.subscription_id`
 
+// queueRepeat is the rule that makes queuing idempotent without losing a
+// version. An event record is one emission of one version of an event: the
+// normaliser emits a version only when its content differs from the one it
+// emitted last for that tracking, and stamps it with emittedAt, which every
+// replay of the record carries unchanged. So a record is a repeat, and is
+// skipped, when
+//
+//   - the same emission (subscription, event id, emittedAt, content hash) is
+//     queued already: Kafka delivered the record again (at-least-once
+//     consumption, a rebalance before the offset commit) — the unique key; or
+//   - its content equals the version last queued for that subscription and
+//     event: the normaliser emitted the unchanged event again (its dedupe
+//     state was lost in a crash after its transaction committed).
+//
+// Anything else is a change after the version last queued — a return to an
+// earlier content (A → B → A) included — and is queued and delivered, in
+// order. Content alone (the former key) cannot tell the third A from a
+// replay of the first; emittedAt alone would push a re-emitted unchanged
+// event twice, and the Kafka offset would too (and is gone if the topic is
+// ever copied). Both rules together never drop a change.
+//
 // queueTargets are the subscriptions events of @trackings go to.
 const queueTargets = `
 	SELECT s.id FROM subscriptions s JOIN webhooks w ON w.account_id = s.account_id
@@ -210,7 +234,7 @@ type leaseGrant struct {
 
 // enqueue queues events (at most one per tracking) for every OPEN
 // subscription of their trackings whose account has an activated webhook,
-// once per (subscription, event id, content hash), and opens a delivery for
+// skipping repeats (queueRepeat), and opens a delivery for
 // each such subscription that has neither an open delivery nor queued
 // events. It returns the deliveries it leased under g, ready to send, and
 // the accounts of those it opened without a lease (to be claimed). One
@@ -218,15 +242,17 @@ type leaseGrant struct {
 func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now time.Time) (leased []claimed, unleased []string, err error) {
 	trackings := make([]uuid.UUID, len(evs))
 	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
+	emitted := make([]time.Time, len(evs))
 	events := make([][]byte, len(evs))
 	for i, q := range evs {
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
+		emitted[i] = q.ev.EmittedAt
 	}
 	skip := g.Skip
 	if skip == nil {
 		skip = []uuid.UUID{}
 	}
-	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events, "now": now,
+	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "emitted": emitted, "events": events, "now": now,
 		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until}
 	b := &pgx.Batch{}
 	b.Queue(lockSQL(queueTargets), args)
