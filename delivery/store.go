@@ -29,9 +29,13 @@ var (
 	ErrNotDead  = errors.New("delivery: not dead-lettered")
 )
 
-// hostExpr is the endpoint key of a webhook's target URL in SQL: its
-// host[:port], lower-cased — the same as endpointKey in Go.
-const hostExpr = `coalesce(lower(substring(w.target_url from '^[^:/?#]+://(?:[^@/?#]*@)?([^/?#]*)')), '')`
+// hostExpr is a webhook's target URL's host[:port] in SQL, lower-cased —
+// the same as endpointHost in Go; keyExpr its endpoint key, the same as
+// endpointKey.
+const (
+	hostExpr = `coalesce(lower(substring(w.target_url from '^[^:/?#]+://(?:[^@/?#]*@)?([^/?#]*)')), '')`
+	keyExpr  = `w.account_id::text || '|' || ` + hostExpr
+)
 
 // store is the delivery state in Postgres.
 type store struct {
@@ -274,7 +278,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 			if err != nil {
 				return err
 			}
-			c.Body, c.EventCount, c.Endpoint = body, 1, endpointKey(c.TargetURL)
+			c.Body, c.EventCount, c.Endpoint = body, 1, endpointKey(c.AccountID, c.TargetURL)
 			leased = append(leased, c)
 		}
 		return rows.Err()
@@ -294,15 +298,15 @@ type claimed struct {
 	EventCount                         int
 	TargetURL                          string
 	SecretEnc                          []byte
-	Endpoint                           string
+	Endpoint                           string // endpointKey: account and host
 	CreatedAt                          time.Time
 }
 
-// claimLimits says how many more deliveries each endpoint may take: none
-// for Full, Free[i] for Hosts[i], Default for any other.
+// claimLimits says how many more deliveries each endpoint (endpointKey)
+// may take: none for Full, Free[i] for Keys[i], Default for any other.
 type claimLimits struct {
 	Full    []string
-	Hosts   []string
+	Keys    []string
 	Free    []int32
 	Default int
 }
@@ -327,28 +331,29 @@ func buildBody(refs References, events [][]byte) ([]byte, error) {
 
 // claimSQL leases due deliveries; see claim. It looks at most
 // @per_account of the oldest due deliveries of each activated webhook whose
-// endpoint has room (an index range each), so its cost follows the number of
-// webhooks, never the backlog, and a backlog at the head of the queue whose
-// endpoint is full or broken never hides another endpoint's deliveries.
+// endpoint (account and host) has room (an index range each), so its cost
+// follows the number of webhooks, never the backlog, and a backlog at the
+// head of the queue whose endpoint is full or broken never hides another
+// endpoint's deliveries.
 const claimSQL = `
 		WITH hooks AS (
-			SELECT w.account_id, ` + hostExpr + ` AS host FROM webhooks w WHERE w.activated
+			SELECT w.account_id, ` + keyExpr + ` AS key FROM webhooks w WHERE w.activated
 		), cand AS (
-			SELECT d.id, d.next_attempt_at, h.host
+			SELECT d.id, d.next_attempt_at, h.key
 			FROM hooks h CROSS JOIN LATERAL (
 				SELECT d.id, d.next_attempt_at FROM deliveries d
 				WHERE d.account_id = h.account_id AND d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
 				  AND (d.lease_until IS NULL OR d.lease_until <= @now)
 				ORDER BY d.next_attempt_at
 				LIMIT @per_account) d
-			WHERE NOT (h.host = ANY(@full::text[]))
+			WHERE NOT (h.key = ANY(@full::text[]))
 		), ranked AS (
-			SELECT id, host, next_attempt_at,
-			       row_number() OVER (PARTITION BY host ORDER BY next_attempt_at, id) AS rn
+			SELECT id, key, next_attempt_at,
+			       row_number() OVER (PARTITION BY key ORDER BY next_attempt_at, id) AS rn
 			FROM cand
 		), picked AS (
 			SELECT r.id FROM ranked r
-			LEFT JOIN unnest(@hosts::text[], @free::int4[]) AS f(host, free) ON f.host = r.host
+			LEFT JOIN unnest(@keys::text[], @free::int4[]) AS f(key, free) ON f.key = r.key
 			WHERE r.rn <= coalesce(f.free, @default_free)
 			ORDER BY r.next_attempt_at
 			LIMIT @n
@@ -379,14 +384,14 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 	if full == nil {
 		full = []string{}
 	}
-	hosts, free := limits.Hosts, limits.Free
-	if hosts == nil {
-		hosts, free = []string{}, []int32{}
+	keys, free := limits.Keys, limits.Free
+	if keys == nil {
+		keys, free = []string{}, []int32{}
 	}
 	var out []claimed
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
-	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "hosts": hosts, "free": free,
+	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "keys": keys, "free": free,
 		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token}).Query(func(rows pgx.Rows) error {
 		var err error
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {
@@ -398,7 +403,7 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 			if err != nil {
 				return c, err
 			}
-			c.Endpoint = endpointKey(c.TargetURL)
+			c.Endpoint = endpointKey(c.AccountID, c.TargetURL)
 			c.Body, err = buildBody(refs, events)
 			return c, err
 		})

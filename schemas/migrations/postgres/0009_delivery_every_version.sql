@@ -13,9 +13,8 @@
 -- after losing its dedupe state), so neither replays nor re-emissions are
 -- pushed twice and no change is ever lost.
 --
--- Rows queued before this migration get emitted_at '-infinity': they are
--- only ever compared for the content of the last version.
+-- Rows queued before this migration (and rows written without one) have
+-- emitted_at '-infinity': they only ever count as the version last queued.
 ALTER TABLE delivery_queue ADD COLUMN emitted_at timestamptz NOT NULL DEFAULT '-infinity';
-ALTER TABLE delivery_queue ALTER COLUMN emitted_at DROP DEFAULT;
 ALTER TABLE delivery_queue DROP CONSTRAINT delivery_queue_subscription_id_event_id_content_hash_key;
 CREATE UNIQUE INDEX delivery_queue_emission ON delivery_queue (subscription_id, event_id, emitted_at, content_hash);
