@@ -19,14 +19,14 @@ type Metrics struct {
 	// Registry holds every collector below; mount Handler at /metrics.
 	Registry *prometheus.Registry
 
-	attempts     *prometheus.CounterVec // by outcome
-	closed       *prometheus.CounterVec // deliveries closed, by status
-	latency      prometheus.Histogram   // attempt latency
-	endToEnd     prometheus.Histogram   // event emitted → delivery acknowledged
-	queueDepth   *prometheus.GaugeVec   // by state
-	breakers     *prometheus.GaugeVec   // breakers not closed, by state
-	slow         prometheus.Gauge       // attempts in flight past SlowAfter
-	logDropped   prometheus.Counter     // attempt-log rows dropped
+	attempts   *prometheus.CounterVec // by outcome
+	closed     *prometheus.CounterVec // deliveries closed, by status
+	latency    prometheus.Histogram   // attempt latency
+	endToEnd   prometheus.Histogram   // event emitted → delivery acknowledged
+	queueDepth *prometheus.GaugeVec   // by state
+	breakers   *prometheus.GaugeVec   // breakers not closed, by state
+	slow       prometheus.Gauge       // attempts in flight past SlowAfter
+	logDropped prometheus.Counter     // attempt-log rows dropped
 }
 
 // DefaultMetrics is used by Run when Deps.Metrics is nil.
