@@ -102,8 +102,8 @@ func TestConfigValidate(t *testing.T) {
 	if err := (Config{}).Validate(); err != nil {
 		t.Fatalf("zero config: %v", err)
 	}
-	err := Config{Workers: -1, Schedule: []time.Duration{time.Second, 0}, Jitter: 1, Timeout: time.Minute, Lease: time.Minute}.Validate()
-	for _, want := range []string{"Workers", "Schedule[1]", "Jitter", "Lease"} {
+	err := Config{Workers: -1, Schedule: []time.Duration{time.Second, 0}, Jitter: 1, Timeout: time.Minute, Lease: time.Minute, SlowAfter: -1}.Validate()
+	for _, want := range []string{"Workers", "Schedule[1]", "Jitter", "Lease", "SlowAfter"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want a problem with %s", err, want)
 		}
