@@ -16,12 +16,20 @@ var DefaultSchedule = []time.Duration{
 
 // Config tunes the stage. Zero values take the documented defaults.
 type Config struct {
-	// Workers bounds the deliveries in flight in this process (default 64).
+	// Workers bounds the deliveries in flight in this process that started
+	// less than SlowAfter ago (default 64); see SlowAfter.
 	Workers int
-	// EndpointConcurrency bounds the deliveries in flight per endpoint (the
-	// target URL's host:port) in this process (default 8), so one slow
-	// endpoint holds at most this many workers and never delays another.
+	// EndpointConcurrency bounds the deliveries in flight per endpoint — an
+	// account's target host:port; two accounts on one host are two
+	// endpoints — in this process (default 8), so one slow endpoint holds
+	// at most this many slots and never delays another account's.
 	EndpointConcurrency int
+	// SlowAfter is how long an attempt holds one of the shared Workers
+	// (default 1 s): past it the attempt goes on, within Timeout, holding
+	// only its endpoint's slot, and the worker serves someone else. So
+	// however many accounts' endpoints hang, they cannot keep the pool
+	// full for a whole Timeout; a value at or above Timeout turns this off.
+	SlowAfter time.Duration
 	// Timeout bounds one attempt, connection to last response byte read
 	// (default 15 s). A timeout is a failed attempt.
 	Timeout time.Duration
@@ -113,6 +121,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("delivery: MaxBatchEvents, MaxBatchBytes, ResponseLimit, LogBatchSize and LogBuffer must not be negative"))
 	}
 	neg("Timeout", c.Timeout)
+	neg("SlowAfter", c.SlowAfter)
 	neg("MaxRetryAfter", c.MaxRetryAfter)
 	neg("BreakerTimeout", c.BreakerTimeout)
 	neg("PollInterval", c.PollInterval)
@@ -142,6 +151,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 15 * time.Second
+	}
+	if c.SlowAfter == 0 {
+		c.SlowAfter = time.Second
 	}
 	if c.Schedule == nil {
 		c.Schedule = DefaultSchedule

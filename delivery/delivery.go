@@ -4,8 +4,9 @@
 // Fan-out: a consumer group on the events topic queues every event record
 // for each OPEN subscription of its tracking whose account has a configured
 // and activated webhook, in Postgres, in one transaction per record, before
-// the record's offset is committed (kafka.Consume). The queue is unique per
-// (subscription, event id, content hash): a redelivered record is queued once.
+// the record's offset is committed (kafka.Consume). Every version of an
+// event is queued, a return to an earlier content included, while a
+// redelivered record or an unchanged re-emission is queued once (queueRepeat).
 //
 // Delivery: events queued for a subscription are batched (Config.MaxBatchEvents,
 // MaxBatchBytes) into one delivery, whose body {"references", "events"} is
@@ -174,6 +175,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		consumed <- kafka.Consume(ctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: schemas.GroupDelivery, Topics: []string{schemas.TopicEvents},
 			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log,
+			// The normaliser writes in transactions: an aborted one's events
+			// (emitted again by its retry) are never pushed.
+			Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
 			// Records of different trackings share the queue writer's
 			// transactions; a tracking's own stay in order.
 			KeyConcurrency: maxGroup,

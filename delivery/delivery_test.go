@@ -211,11 +211,20 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 		`contrack_delivery_attempts_total{outcome="delivered"} ` + strconv.Itoa(len(ds)),
 		`contrack_delivery_deliveries_total{status="DELIVERED"} ` + strconv.Itoa(len(ds)),
 		`contrack_delivery_attempt_duration_seconds_count ` + strconv.Itoa(len(reqs)),
-		`contrack_delivery_breaker_state{endpoint="` + strings.TrimPrefix(rc.URL, "http://") + `"} 0`,
+		`contrack_delivery_breakers{state="open"} 0`,
+		`contrack_delivery_breakers{state="half_open"} 0`,
+		`contrack_delivery_slow_attempts 0`,
 		`contrack_delivery_queue_depth{state="pending"}`,
 	} {
 		if !strings.Contains(string(exposition), want) {
 			t.Errorf("metrics lack %s", want)
+		}
+	}
+	// No label names a tenant: neither the webhook's host nor the account.
+	host := strings.TrimPrefix(rc.URL, "http://")
+	for _, secret := range []string{host, "127.0.0.1", acct} {
+		if strings.Contains(string(exposition), secret) {
+			t.Errorf("metrics expose %q", secret)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,10 +15,23 @@ import (
 	"github.com/contrack/contrack/platform/secretbox"
 )
 
-// dispatcher claims due deliveries and sends them: at most Workers in
-// flight, at most EndpointConcurrency per endpoint (one when its breaker is
-// half-open, none when open), so a slow or failing endpoint occupies only
-// its own share of the workers and the claim query passes it over.
+// dispatcher claims due deliveries and sends them: at most
+// EndpointConcurrency in flight per endpoint — an (account, host) pair,
+// see endpointKey — (one when its breaker is half-open, none when open),
+// and at most Workers attempts younger than SlowAfter in all. So a slow,
+// hanging or failing endpoint occupies only its own slots, the claim query
+// passes it over, and no tenant shares a breaker or a slot with another.
+//
+// The shared pool: an attempt holds one of the Workers only for its first
+// SlowAfter; past that it is "slow" and holds only its endpoint's slot
+// until it ends (within Timeout). However many accounts' endpoints hang,
+// each hanging attempt keeps a shared worker for at most SlowAfter, so a
+// healthy account's due delivery waits at most about SlowAfter for a
+// worker per Workers hanging attempts started ahead of it — never a whole
+// Timeout behind a full pool. In flight at once: at most Workers young
+// attempts plus the slow ones, and since every slow attempt was young
+// once and ends within Timeout, at most Workers × (1 + Timeout/SlowAfter)
+// attempts (goroutines and connections) in all.
 type dispatcher struct {
 	cfg     Config
 	store   *store
@@ -38,7 +52,8 @@ type dispatcher struct {
 	sendCtx context.Context
 
 	mu        sync.Mutex
-	inflight  int
+	inflight  int  // attempts holding a shared worker (younger than SlowAfter)
+	slow      int  // attempts past SlowAfter: they hold only their endpoint's slots
 	reserved  int  // slots granted to enqueue transactions in flight
 	accepting bool // false once shutting down: no more sends start
 	// wantWorkers: deliveries may be waiting for a free worker, so any
@@ -47,18 +62,16 @@ type dispatcher struct {
 	// pace every delivery is leased at birth, and a claim per send would
 	// cost the database more than the sends do.
 	wantWorkers bool
-	endpoints   map[string]*endpoint
+	endpoints   map[string]*endpoint // by endpointKey; idle healthy ones are dropped
 	byAccount   map[string]*endpoint // the endpoint each account last sent to
 	sends       sync.WaitGroup
 }
 
-// endpoint is the in-process state of one target host.
+// endpoint is the in-process state of one account's target host.
 type endpoint struct {
-	inflight int
+	account  string
+	inflight int // attempts in flight, slow ones included
 	breaker  *gobreaker.CircuitBreaker[attempt]
-	// accounts seen sending here: a lease grant skips them while the
-	// endpoint has no room.
-	accounts map[string]bool
 	// wantSlot: deliveries may be waiting for room here (see wantWorkers).
 	wantSlot bool
 }
@@ -88,17 +101,16 @@ func (d *dispatcher) endpointLocked(key string) *endpoint {
 	if ep := d.endpoints[key]; ep != nil {
 		return ep
 	}
-	gauge := d.metrics.breakerState.WithLabelValues(key)
-	gauge.Set(0)
-	ep := &endpoint{accounts: map[string]bool{}, breaker: gobreaker.NewCircuitBreaker[attempt](gobreaker.Settings{
+	account, host, _ := strings.Cut(key, "|")
+	ep := &endpoint{account: account, breaker: gobreaker.NewCircuitBreaker[attempt](gobreaker.Settings{
 		Name:        key,
 		MaxRequests: 1,
 		Timeout:     d.cfg.BreakerTimeout,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= d.cfg.BreakerFailures },
 		IsExcluded:  func(err error) bool { return errors.Is(err, errAbandoned) },
-		OnStateChange: func(name string, from, to gobreaker.State) {
-			gauge.Set(breakerValue(to))
-			d.log.Warn("endpoint breaker state changed", "endpoint", name, "from", from.String(), "to", to.String())
+		OnStateChange: func(_ string, from, to gobreaker.State) {
+			d.metrics.breakerMoved(from, to)
+			d.log.Warn("endpoint breaker state changed", "account_id", account, "endpoint", host, "from", from.String(), "to", to.String())
 			if to == gobreaker.StateHalfOpen || to == gobreaker.StateClosed {
 				signal(d.poke)
 			}
@@ -106,6 +118,13 @@ func (d *dispatcher) endpointLocked(key string) *endpoint {
 	})}
 	d.endpoints[key] = ep
 	return ep
+}
+
+// idleLocked: ep has nothing in flight and a closed breaker with no failure
+// counted, so forgetting it loses nothing; the endpoints kept are those with
+// work or trouble, not every account ever served. d.mu is held.
+func idleLocked(ep *endpoint) bool {
+	return ep.inflight == 0 && ep.breaker.State() == gobreaker.StateClosed && ep.breaker.Counts().ConsecutiveFailures == 0
 }
 
 // roomLocked is how many more deliveries ep may take now: its concurrency
@@ -128,12 +147,19 @@ func (d *dispatcher) capacity() (int, claimLimits) {
 	lim := claimLimits{Default: d.cfg.EndpointConcurrency}
 	for key, ep := range d.endpoints {
 		ep.wantSlot = false
+		if idleLocked(ep) {
+			delete(d.endpoints, key)
+			if d.byAccount[ep.account] == ep {
+				delete(d.byAccount, ep.account)
+			}
+			continue
+		}
 		switch free := d.roomLocked(ep); {
 		case free <= 0:
 			ep.wantSlot = true
 			lim.Full = append(lim.Full, key)
 		case free < d.cfg.EndpointConcurrency:
-			lim.Hosts = append(lim.Hosts, key)
+			lim.Keys = append(lim.Keys, key)
 			lim.Free = append(lim.Free, int32(free))
 		}
 	}
@@ -150,7 +176,7 @@ func (d *dispatcher) claimedUpTo(lim claimLimits, cs []claimed) {
 		per[c.Endpoint]++
 	}
 	free := map[string]int{}
-	for i, h := range lim.Hosts {
+	for i, h := range lim.Keys {
 		free[h] = int(lim.Free[i])
 	}
 	d.mu.Lock()
@@ -180,11 +206,9 @@ func (d *dispatcher) grant(want int) leaseGrant {
 	d.reserved += n
 	g := leaseGrant{Max: n, PerAccount: d.cfg.EndpointConcurrency, Token: uuid.New(), Until: d.now().Add(d.cfg.Lease)}
 	for _, ep := range d.endpoints {
-		if d.roomLocked(ep) <= 0 {
-			for acct := range ep.accounts {
-				if id, err := uuid.Parse(acct); err == nil {
-					g.Skip = append(g.Skip, id)
-				}
+		if d.byAccount[ep.account] == ep && d.roomLocked(ep) <= 0 {
+			if id, err := uuid.Parse(ep.account); err == nil {
+				g.Skip = append(g.Skip, id)
 			}
 		}
 	}
@@ -278,24 +302,44 @@ func (d *dispatcher) start(c *claimed) {
 	d.startLocked(c, d.endpointLocked(c.Endpoint))
 }
 
-// startLocked sends c in a goroutine of its own; d.mu is held.
+// startLocked sends c in a goroutine of its own; d.mu is held. The attempt
+// holds a shared worker until it ends or SlowAfter passes, whichever comes
+// first, and its endpoint's slot until it ends.
 func (d *dispatcher) startLocked(c *claimed, ep *endpoint) {
 	ep.inflight++
-	if d.byAccount[c.AccountID] != ep {
-		if old := d.byAccount[c.AccountID]; old != nil {
-			delete(old.accounts, c.AccountID) // the webhook moved
-		}
-		ep.accounts[c.AccountID] = true
-		d.byAccount[c.AccountID] = ep
-	}
+	d.byAccount[c.AccountID] = ep // the webhook may have moved
 	d.inflight++
 	d.sends.Add(1)
+	var ended, slow bool // guarded by d.mu
+	aging := time.AfterFunc(d.cfg.SlowAfter, func() {
+		d.mu.Lock()
+		if ended {
+			d.mu.Unlock()
+			return
+		}
+		slow = true
+		d.inflight--
+		d.slow++
+		d.metrics.slow.Set(float64(d.slow))
+		poke := d.wantWorkers
+		d.mu.Unlock()
+		if poke {
+			signal(d.poke) // a worker is free for another account
+		}
+	})
 	go func() {
 		defer d.sends.Done()
 		o := d.deliver(d.sendCtx, c, ep)
+		aging.Stop()
 		d.mu.Lock()
+		ended = true
 		ep.inflight--
-		d.inflight--
+		if slow {
+			d.slow--
+			d.metrics.slow.Set(float64(d.slow))
+		} else {
+			d.inflight--
+		}
 		poke := d.wantWorkers || ep.wantSlot
 		d.mu.Unlock()
 		d.results <- o
@@ -362,7 +406,7 @@ func (d *dispatcher) judge(c *claimed, a attempt) outcome {
 	}
 	if d.alog != nil {
 		d.alog.add(attemptRow{
-			DeliveryID: c.ID, AccountID: c.AccountID, SubscriptionID: c.SubscriptionID, Endpoint: c.Endpoint,
+			DeliveryID: c.ID, AccountID: c.AccountID, SubscriptionID: c.SubscriptionID, Endpoint: endpointHost(c.TargetURL),
 			Attempt: c.Attempts + 1, StatusCode: a.HTTPCode, Outcome: a.Outcome, Latency: a.Latency, Error: a.Error, At: now,
 		})
 	}

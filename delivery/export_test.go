@@ -12,10 +12,17 @@ func (m *Metrics) AttemptCount(outcome string) float64 {
 	return out.GetCounter().GetValue()
 }
 
-// BreakerState is the breaker gauge of endpoint (0 closed, 1 half-open, 2 open).
-func (m *Metrics) BreakerState(endpoint string) float64 {
+// Breakers is how many endpoint breakers are in state ("open", "half_open").
+func (m *Metrics) Breakers(state string) float64 {
 	var out dto.Metric
-	m.breakerState.WithLabelValues(endpoint).Write(&out)
+	m.breakers.WithLabelValues(state).Write(&out)
+	return out.GetGauge().GetValue()
+}
+
+// SlowAttempts is the gauge of attempts in flight past SlowAfter.
+func (m *Metrics) SlowAttempts() float64 {
+	var out dto.Metric
+	m.slow.Write(&out)
 	return out.GetGauge().GetValue()
 }
 

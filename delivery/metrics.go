@@ -9,17 +9,24 @@ import (
 )
 
 // Metrics are the stage's Prometheus collectors, on a registry of their own.
+//
+// No label identifies a tenant — no account, host or endpoint — and every
+// label takes a fixed, small set of values, so the number of series is
+// bounded whatever the number of accounts: breakers are counted by state,
+// not reported one series per endpoint. Per-account detail is in the
+// attempt log (ClickHouse), which every query scopes by account.
 type Metrics struct {
 	// Registry holds every collector below; mount Handler at /metrics.
 	Registry *prometheus.Registry
 
-	attempts     *prometheus.CounterVec // by outcome
-	closed       *prometheus.CounterVec // deliveries closed, by status
-	latency      prometheus.Histogram   // attempt latency
-	endToEnd     prometheus.Histogram   // event emitted → delivery acknowledged
-	queueDepth   *prometheus.GaugeVec   // by state
-	breakerState *prometheus.GaugeVec   // by endpoint
-	logDropped   prometheus.Counter     // attempt-log rows dropped
+	attempts   *prometheus.CounterVec // by outcome
+	closed     *prometheus.CounterVec // deliveries closed, by status
+	latency    prometheus.Histogram   // attempt latency
+	endToEnd   prometheus.Histogram   // event emitted → delivery acknowledged
+	queueDepth *prometheus.GaugeVec   // by state
+	breakers   *prometheus.GaugeVec   // breakers not closed, by state
+	slow       prometheus.Gauge       // attempts in flight past SlowAfter
+	logDropped prometheus.Counter     // attempt-log rows dropped
 }
 
 // DefaultMetrics is used by Run when Deps.Metrics is nil.
@@ -51,16 +58,23 @@ func NewMetrics() *Metrics {
 			Name: "contrack_delivery_queue_depth",
 			Help: "Open deliveries by state (pending, failed) and events queued but not yet batched (queued_events).",
 		}, []string{"state"}),
-		breakerState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "contrack_delivery_breaker_state",
-			Help: "Circuit breaker state per endpoint (host:port): 0 closed, 1 half-open, 2 open.",
-		}, []string{"endpoint"}),
+		breakers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "contrack_delivery_breakers",
+			Help: "Endpoint circuit breakers (one per account and webhook host) in this process that are not closed, by state (open, half_open).",
+		}, []string{"state"}),
+		slow: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "contrack_delivery_slow_attempts",
+			Help: "Delivery attempts in flight for longer than SlowAfter (they hold their endpoint's slots, not the shared workers).",
+		}),
 		logDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "contrack_delivery_attempt_log_dropped_total",
 			Help: "Attempt-log rows dropped because ClickHouse stayed unreachable and the buffer was full.",
 		}),
 	}
-	m.Registry.MustRegister(m.attempts, m.closed, m.latency, m.endToEnd, m.queueDepth, m.breakerState, m.logDropped)
+	m.Registry.MustRegister(m.attempts, m.closed, m.latency, m.endToEnd, m.queueDepth, m.breakers, m.slow, m.logDropped)
+	for _, st := range []string{breakerOpen, breakerHalfOpen} {
+		m.breakers.WithLabelValues(st).Set(0) // present from the start
+	}
 	return m
 }
 
@@ -69,13 +83,28 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-func breakerValue(s gobreaker.State) float64 {
-	switch s {
-	case gobreaker.StateHalfOpen:
-		return 1
-	case gobreaker.StateOpen:
-		return 2
-	default:
-		return 0
+// The state label values of contrack_delivery_breakers.
+const (
+	breakerOpen     = "open"
+	breakerHalfOpen = "half_open"
+)
+
+// breakerMoved counts a breaker's change of state.
+func (m *Metrics) breakerMoved(from, to gobreaker.State) {
+	if l := breakerLabel(from); l != "" {
+		m.breakers.WithLabelValues(l).Dec()
 	}
+	if l := breakerLabel(to); l != "" {
+		m.breakers.WithLabelValues(l).Inc()
+	}
+}
+
+func breakerLabel(s gobreaker.State) string {
+	switch s {
+	case gobreaker.StateOpen:
+		return breakerOpen
+	case gobreaker.StateHalfOpen:
+		return breakerHalfOpen
+	}
+	return ""
 }

@@ -39,9 +39,18 @@ type attempt struct {
 
 func (a attempt) ok() bool { return a.Outcome == OutcomeDelivered }
 
-// endpointKey is the endpoint a target URL belongs to: its host[:port],
-// lower-cased. Breakers and concurrency limits are per endpoint.
-func endpointKey(rawURL string) string {
+// endpointKey is what breakers, concurrency limits and claims are kept per:
+// the account and its target URL's host[:port], lower-cased
+// ("<account id>|<host>"). Per account, never per host alone: two tenants
+// whose webhooks share a host never share a breaker or a slot, so one
+// account's hanging or failing endpoint cannot stall another's deliveries.
+func endpointKey(accountID, rawURL string) string {
+	return accountID + "|" + endpointHost(rawURL)
+}
+
+// endpointHost is a target URL's host[:port], lower-cased ("" if it does
+// not parse): what the attempt log records as the endpoint.
+func endpointHost(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return ""

@@ -29,9 +29,13 @@ var (
 	ErrNotDead  = errors.New("delivery: not dead-lettered")
 )
 
-// hostExpr is the endpoint key of a webhook's target URL in SQL: its
-// host[:port], lower-cased — the same as endpointKey in Go.
-const hostExpr = `coalesce(lower(substring(w.target_url from '^[^:/?#]+://(?:[^@/?#]*@)?([^/?#]*)')), '')`
+// hostExpr is a webhook's target URL's host[:port] in SQL, lower-cased —
+// the same as endpointHost in Go; keyExpr its endpoint key, the same as
+// endpointKey.
+const (
+	hostExpr = `coalesce(lower(substring(w.target_url from '^[^:/?#]+://(?:[^@/?#]*@)?([^/?#]*)')), '')`
+	keyExpr  = `w.account_id::text || '|' || ` + hostExpr
+)
 
 // store is the delivery state in Postgres.
 type store struct {
@@ -89,10 +93,10 @@ func openSQL(subs string) string {
 	WHERE q.id = p.id`
 }
 
-// queueSQL queues events (@trackings, @event_ids, @hashes, @events: one
-// element per event, one event per tracking at most) for the OPEN
-// subscriptions of their trackings whose account has an activated webhook,
-// unless queued before (the unique key; a duplicate is skipped). A
+// queueSQL queues events (@trackings, @event_ids, @hashes, @emitted,
+// @events: one element per event, one event per tracking at most) for the
+// OPEN subscriptions of their trackings whose account has an activated
+// webhook, unless it is a repeat (see queueRepeat). A
 // subscription with neither an open delivery nor queued events — the usual
 // case — gets a delivery of the event at once, the queue row born batched.
 // The caller holds the subscriptions' locks.
@@ -104,10 +108,10 @@ func openSQL(subs string) string {
 // delivery for each batch.
 const queueSQL = `
 	WITH ev AS (
-		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[])
-			AS e(tracking_id, event_id, hash, event)
+		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[])
+			AS e(tracking_id, event_id, hash, emitted_at, event)
 	), fresh AS (
-		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.event,
+		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.emitted_at, ev.event,
 		       CASE WHEN NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
 		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
 		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL)
@@ -116,11 +120,14 @@ const queueSQL = `
 			SELECT s.id, s.account_id FROM subscriptions s
 			JOIN webhooks w ON w.account_id = s.account_id AND w.activated
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+			  AND NOT coalesce((SELECT q.content_hash = ev.hash FROM delivery_queue q
+			                    WHERE q.subscription_id = s.id AND q.event_id = ev.event_id
+			                    ORDER BY q.id DESC LIMIT 1), false)
 			OFFSET 0) s
 	), queued AS (
-		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at, delivery_id)
-		SELECT id, event_id, hash, event, @now, delivery_id FROM fresh
-		ON CONFLICT (subscription_id, event_id, content_hash) DO NOTHING
+		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, delivery_id)
+		SELECT id, event_id, hash, emitted_at, event, @now, delivery_id FROM fresh
+		ON CONFLICT (subscription_id, event_id, emitted_at, content_hash) DO NOTHING
 		RETURNING delivery_id
 	), opened AS (
 		-- Only for rows actually queued: never a delivery without its event.
@@ -148,6 +155,27 @@ const queueSQL = `
 	JOIN webhooks w ON w.account_id = o.account_id
 	JOIN subscriptions s ON s.id = o.subscription_id`
 
+// queueRepeat is the rule that makes queuing idempotent without losing a
+// version. An event record is one emission of one version of an event: the
+// normaliser emits a version only when its content differs from the one it
+// emitted last for that tracking, and stamps it with emittedAt, which every
+// replay of the record carries unchanged. So a record is a repeat, and is
+// skipped, when
+//
+//   - the same emission (subscription, event id, emittedAt, content hash) is
+//     queued already: Kafka delivered the record again (at-least-once
+//     consumption, a rebalance before the offset commit) — the unique key; or
+//   - its content equals the version last queued for that subscription and
+//     event: the normaliser emitted the unchanged event again (its dedupe
+//     state was lost in a crash after its transaction committed).
+//
+// Anything else is a change after the version last queued — a return to an
+// earlier content (A → B → A) included — and is queued and delivered, in
+// order. Content alone (the former key) cannot tell the third A from a
+// replay of the first; emittedAt alone would push a re-emitted unchanged
+// event twice, and the Kafka offset would too (and is gone if the topic is
+// ever copied). Both rules together never drop a change.
+//
 // queueTargets are the subscriptions events of @trackings go to.
 const queueTargets = `
 	SELECT s.id FROM subscriptions s JOIN webhooks w ON w.account_id = s.account_id
@@ -210,7 +238,7 @@ type leaseGrant struct {
 
 // enqueue queues events (at most one per tracking) for every OPEN
 // subscription of their trackings whose account has an activated webhook,
-// once per (subscription, event id, content hash), and opens a delivery for
+// skipping repeats (queueRepeat), and opens a delivery for
 // each such subscription that has neither an open delivery nor queued
 // events. It returns the deliveries it leased under g, ready to send, and
 // the accounts of those it opened without a lease (to be claimed). One
@@ -218,15 +246,17 @@ type leaseGrant struct {
 func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now time.Time) (leased []claimed, unleased []string, err error) {
 	trackings := make([]uuid.UUID, len(evs))
 	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
+	emitted := make([]time.Time, len(evs))
 	events := make([][]byte, len(evs))
 	for i, q := range evs {
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
+		emitted[i] = q.ev.EmittedAt
 	}
 	skip := g.Skip
 	if skip == nil {
 		skip = []uuid.UUID{}
 	}
-	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events, "now": now,
+	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "emitted": emitted, "events": events, "now": now,
 		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until}
 	b := &pgx.Batch{}
 	b.Queue(lockSQL(queueTargets), args)
@@ -248,7 +278,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 			if err != nil {
 				return err
 			}
-			c.Body, c.EventCount, c.Endpoint = body, 1, endpointKey(c.TargetURL)
+			c.Body, c.EventCount, c.Endpoint = body, 1, endpointKey(c.AccountID, c.TargetURL)
 			leased = append(leased, c)
 		}
 		return rows.Err()
@@ -268,15 +298,15 @@ type claimed struct {
 	EventCount                         int
 	TargetURL                          string
 	SecretEnc                          []byte
-	Endpoint                           string
+	Endpoint                           string // endpointKey: account and host
 	CreatedAt                          time.Time
 }
 
-// claimLimits says how many more deliveries each endpoint may take: none
-// for Full, Free[i] for Hosts[i], Default for any other.
+// claimLimits says how many more deliveries each endpoint (endpointKey)
+// may take: none for Full, Free[i] for Keys[i], Default for any other.
 type claimLimits struct {
 	Full    []string
-	Hosts   []string
+	Keys    []string
 	Free    []int32
 	Default int
 }
@@ -301,28 +331,29 @@ func buildBody(refs References, events [][]byte) ([]byte, error) {
 
 // claimSQL leases due deliveries; see claim. It looks at most
 // @per_account of the oldest due deliveries of each activated webhook whose
-// endpoint has room (an index range each), so its cost follows the number of
-// webhooks, never the backlog, and a backlog at the head of the queue whose
-// endpoint is full or broken never hides another endpoint's deliveries.
+// endpoint (account and host) has room (an index range each), so its cost
+// follows the number of webhooks, never the backlog, and a backlog at the
+// head of the queue whose endpoint is full or broken never hides another
+// endpoint's deliveries.
 const claimSQL = `
 		WITH hooks AS (
-			SELECT w.account_id, ` + hostExpr + ` AS host FROM webhooks w WHERE w.activated
+			SELECT w.account_id, ` + keyExpr + ` AS key FROM webhooks w WHERE w.activated
 		), cand AS (
-			SELECT d.id, d.next_attempt_at, h.host
+			SELECT d.id, d.next_attempt_at, h.key
 			FROM hooks h CROSS JOIN LATERAL (
 				SELECT d.id, d.next_attempt_at FROM deliveries d
 				WHERE d.account_id = h.account_id AND d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
 				  AND (d.lease_until IS NULL OR d.lease_until <= @now)
 				ORDER BY d.next_attempt_at
 				LIMIT @per_account) d
-			WHERE NOT (h.host = ANY(@full::text[]))
+			WHERE NOT (h.key = ANY(@full::text[]))
 		), ranked AS (
-			SELECT id, host, next_attempt_at,
-			       row_number() OVER (PARTITION BY host ORDER BY next_attempt_at, id) AS rn
+			SELECT id, key, next_attempt_at,
+			       row_number() OVER (PARTITION BY key ORDER BY next_attempt_at, id) AS rn
 			FROM cand
 		), picked AS (
 			SELECT r.id FROM ranked r
-			LEFT JOIN unnest(@hosts::text[], @free::int4[]) AS f(host, free) ON f.host = r.host
+			LEFT JOIN unnest(@keys::text[], @free::int4[]) AS f(key, free) ON f.key = r.key
 			WHERE r.rn <= coalesce(f.free, @default_free)
 			ORDER BY r.next_attempt_at
 			LIMIT @n
@@ -353,14 +384,14 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 	if full == nil {
 		full = []string{}
 	}
-	hosts, free := limits.Hosts, limits.Free
-	if hosts == nil {
-		hosts, free = []string{}, []int32{}
+	keys, free := limits.Keys, limits.Free
+	if keys == nil {
+		keys, free = []string{}, []int32{}
 	}
 	var out []claimed
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
-	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "hosts": hosts, "free": free,
+	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "keys": keys, "free": free,
 		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token}).Query(func(rows pgx.Rows) error {
 		var err error
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {
@@ -372,7 +403,7 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 			if err != nil {
 				return c, err
 			}
-			c.Endpoint = endpointKey(c.TargetURL)
+			c.Endpoint = endpointKey(c.AccountID, c.TargetURL)
 			c.Body, err = buildBody(refs, events)
 			return c, err
 		})

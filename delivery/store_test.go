@@ -219,10 +219,13 @@ func TestEnqueueLeasesWithinGrant(t *testing.T) {
 // A claim takes the oldest due deliveries of each endpoint with room: a
 // large backlog of a full endpoint, older than everything else, never
 // hides another endpoint's deliveries, and per-endpoint room is respected.
+// Endpoints are per account: the two accounts' webhooks share a host, and
+// the first one being full takes nothing from the second.
 func TestClaimPassesOverFullEndpoints(t *testing.T) {
 	st, _, _ := storeWithSubscription(t)
 	ctx := context.Background()
-	_, trks := hookedAccounts(t, st, []string{"busy.example", "other.example"}, 40)
+	accts, trks := hookedAccounts(t, st, []string{"shared.example", "shared.example"}, 40)
+	busyKey := endpointKey(accts[0], "https://shared.example/hook")
 	old := time.Now().Add(-time.Hour)
 	var busy, other []queued
 	for j := range 40 {
@@ -235,28 +238,28 @@ func TestClaimPassesOverFullEndpoints(t *testing.T) {
 	if _, _, err := st.enqueue(ctx, other, leaseGrant{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := st.claim(ctx, 10, claimLimits{Full: []string{"busy.example"}, Default: 8}, time.Now())
+	cs, err := st.claim(ctx, 10, claimLimits{Full: []string{busyKey}, Default: 8}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cs) != 8 {
-		t.Fatalf("claimed %d, want 8 (other.example's room)", len(cs))
+		t.Fatalf("claimed %d, want 8 (the other account's room)", len(cs))
 	}
 	for _, c := range cs {
-		if c.Endpoint != "other.example" {
-			t.Fatalf("claimed a delivery of %s, whose endpoint is full", c.Endpoint)
+		if c.AccountID != accts[1] || c.Endpoint != endpointKey(accts[1], "https://shared.example/hook") {
+			t.Fatalf("claimed a delivery of %s (%s), whose endpoint is full", c.AccountID, c.Endpoint)
 		}
 	}
 	// With room on both, the older backlog comes first, within each endpoint's room.
-	cs, err = st.claim(ctx, 10, claimLimits{Hosts: []string{"busy.example"}, Free: []int32{3}, Default: 8}, time.Now())
+	cs, err = st.claim(ctx, 10, claimLimits{Keys: []string{busyKey}, Free: []int32{3}, Default: 8}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := map[string]int{}
 	for _, c := range cs {
-		n[c.Endpoint]++
+		n[c.AccountID]++
 	}
-	if n["busy.example"] != 3 || n["other.example"] != 7 {
-		t.Fatalf("claimed %v, want busy.example 3 and other.example 7", n)
+	if n[accts[0]] != 3 || n[accts[1]] != 7 {
+		t.Fatalf("claimed %v, want the busy account 3 and the other 7", n)
 	}
 }

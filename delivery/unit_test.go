@@ -102,8 +102,8 @@ func TestConfigValidate(t *testing.T) {
 	if err := (Config{}).Validate(); err != nil {
 		t.Fatalf("zero config: %v", err)
 	}
-	err := Config{Workers: -1, Schedule: []time.Duration{time.Second, 0}, Jitter: 1, Timeout: time.Minute, Lease: time.Minute}.Validate()
-	for _, want := range []string{"Workers", "Schedule[1]", "Jitter", "Lease"} {
+	err := Config{Workers: -1, Schedule: []time.Duration{time.Second, 0}, Jitter: 1, Timeout: time.Minute, Lease: time.Minute, SlowAfter: -1}.Validate()
+	for _, want := range []string{"Workers", "Schedule[1]", "Jitter", "Lease", "SlowAfter"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want a problem with %s", err, want)
 		}
@@ -111,7 +111,8 @@ func TestConfigValidate(t *testing.T) {
 }
 
 // The endpoint key computed in SQL (claims pass over busy endpoints by it)
-// is the one computed in Go (breakers and limits are kept by it).
+// is the one computed in Go (breakers and limits are kept by it): the
+// account and the host.
 func TestEndpointKeySQLMatchesGo(t *testing.T) {
 	db := testenv.Postgres(t)
 	for _, u := range []string{
@@ -124,10 +125,11 @@ func TestEndpointKeySQLMatchesGo(t *testing.T) {
 		"not a url",
 	} {
 		var got string
-		if err := db.Pool.QueryRow(context.Background(), `SELECT `+hostExpr+` FROM (SELECT $1::text AS target_url) w`, u).Scan(&got); err != nil {
+		acct := "0f8fad5b-d9cb-469f-a165-70867728950e"
+		if err := db.Pool.QueryRow(context.Background(), `SELECT `+keyExpr+` FROM (SELECT $1::text AS target_url, $2::uuid AS account_id) w`, u, acct).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
-		if want := endpointKey(u); got != want {
+		if want := endpointKey(acct, u); got != want {
 			t.Errorf("%q: SQL %q, Go %q", u, got, want)
 		}
 	}

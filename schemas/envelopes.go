@@ -72,8 +72,10 @@ type PollAttempt struct {
 
 // EventRecord is one normalised DCSA 2.0.2 event for one tracking, on the
 // events topic keyed by TrackingID. The same EventID with a new ContentHash
-// is an update of that event (an estimate moved); the same pair again is a
-// repeat that consumers drop.
+// is an update of that event (an estimate moved), and so is a return to an
+// earlier ContentHash after another (A → B → A); the same record again
+// (same EmittedAt, which identifies the emission), or the ContentHash last
+// seen for that EventID, is a repeat that consumers drop.
 type EventRecord struct {
 	TrackingID  string          `json:"trackingId"`
 	AccountID   string          `json:"accountId"`

@@ -200,25 +200,44 @@ func Event(id string, container string) json.RawMessage {
 
 // Produce puts events for s's tracking on the events topic, as the
 // normaliser does, each with content hash "h1" unless given as id#hash.
+// Each record is a new emission (its own emittedAt).
 func (h *Harness) Produce(s Sub, ids ...string) {
 	h.T.Helper()
-	recs := make([]*kgo.Record, 0, len(ids))
+	recs := make([]schemas.EventRecord, 0, len(ids))
 	for _, id := range ids {
 		id, hash, ok := strings.Cut(id, "#")
 		if !ok {
 			hash = "h1"
 		}
-		v, _ := json.Marshal(schemas.EventRecord{
-			TrackingID: s.Tracking, AccountID: s.Account, Env: "sandbox", SCAC: "MAEU",
-			EventID: id, ContentHash: hash, Event: Event(id, s.Container), EmittedAt: time.Now().UTC(),
-		})
-		recs = append(recs, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(s.Tracking), Value: v, Headers: []kgo.RecordHeader{
+		recs = append(recs, h.Record(s, id, hash))
+	}
+	h.ProduceRecords(recs...)
+}
+
+// Record is an event record of s's tracking as the normaliser emits it:
+// event id, content hash, and emittedAt now.
+func (h *Harness) Record(s Sub, id, hash string) schemas.EventRecord {
+	return schemas.EventRecord{
+		TrackingID: s.Tracking, AccountID: s.Account, Env: "sandbox", SCAC: "MAEU",
+		EventID: id, ContentHash: hash, Event: Event(id, s.Container), EmittedAt: time.Now().UTC(),
+	}
+}
+
+// ProduceRecords puts records on the events topic exactly as given: the
+// same record produced twice is what a consumer sees when Kafka delivers a
+// record again.
+func (h *Harness) ProduceRecords(recs ...schemas.EventRecord) {
+	h.T.Helper()
+	out := make([]*kgo.Record, 0, len(recs))
+	for _, rec := range recs {
+		v, _ := json.Marshal(rec)
+		out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rec.TrackingID), Value: v, Headers: []kgo.RecordHeader{
 			{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
-			{Key: schemas.HeaderID, Value: []byte(id + "/" + hash)},
+			{Key: schemas.HeaderID, Value: []byte(rec.EventID + "/" + rec.ContentHash)},
 		}})
 	}
 	h.Brokers()
-	if err := kafka.ProduceSync(context.Background(), h.producer, recs...); err != nil {
+	if err := kafka.ProduceSync(context.Background(), h.producer, out...); err != nil {
 		h.T.Fatal(err)
 	}
 }
