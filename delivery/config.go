@@ -65,6 +65,16 @@ type Config struct {
 	// another may send it again (default Timeout + ShutdownGrace + 30 s). Only
 	// a crashed sender lets a lease expire.
 	Lease time.Duration
+	// Heartbeat is how often this process proves in Postgres that it is
+	// alive (default 1 s); InstanceTimeout is how stale a process's
+	// heartbeat must be before the deliveries it leased are claimed by
+	// another (default 3 s). A process killed mid-send thus has its
+	// deliveries resumed within about InstanceTimeout, not Lease. Trap: a
+	// process that cannot reach Postgres for InstanceTimeout may see a
+	// delivery it is sending sent again by another (same webhook-id: at
+	// least once, as after any crash).
+	Heartbeat       time.Duration
+	InstanceTimeout time.Duration
 	// ShutdownGrace is how long in-flight attempts may finish once Run's
 	// context ends (default 5 s); attempts still running then are abandoned
 	// unrecorded and sent again (same webhook-id) after a restart.
@@ -127,6 +137,8 @@ func (c Config) Validate() error {
 	neg("PollInterval", c.PollInterval)
 	neg("Lease", c.Lease)
 	neg("ShutdownGrace", c.ShutdownGrace)
+	neg("Heartbeat", c.Heartbeat)
+	neg("InstanceTimeout", c.InstanceTimeout)
 	neg("LogFlushInterval", c.LogFlushInterval)
 	neg("SweepInterval", c.SweepInterval)
 	neg("Retention", c.Retention)
@@ -135,6 +147,9 @@ func (c Config) Validate() error {
 	d := c.withDefaults()
 	if d.EndpointConcurrency > d.Workers {
 		errs = append(errs, errors.New("delivery: EndpointConcurrency must not exceed Workers"))
+	}
+	if d.InstanceTimeout < 2*d.Heartbeat {
+		errs = append(errs, errors.New("delivery: InstanceTimeout must be at least twice Heartbeat, or a live process's deliveries could be taken from it"))
 	}
 	if d.Lease <= d.Timeout+d.ShutdownGrace {
 		errs = append(errs, errors.New("delivery: Lease must exceed Timeout + ShutdownGrace, or an attempt still running could be sent twice at once"))
@@ -190,6 +205,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Lease == 0 {
 		c.Lease = c.Timeout + c.ShutdownGrace + 30*time.Second
+	}
+	if c.Heartbeat == 0 {
+		c.Heartbeat = time.Second
+	}
+	if c.InstanceTimeout == 0 {
+		c.InstanceTimeout = 3 * time.Second
 	}
 	if c.Version == "" {
 		c.Version = "dev"

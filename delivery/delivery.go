@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -117,7 +118,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}
 	defer producer.Close()
 
-	st := &store{pool: deps.Pool, cfg: cfg}
+	st := &store{pool: deps.Pool, cfg: cfg, instance: uuid.New()}
+	started := deps.Now()
+	if err := st.heartbeat(ctx, started, started); err != nil {
+		return err
+	}
 	d := &dispatcher{
 		cfg: cfg, store: st, box: deps.Box, log: log, metrics: deps.Metrics, now: deps.Now, rnd: rand.Float64,
 		sender: &sender{
@@ -156,6 +161,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 
 	housekept := make(chan struct{})
 	go func() { s.housekeeping(ctx); close(housekept) }()
+
+	// Heartbeats last until the leases are settled (after ctx ends).
+	beatCtx, stopBeat := context.WithCancel(bg)
+	defer stopBeat()
+	beating := make(chan struct{})
+	go func() { s.heartbeats(beatCtx, started); close(beating) }()
 
 	logged := make(chan struct{})
 	if d.alog != nil {
@@ -226,6 +237,14 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	close(stopQueue) // the handlers are done
 	<-queueDone
 	<-logged
+	stopBeat()
+	<-beating
+	// Its leases are settled: nothing of this instance is left to wait for.
+	rctx, cancel := context.WithTimeout(bg, 5*time.Second)
+	if err := st.retire(rctx); err != nil {
+		log.Warn("delivery instance not retired; it is forgotten after a day", "err", err)
+	}
+	cancel()
 	fctx, cancel := context.WithTimeout(bg, 5*time.Second)
 	producer.Flush(fctx)
 	cancel()
@@ -345,6 +364,24 @@ func (s *stage) publishDead(ctx context.Context) {
 		if err := s.store.markPublished(ctx, ids, s.now()); err != nil {
 			s.log.Error("mark dead letters published", "err", err)
 			return
+		}
+	}
+}
+
+// heartbeats keeps this instance alive in Postgres every Heartbeat until ctx
+// ends. A missed beat is reported; after InstanceTimeout without one,
+// other processes may take over this one's leases.
+func (s *stage) heartbeats(ctx context.Context, started time.Time) {
+	t := time.NewTicker(s.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.store.heartbeat(ctx, started, s.now()); err != nil && ctx.Err() == nil {
+			s.log.Warn("delivery heartbeat failed; another instance may take over this one's deliveries", "err", err)
 		}
 	}
 }

@@ -41,6 +41,41 @@ const (
 type store struct {
 	pool *pgxpool.Pool
 	cfg  Config
+	// instance owns the leases this process takes; its heartbeat in
+	// delivery_instances says it is alive. Without one (uuid.Nil) leases
+	// have no owner and wait for lease_until.
+	instance uuid.UUID
+}
+
+// owner is the lease_owner of leases taken by this process.
+func (s *store) owner() any {
+	if s.instance == uuid.Nil {
+		return nil
+	}
+	return s.instance
+}
+
+// heartbeat records that this instance is alive at now (and that it started
+// at start), and forgets instances silent for a day.
+func (s *store) heartbeat(ctx context.Context, start, now time.Time) error {
+	b := &pgx.Batch{}
+	b.Queue(asyncCommit)
+	b.Queue(`INSERT INTO delivery_instances (id, started_at, heartbeat_at) VALUES ($1, $2, $3)
+		ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`, s.instance, start, now)
+	b.Queue(`DELETE FROM delivery_instances WHERE heartbeat_at < $1`, now.Add(-24*time.Hour))
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("delivery instance heartbeat: %w", err)
+	}
+	return nil
+}
+
+// retire removes this instance at a clean shutdown (its leases were
+// released or recorded).
+func (s *store) retire(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM delivery_instances WHERE id = $1`, s.instance); err != nil {
+		return fmt.Errorf("retire delivery instance: %w", err)
+	}
+	return nil
 }
 
 // subscriptionLockClass is the first key of the two-key advisory locks that
@@ -133,9 +168,10 @@ const queueSQL = `
 		-- Only for rows actually queued: never a delivery without its event.
 		-- The first of them (see leaseGrant) are leased to the caller at birth.
 		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at, created_at, updated_at,
-		                        lease_until, lease_token)
+		                        lease_until, lease_token, lease_owner)
 		SELECT delivery_id, account_id, id, 'PENDING', 1, @now, @now, @now,
-		       CASE WHEN lease THEN @lease_until::timestamptz END, CASE WHEN lease THEN @token::uuid END
+		       CASE WHEN lease THEN @lease_until::timestamptz END, CASE WHEN lease THEN @token::uuid END,
+		       CASE WHEN lease THEN @owner::uuid END
 		FROM (
 			-- Eligible: within the per-account bound and not skipped; the
 			-- first @lease_max eligible, round-robin over accounts, lease.
@@ -257,7 +293,8 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 		skip = []uuid.UUID{}
 	}
 	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "emitted": emitted, "events": events, "now": now,
-		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until}
+		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until,
+		"owner": s.owner()}
 	b := &pgx.Batch{}
 	b.Queue(lockSQL(queueTargets), args)
 	b.Queue(queueSQL, args).Query(func(rows pgx.Rows) error {
@@ -329,6 +366,13 @@ func buildBody(refs References, events [][]byte) ([]byte, error) {
 	return encodePayload(refs, raw)
 }
 
+// leaseFree is true of a delivery no live process holds: never leased, its
+// lease expired, or its owner's heartbeat is older than InstanceTimeout (the
+// owner died: its work resumes in seconds, not when the lease expires).
+const leaseFree = `(d.lease_until IS NULL OR d.lease_until <= @now
+	OR (d.lease_owner IS NOT NULL AND NOT EXISTS (
+		SELECT 1 FROM delivery_instances i WHERE i.id = d.lease_owner AND i.heartbeat_at > @alive_after)))`
+
 // claimSQL leases due deliveries; see claim. It looks at most
 // @per_account of the oldest due deliveries of each activated webhook whose
 // endpoint (account and host) has room (an index range each), so its cost
@@ -343,7 +387,7 @@ const claimSQL = `
 			FROM hooks h CROSS JOIN LATERAL (
 				SELECT d.id, d.next_attempt_at FROM deliveries d
 				WHERE d.account_id = h.account_id AND d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
-				  AND (d.lease_until IS NULL OR d.lease_until <= @now)
+				  AND ` + leaseFree + `
 				ORDER BY d.next_attempt_at
 				LIMIT @per_account) d
 			WHERE NOT (h.key = ANY(@full::text[]))
@@ -362,10 +406,10 @@ const claimSQL = `
 			-- process is skipped, or re-checked (and dropped) if it committed.
 			SELECT d.id FROM deliveries d
 			WHERE d.id = ANY(ARRAY(SELECT id FROM picked))
-			  AND d.status IN ('PENDING', 'FAILED') AND (d.lease_until IS NULL OR d.lease_until <= @now)
+			  AND d.status IN ('PENDING', 'FAILED') AND ` + leaseFree + `
 			FOR UPDATE SKIP LOCKED
 		), c AS (
-			UPDATE deliveries d SET lease_until = @lease_until, lease_token = @token
+			UPDATE deliveries d SET lease_until = @lease_until, lease_token = @token, lease_owner = @owner
 			FROM locked l WHERE d.id = l.id
 			RETURNING d.id, d.account_id, d.subscription_id, d.attempts, d.round_attempts, d.event_count, d.created_at
 		)
@@ -392,7 +436,8 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
 	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "keys": keys, "free": free,
-		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token}).Query(func(rows pgx.Rows) error {
+		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token,
+		"owner": s.owner(), "alive_after": now.Add(-s.cfg.InstanceTimeout)}).Query(func(rows pgx.Rows) error {
 		var err error
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {
 			c := claimed{Token: token}
