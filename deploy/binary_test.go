@@ -81,7 +81,8 @@ func stringLit(t *testing.T, e ast.Expr) string {
 // table; the manifests use them already. Delete an entry once config.go
 // has the variable.
 var pendingVars = map[string]string{
-	"CONTRACK_ADMIN_ADDR": "issue 10: the admin listener (/healthz, /readyz, /metrics) every probe and healthcheck here asks",
+	"CONTRACK_ADMIN_ADDR":       "issue 10: the admin listener (/healthz, /readyz, /metrics) every probe and healthcheck here asks",
+	"CONTRACK_CLIENT_IP_HEADER": "issue 10: the client address behind edge / the Ingress, for the pre-auth limit",
 }
 
 // knownVar reports whether the binary reads an environment variable of that

@@ -69,6 +69,8 @@ func newTyped(apiVersion, kind string) (any, error) {
 		return &corev1.Namespace{}, nil
 	case "networking.k8s.io/v1 Ingress":
 		return &networkingv1.Ingress{}, nil
+	case "networking.k8s.io/v1 NetworkPolicy":
+		return &networkingv1.NetworkPolicy{}, nil
 	case "autoscaling/v2 HorizontalPodAutoscaler":
 		return &autoscalingv2.HorizontalPodAutoscaler{}, nil
 	case "policy/v1 PodDisruptionBudget":
@@ -271,6 +273,37 @@ func TestK8sBase(t *testing.T) {
 
 	checkScaling(t, objs)
 	checkAPIExposure(t, objs, cm)
+	checkNetworkPolicy(t, objs)
+}
+
+// checkNetworkPolicy: the policy covers every contrack pod and names only
+// ports the containers have.
+func checkNetworkPolicy(t *testing.T, objs []object) {
+	t.Helper()
+	np, ok := find[*networkingv1.NetworkPolicy](objs, "contrack")
+	if !ok {
+		t.Fatal("no NetworkPolicy contrack")
+	}
+	ports := map[string]bool{}
+	for _, o := range objs {
+		d, ok := o.Obj.(*appsv1.Deployment)
+		if !ok {
+			continue
+		}
+		if !selects(np.Spec.PodSelector.MatchLabels, d.Spec.Template.Labels) {
+			t.Errorf("NetworkPolicy does not cover %s", d.Name)
+		}
+		for _, p := range d.Spec.Template.Spec.Containers[0].Ports {
+			ports[p.Name] = true
+		}
+	}
+	for _, rule := range np.Spec.Ingress {
+		for _, p := range rule.Ports {
+			if p.Port == nil || !ports[p.Port.String()] {
+				t.Errorf("NetworkPolicy admits port %v, which no container names", p.Port)
+			}
+		}
+	}
 }
 
 // containerEnv is what the container sees: envFrom the ConfigMap and
