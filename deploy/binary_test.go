@@ -77,21 +77,10 @@ func stringLit(t *testing.T, e ast.Expr) string {
 	return s
 }
 
-// pendingVars are variables a change being merged in parallel adds to the
-// table; the manifests use them already. Delete an entry once config.go
-// has the variable.
-var pendingVars = map[string]string{
-	"CONTRACK_ADMIN_ADDR":       "issue 10: the admin listener (/healthz, /readyz, /metrics) every probe and healthcheck here asks",
-	"CONTRACK_CLIENT_IP_HEADER": "issue 10: the client address behind edge / the Ingress, for the pre-auth limit",
-}
-
 // knownVar reports whether the binary reads an environment variable of that
 // name: a row of the table or CONTRACK_CARRIER_URL_<SCAC> of a registered carrier.
 func knownVar(table map[string]configVar, name string) bool {
 	if _, ok := table[name]; ok {
-		return true
-	}
-	if _, ok := pendingVars[name]; ok {
 		return true
 	}
 	if scac, ok := strings.CutPrefix(name, "CONTRACK_CARRIER_URL_"); ok {
