@@ -120,6 +120,10 @@ func TestComposeStages(t *testing.T) {
 				t.Errorf("%s: %s is not in cmd/contrack/config.go's table", name, v)
 			}
 		}
+		// Without it each container would generate its own key into its tmpfs.
+		if name != "sandbox" && len(env(s, "CONTRACK_SECRET_KEY")) < 16 {
+			t.Errorf("%s: CONTRACK_SECRET_KEY unset or short", name)
+		}
 		if dd := env(s, "CONTRACK_DATA_DIR"); !slices.ContainsFunc(s.Tmpfs, func(m string) bool { return strings.HasPrefix(dd, m+"/") }) {
 			t.Errorf("%s: CONTRACK_DATA_DIR %q is not under a tmpfs %v", name, dd, s.Tmpfs)
 		}

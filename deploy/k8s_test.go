@@ -256,6 +256,9 @@ func TestK8sBase(t *testing.T) {
 				t.Errorf("%s: %s is not in cmd/contrack/config.go's table", role, name)
 			}
 		}
+		if _, ok := env["CONTRACK_SECRET_KEY"]; !ok && role != "sandbox" {
+			t.Errorf("%s: no CONTRACK_SECRET_KEY (it would generate one per pod)", role)
+		}
 		checkPorts(t, role, c, env)
 		checkProbes(t, role, c)
 		checkHardened(t, role, pod, c, env)
