@@ -7,7 +7,7 @@
 # .data/ in the work tree, ignored by git). Kafka needs nothing here: contrack
 # embeds a single-node broker when KAFKA_BROKERS is unset.
 #
-# Elsewhere (no root, not Debian): run `docker compose -f deploy/docker-compose.yml up -d`
+# Elsewhere (no root, not Debian): run `docker compose -f deploy/stores.compose.yml up -d`
 # or point CONTRACK_PG_URL / CONTRACK_CLICKHOUSE_ADDR / KAFKA_BROKERS at existing servers.
 set -euo pipefail
 
@@ -21,7 +21,7 @@ ch_port=9000
 say() { echo "services: $*"; }
 die() {
 	echo "services: $*" >&2
-	echo "services: alternatives: 'docker compose -f deploy/docker-compose.yml up -d', or set CONTRACK_PG_URL," >&2
+	echo "services: alternatives: 'docker compose -f deploy/stores.compose.yml up -d', or set CONTRACK_PG_URL," >&2
 	echo "services: CONTRACK_CLICKHOUSE_ADDR and KAFKA_BROKERS to servers you already run." >&2
 	exit 1
 }

@@ -30,6 +30,7 @@ Usage:
   contrack broker              run the embedded single-node Kafka broker alone (development only)
   contrack migrate             apply Postgres and ClickHouse migrations
   contrack config              print the effective configuration, secrets masked
+  contrack healthcheck [--any-status] URL   exit 0 when URL answers 2xx (container healthchecks)
   contrack admin create-key --client SLUG --env live|sandbox [--display-name TEXT] [--plan NAME] [--role consumer|carrier] [--scac SCAC]
   contrack admin revoke-key KEY_OR_ID
   contrack admin list
@@ -51,6 +52,9 @@ func run(args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Print(usage)
 		return nil
+	}
+	if args[0] == "healthcheck" { // before loadConfig: needs no configuration
+		return runHealthcheck(context.Background(), args[1:])
 	}
 	cfg, err := loadConfig()
 	if err != nil {

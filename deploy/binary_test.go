@@ -1,0 +1,198 @@
+package deploy
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/carriers"
+)
+
+// The binary's facts the deployment files must agree with are read from its
+// source, so nothing in cmd/contrack has to be exported for these tests.
+
+// configVar is one row of cmd/contrack/config.go's envVars table.
+type configVar struct {
+	Name, Default string
+	Secret        bool
+}
+
+// configTable parses the envVars table of cmd/contrack/config.go.
+func configTable(t *testing.T) map[string]configVar {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../cmd/contrack/config.go", nil, 0)
+	if err != nil {
+		t.Fatalf("parse config.go: %v", err)
+	}
+	out := map[string]configVar{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		spec, ok := n.(*ast.ValueSpec)
+		if !ok || len(spec.Names) != 1 || spec.Names[0].Name != "envVars" || len(spec.Values) != 1 {
+			return true
+		}
+		lit, ok := spec.Values[0].(*ast.CompositeLit)
+		if !ok {
+			t.Fatalf("envVars is not a composite literal")
+		}
+		for _, el := range lit.Elts {
+			row, ok := el.(*ast.CompositeLit)
+			if !ok || len(row.Elts) < 4 {
+				t.Fatalf("envVars row %v is not {Name, Default, Doc, Secret}", el)
+			}
+			name, dflt := stringLit(t, row.Elts[0]), stringLit(t, row.Elts[1])
+			secret, ok := row.Elts[3].(*ast.Ident)
+			if !ok {
+				t.Fatalf("envVars row %s: Secret is not true or false", name)
+			}
+			out[name] = configVar{Name: name, Default: dflt, Secret: secret.Name == "true"}
+		}
+		return false
+	})
+	if len(out) < 10 {
+		t.Fatalf("found %d variables in cmd/contrack/config.go's envVars; the table moved?", len(out))
+	}
+	return out
+}
+
+func stringLit(t *testing.T, e ast.Expr) string {
+	t.Helper()
+	if kv, ok := e.(*ast.KeyValueExpr); ok {
+		e = kv.Value
+	}
+	b, ok := e.(*ast.BasicLit)
+	if !ok || b.Kind != token.STRING {
+		t.Fatalf("expected a string literal, got %T", e)
+	}
+	s, err := strconv.Unquote(b.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// knownVar reports whether the binary reads an environment variable of that
+// name: a row of the table or CONTRACK_CARRIER_URL_<SCAC> of a registered carrier.
+func knownVar(table map[string]configVar, name string) bool {
+	if _, ok := table[name]; ok {
+		return true
+	}
+	if scac, ok := strings.CutPrefix(name, "CONTRACK_CARRIER_URL_"); ok {
+		_, found := carriers.Lookup(scac)
+		return found
+	}
+	return false
+}
+
+// commands parses the case labels of run's switch in cmd/contrack/main.go:
+// every command the binary accepts as its first argument.
+func commands(t *testing.T) map[string]bool {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../cmd/contrack/main.go", nil, 0)
+	if err != nil {
+		t.Fatalf("parse main.go: %v", err)
+	}
+	out := map[string]bool{}
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "run" {
+			continue
+		}
+		ast.Inspect(fn, func(n ast.Node) bool {
+			if cc, ok := n.(*ast.CaseClause); ok {
+				for _, e := range cc.List {
+					if b, ok := e.(*ast.BasicLit); ok && b.Kind == token.STRING {
+						s, _ := strconv.Unquote(b.Value)
+						out[s] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	if !out["migrate"] || !out["api"] {
+		t.Fatalf("commands parsed from main.go lack migrate or api: %v", out)
+	}
+	return out
+}
+
+// stageRoles are the roles run as their own Deployment or compose service.
+var stageRoles = []string{"api", "poller", "normalize", "delivery", "projector", "sandbox"}
+
+// statelessRoles may run as several replicas (consumer groups, the relay's
+// advisory lock, the poller's partition ownership): all of them.
+var statelessRoles = stageRoles
+
+// addrPort returns the port of a host:port listen address.
+func addrPort(t *testing.T, what, addr string) int {
+	t.Helper()
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatalf("%s: %q is not host:port: %v", what, addr, err)
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		t.Fatalf("%s: port of %q: %v", what, addr, err)
+	}
+	return n
+}
+
+// topicSetting is one topic's settings as docs/operations.md gives them.
+type topicSetting struct {
+	Partitions, Replication int
+	Cleanup, Retention      string
+}
+
+var docsTopicRow = regexp.MustCompile("^\\|\\s*`(contrack\\.[a-z.-]+\\.v[0-9]+)`\\s*\\|\\s*([0-9]+)\\s*\\|\\s*([0-9]+)\\s*\\|\\s*`?([a-z,]+)`?\\s*\\|\\s*`?(-?[0-9]+)`?")
+
+// docsTopics parses the topic table of docs/operations.md.
+func docsTopics(t *testing.T) map[string]topicSetting {
+	t.Helper()
+	b, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]topicSetting{}
+	for _, line := range strings.Split(string(b), "\n") {
+		m := docsTopicRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		p, _ := strconv.Atoi(m[2])
+		r, _ := strconv.Atoi(m[3])
+		out[m[1]] = topicSetting{Partitions: p, Replication: r, Cleanup: m[4], Retention: m[5]}
+	}
+	return out
+}
+
+// TestDocsTopicsAreTheBinarysTopics: the operations guide lists every topic
+// the binary creates, no other, with the compaction schemas.TopicConfigs sets.
+func TestDocsTopicsAreTheBinarysTopics(t *testing.T) {
+	docs := docsTopics(t)
+	for _, topic := range schemas.AllTopics {
+		s, ok := docs[topic]
+		if !ok {
+			t.Errorf("docs/operations.md: no row for topic %s", topic)
+			continue
+		}
+		want := schemas.TopicConfigs[topic]["cleanup.policy"]
+		if want == "" {
+			want = "delete"
+		}
+		if s.Cleanup != want {
+			t.Errorf("docs/operations.md: %s cleanup.policy %s, the binary sets %s", topic, s.Cleanup, want)
+		}
+		if s.Partitions < 1 || s.Replication < 1 {
+			t.Errorf("docs/operations.md: %s: partitions %d, replication %d", topic, s.Partitions, s.Replication)
+		}
+	}
+	if len(docs) != len(schemas.AllTopics) {
+		t.Errorf("docs/operations.md lists %d topics, the binary creates %d: %v", len(docs), len(schemas.AllTopics), docs)
+	}
+}

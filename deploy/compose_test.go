@@ -1,0 +1,312 @@
+package deploy
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/compose-spec/compose-go/v2/loader"
+	"github.com/compose-spec/compose-go/v2/types"
+
+	"github.com/contrack/contrack/schemas"
+)
+
+// loadCompose loads docker-compose.yml with the compose-spec loader: schema
+// validation on (unknown keys are errors), env files read, no Docker
+// engine, and an empty outer environment so interpolation is the file's own.
+func loadCompose(t *testing.T) *types.Project {
+	t.Helper()
+	p, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
+		WorkingDir:  ".",
+		ConfigFiles: []types.ConfigFile{{Filename: "docker-compose.yml"}},
+		Environment: types.Mapping{},
+	})
+	if err != nil {
+		t.Fatalf("load docker-compose.yml: %v", err)
+	}
+	return p
+}
+
+func env(s types.ServiceConfig, name string) string {
+	if v, ok := s.Environment[name]; ok && v != nil {
+		return *v
+	}
+	return ""
+}
+
+// TestComposeLoadsAndValidates also proves the loader is strict: an unknown
+// service key is refused.
+func TestComposeLoadsAndValidates(t *testing.T) {
+	loadCompose(t)
+	// The stores-only file services.sh points at validates too.
+	if _, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
+		WorkingDir:  ".",
+		ConfigFiles: []types.ConfigFile{{Filename: "stores.compose.yml"}},
+		Environment: types.Mapping{},
+	}, func(o *loader.Options) { o.SetProjectName("stores", true) }); err != nil {
+		t.Errorf("stores.compose.yml: %v", err)
+	}
+	dir := t.TempDir()
+	bad := "services:\n  api:\n    image: contrack:dev\n    replica: 2\n"
+	if err := os.WriteFile(dir+"/compose.yml", []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
+		WorkingDir:  dir,
+		ConfigFiles: []types.ConfigFile{{Filename: dir + "/compose.yml"}},
+		Environment: types.Mapping{},
+	}, func(o *loader.Options) { o.SetProjectName("strict", true) })
+	if err == nil || !strings.Contains(err.Error(), "replica") {
+		t.Fatalf("unknown key `replica` accepted (err %v)", err)
+	}
+}
+
+// TestComposeStages: each stage its own service running the contrack image
+// with its role, several replicas, a healthcheck on the listener the
+// configuration opens, non-root and read-only, started after the migration
+// job and the topics job; every variable is one the binary reads.
+func TestComposeStages(t *testing.T) {
+	p := loadCompose(t)
+	table := configTable(t)
+	cmds := commands(t)
+	for _, role := range stageRoles {
+		s, ok := p.Services[role]
+		if !ok {
+			t.Errorf("no service %q", role)
+			continue
+		}
+		if !slices.Equal(s.Command, types.ShellCommand{role}) || !cmds[role] {
+			t.Errorf("%s: command %v, want [%s] (a command of cmd/contrack/main.go)", role, s.Command, role)
+		}
+		if slices.Contains(statelessRoles, role) && (s.Deploy == nil || s.Deploy.Replicas == nil || *s.Deploy.Replicas < 2) {
+			t.Errorf("%s: stateless but not several replicas", role)
+		}
+		if s.HealthCheck == nil || s.HealthCheck.Disable || len(s.HealthCheck.Test) < 2 {
+			t.Errorf("%s: no healthcheck", role)
+		} else {
+			checkHealthcheckPort(t, role, s)
+		}
+		if role != "sandbox" {
+			for _, dep := range []string{"migrate", "kafka-topics"} {
+				if d, ok := s.DependsOn[dep]; !ok || d.Condition != types.ServiceConditionCompletedSuccessfully {
+					t.Errorf("%s: does not wait for %s to complete (%+v)", role, dep, s.DependsOn)
+				}
+			}
+		}
+	}
+	for name, s := range p.Services {
+		if !strings.HasPrefix(s.Image, "contrack:") {
+			continue
+		}
+		if s.Build == nil || s.Build.Dockerfile != "deploy/Dockerfile" {
+			t.Errorf("%s: builds %+v, want deploy/Dockerfile", name, s.Build)
+		} else if _, err := os.Stat("../" + s.Build.Dockerfile); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if uid, _, _ := strings.Cut(s.User, ":"); uid == "" || uid == "0" || uid == "root" {
+			t.Errorf("%s: user %q, want non-root", name, s.User)
+		}
+		if !s.ReadOnly || !slices.Contains(s.CapDrop, "ALL") {
+			t.Errorf("%s: read_only %v, cap_drop %v", name, s.ReadOnly, s.CapDrop)
+		}
+		for v := range s.Environment {
+			if !knownVar(table, v) {
+				t.Errorf("%s: %s is not in cmd/contrack/config.go's table", name, v)
+			}
+		}
+		// Without it each container would generate its own key into its tmpfs.
+		if name != "sandbox" && len(env(s, "CONTRACK_SECRET_KEY")) < 16 {
+			t.Errorf("%s: CONTRACK_SECRET_KEY unset or short", name)
+		}
+		if dd := env(s, "CONTRACK_DATA_DIR"); !slices.ContainsFunc(s.Tmpfs, func(m string) bool { return strings.HasPrefix(dd, m+"/") }) {
+			t.Errorf("%s: CONTRACK_DATA_DIR %q is not under a tmpfs %v", name, dd, s.Tmpfs)
+		}
+	}
+	m, ok := p.Services["migrate"]
+	if !ok || !slices.Equal(m.Command, types.ShellCommand{"migrate"}) {
+		t.Errorf("no migrate job running `contrack migrate`")
+	}
+	for _, dep := range []string{"postgres", "clickhouse"} {
+		if m.DependsOn[dep].Condition != types.ServiceConditionHealthy {
+			t.Errorf("migrate does not wait for %s to be healthy", dep)
+		}
+	}
+
+	// The env example holds only variables the binary reads.
+	b, err := os.ReadFile("contrack.env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, _, _ := strings.Cut(line, "=")
+		if !knownVar(table, name) {
+			t.Errorf("contrack.env.example: %s is not in cmd/contrack/config.go's table", name)
+		}
+	}
+}
+
+var urlPort = regexp.MustCompile(`^https?://127\.0\.0\.1:([0-9]+)/`)
+
+// checkHealthcheckPort: the healthcheck asks the port the service's
+// configuration makes it listen on (the admin listener, or the sandbox's).
+func checkHealthcheckPort(t *testing.T, role string, s types.ServiceConfig) {
+	t.Helper()
+	url := s.HealthCheck.Test[len(s.HealthCheck.Test)-1]
+	m := urlPort.FindStringSubmatch(url)
+	if m == nil {
+		t.Errorf("%s: healthcheck %v asks no local URL", role, s.HealthCheck.Test)
+		return
+	}
+	listen, path := env(s, "CONTRACK_ADMIN_ADDR"), "/readyz"
+	if role == "sandbox" {
+		listen, path = env(s, "CONTRACK_SANDBOX_ADDR"), "/"
+	}
+	if want := strconv.Itoa(addrPort(t, role, listen)); m[1] != want {
+		t.Errorf("%s: healthcheck %s, but it listens on %s", role, url, listen)
+	}
+	if !strings.HasSuffix(url, path) {
+		t.Errorf("%s: healthcheck %s, want path %s", role, url, path)
+	}
+	if s.HealthCheck.Test[1] != "/usr/local/bin/contrack" || s.HealthCheck.Test[2] != "healthcheck" {
+		t.Errorf("%s: healthcheck %v, want the image's `contrack healthcheck`", role, s.HealthCheck.Test)
+	}
+}
+
+// TestComposeWiring: the addresses services give each other are the ones
+// the other side listens on.
+func TestComposeWiring(t *testing.T) {
+	p := loadCompose(t)
+	sb := p.Services["sandbox"]
+	sbPort := addrPort(t, "sandbox", env(sb, "CONTRACK_SANDBOX_ADDR"))
+	for _, role := range []string{"api", "poller"} {
+		s := p.Services[role]
+		want := net.JoinHostPort("sandbox", strconv.Itoa(sbPort))
+		if got := env(s, "CONTRACK_SANDBOX_ADDR"); got != want {
+			t.Errorf("%s: CONTRACK_SANDBOX_ADDR %q, want %q", role, got, want)
+		}
+	}
+	api := p.Services["api"]
+	apiPort := strconv.Itoa(addrPort(t, "api", env(api, "CONTRACK_HTTP_ADDR")))
+	if !slices.Contains(api.Expose, apiPort) {
+		t.Errorf("api listens on %s but exposes %v", apiPort, api.Expose)
+	}
+	edge := p.Configs["edge"].Content
+	if !strings.Contains(edge, "server api:"+apiPort+";") {
+		t.Errorf("the edge proxy does not send to api:%s:\n%s", apiPort, edge)
+	}
+	e := p.Services["edge"]
+	if len(e.Ports) != 1 || e.Ports[0].Published != "8080" || e.Ports[0].HostIP != "127.0.0.1" {
+		t.Errorf("edge ports %+v: README's curl flow uses localhost:8080", e.Ports)
+	}
+
+	// Stores: the URLs the contrack services use name the compose services.
+	var brokers []string
+	for _, b := range strings.Split(env(api, "KAFKA_BROKERS"), ",") {
+		host, _, _ := net.SplitHostPort(b)
+		brokers = append(brokers, host)
+	}
+	if !slices.Equal(brokers, []string{"kafka-1", "kafka-2", "kafka-3"}) {
+		t.Errorf("KAFKA_BROKERS names %v", brokers)
+	}
+	if host, _, _ := net.SplitHostPort(env(api, "CONTRACK_CLICKHOUSE_ADDR")); host != "clickhouse" {
+		t.Errorf("CONTRACK_CLICKHOUSE_ADDR names %q", host)
+	}
+	pg := p.Services["postgres"]
+	wantPG := "postgres://" + env(pg, "POSTGRES_USER") + ":" + env(pg, "POSTGRES_PASSWORD") + "@postgres:5432/" + env(pg, "POSTGRES_DB") + "?"
+	if !strings.HasPrefix(env(api, "CONTRACK_PG_URL"), wantPG) {
+		t.Errorf("CONTRACK_PG_URL does not match the postgres service (%s…)", wantPG)
+	}
+}
+
+// TestComposeKafka: three KRaft brokers of the official image, one quorum,
+// replication the topics' settings can be met with.
+func TestComposeKafka(t *testing.T) {
+	p := loadCompose(t)
+	var voters string
+	for i := 1; i <= 3; i++ {
+		name := "kafka-" + strconv.Itoa(i)
+		s, ok := p.Services[name]
+		if !ok {
+			t.Fatalf("no service %s", name)
+		}
+		if !strings.HasPrefix(s.Image, "apache/kafka:") {
+			t.Errorf("%s: image %s, want the official apache/kafka", name, s.Image)
+		}
+		if env(s, "KAFKA_NODE_ID") != strconv.Itoa(i) || env(s, "KAFKA_PROCESS_ROLES") != "broker,controller" {
+			t.Errorf("%s: node id %q roles %q", name, env(s, "KAFKA_NODE_ID"), env(s, "KAFKA_PROCESS_ROLES"))
+		}
+		if env(s, "KAFKA_ADVERTISED_LISTENERS") != "PLAINTEXT://"+name+":9092" {
+			t.Errorf("%s: advertises %q", name, env(s, "KAFKA_ADVERTISED_LISTENERS"))
+		}
+		if voters == "" {
+			voters = env(s, "KAFKA_CONTROLLER_QUORUM_VOTERS")
+		} else if env(s, "KAFKA_CONTROLLER_QUORUM_VOTERS") != voters {
+			t.Errorf("%s: another quorum", name)
+		}
+		if s.HealthCheck == nil || len(s.HealthCheck.Test) == 0 {
+			t.Errorf("%s: no healthcheck", name)
+		}
+	}
+	if voters != "1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093" {
+		t.Errorf("quorum voters %q", voters)
+	}
+	job := p.Services["kafka-topics"]
+	for i := 1; i <= 3; i++ {
+		if job.DependsOn["kafka-"+strconv.Itoa(i)].Condition != types.ServiceConditionHealthy {
+			t.Errorf("kafka-topics does not wait for kafka-%d", i)
+		}
+	}
+}
+
+var createLine = regexp.MustCompile(`(?m)^create (\S+) ([0-9]+) ([a-z,]+) (-?[0-9]+)$`)
+
+// TestTopicsJobMatchesDocs: kafka-topics.sh creates every topic the binary
+// uses with exactly the settings docs/operations.md gives.
+func TestTopicsJobMatchesDocs(t *testing.T) {
+	b, err := os.ReadFile("kafka-topics.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`replication=\$\{KAFKA_REPLICATION:-([0-9]+)\}`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("kafka-topics.sh: no default replication")
+	}
+	replication, _ := strconv.Atoi(string(m[1]))
+	docs := docsTopics(t)
+	created := map[string]bool{}
+	for _, c := range createLine.FindAllStringSubmatch(string(b), -1) {
+		topic := c[1]
+		created[topic] = true
+		parts, _ := strconv.Atoi(c[2])
+		got := topicSetting{Partitions: parts, Replication: replication, Cleanup: c[3], Retention: c[4]}
+		if want, ok := docs[topic]; !ok {
+			t.Errorf("kafka-topics.sh creates %s, which docs/operations.md does not list", topic)
+		} else if got != want {
+			t.Errorf("%s: kafka-topics.sh %+v, docs/operations.md %+v", topic, got, want)
+		}
+	}
+	for _, topic := range schemas.AllTopics {
+		if !created[topic] {
+			t.Errorf("kafka-topics.sh does not create %s", topic)
+		}
+	}
+	p := loadCompose(t)
+	job := p.Services["kafka-topics"]
+	if !slices.ContainsFunc(job.Volumes, func(v types.ServiceVolumeConfig) bool {
+		return filepath.Base(v.Source) == "kafka-topics.sh" && v.Target == job.Entrypoint[len(job.Entrypoint)-1]
+	}) {
+		t.Errorf("the kafka-topics job does not run deploy/kafka-topics.sh: %v %+v", job.Entrypoint, job.Volumes)
+	}
+	if env(p.Services["api"], "CONTRACK_KAFKA_PARTITIONS") != strconv.Itoa(docs[schemas.TopicEvents].Partitions) {
+		t.Errorf("CONTRACK_KAFKA_PARTITIONS differs from the topics' partitions")
+	}
+}
