@@ -42,6 +42,9 @@ type browser struct {
 }
 
 func newBrowser(t *testing.T) *browser {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
 	exe := chromium()
 	if exe == "" {
 		t.Skip("console browser test skipped: no chromium installed (apt-get install chromium, or set CONTRACK_TEST_CHROMIUM)")
@@ -228,6 +231,20 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("no vessel on the journey page")
 	}
 	b.shot("journey-desktop")
+	// A richer enhancedEvents shape (ETA revisions with previous and new
+	// times, more milestone types) renders from its fields alone: the
+	// page's fetch is wrapped to add such milestones to the API's answer.
+	b.run("richer milestones", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](`(()=>{const f=window.fetch;window.fetch=async(u,i)=>{const r=await f(u,i);
+			if(!String(u).startsWith('/subscription/equipment'))return r;const j=await r.json();
+			for(const x of j.results){x.enhancedEvents=[...x.enhancedEvents,
+			{enhancedEventType:'ETA_REVISION',UNLocationCode:'MYTPP',eventDateTime:'2026-11-20T08:00:00Z',previousEventDateTime:'2026-11-18T04:00:00Z',newEventDateTime:'2026-11-20T08:00:00Z',vesselName:'MARIE MAERSK'},
+			{enhancedEventType:'ATD_POL',location:{UNLocationCode:'USNYC',locationName:'New York'},eventDateTime:'2026-10-05T19:06:00Z'}]}
+			return new Response(JSON.stringify(j),{status:200,headers:{'content-type':'application/json'}})};return true})()`)(ctx, t)
+		return err
+	}), chromedp.Click(chromedp.CSS(`main button.secondary`)))
+	b.waitJS("the ETA revision", `(()=>{const e=document.querySelector('#eta-revisions');return !!e&&e.textContent.includes('ETA moved from 2026-11-18 04:00 UTC to 2026-11-20 08:00 UTC')&&e.textContent.includes('MARIE MAERSK')})()`)
+	b.waitJS("the ATD milestone", `document.querySelector('#milestones').textContent.includes('ATD POL at New York (USNYC)')`)
 
 	// The webhook page: the dead delivery, replayed with a click.
 	b.run("open the webhook page", chromedp.Navigate(base+"/console/#/webhook"))
