@@ -132,6 +132,27 @@ func (b *browser) shot(name string) {
 	}
 }
 
+// unlabelled lists the page's form controls that have no accessible name
+// (a <label>, aria-label or, for buttons, text).
+const unlabelled = `[...document.querySelectorAll('input,select,textarea,button')].filter(el =>
+	!(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+	.map(el => el.outerHTML.slice(0, 80))`
+
+func (b *browser) checkLabels(page string) {
+	b.t.Helper()
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](unlabelled))
+	if err != nil {
+		b.t.Fatalf("%s: %v", page, err)
+	}
+	if len(got) > 0 {
+		b.t.Errorf("%s: controls without a label: %v", page, got)
+	}
+	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('input,select,button').length`))
+	if err != nil || n == 0 {
+		b.t.Fatalf("%s: no form controls found (%v): the label check saw nothing", page, err)
+	}
+}
+
 // eventually polls cond until it holds.
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
@@ -198,6 +219,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	shots := os.Getenv("CONTRACK_SCREENSHOTS") != ""
 	// Sign in.
 	b.run("open the console", chromedp.Navigate(base+"/console/"), chromedp.WaitVisible(chromedp.ID("api-key")))
+	b.checkLabels("sign in")
 	b.shot("signin-desktop")
 	b.run("sign in", chromedp.SendKeys(chromedp.ID("api-key"), key), chromedp.Click(chromedp.ID("sign-in")))
 	b.waitJS("the subscriptions after signing in", `!!document.querySelector('#subscriptions') && document.querySelector('#subscriptions').textContent.includes('PO-1001')`)
@@ -215,6 +237,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			return err
 		}))
 	b.waitJS("all subscriptions again", `document.querySelector('#subscriptions').textContent.includes('PO-1001')`)
+	b.checkLabels("subscriptions")
 	b.shot("subscriptions-desktop")
 
 	// The journey: a timeline with events, the route strip and vessel.
@@ -249,6 +272,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	// The webhook page: the dead delivery, replayed with a click.
 	b.run("open the webhook page", chromedp.Navigate(base+"/console/#/webhook"))
 	b.waitJS("the dead delivery", fmt.Sprintf(`!!document.querySelector('tr[data-id=%q] button.replay')`, deadID))
+	b.checkLabels("webhook")
 	b.shot("webhook-desktop")
 	b.run("replay", chromedp.Click(chromedp.CSS(fmt.Sprintf(`tr[data-id=%q] button.replay`, deadID))))
 	b.waitJS("the delivery pending again", fmt.Sprintf(`(()=>{const r=document.querySelector('tr[data-id=%q]');return !!r&&r.querySelector('.d-status').textContent.includes('PENDING')&&!r.querySelector('button.replay')})()`, deadID))
@@ -266,6 +290,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.run("health check", chromedp.Click(chromedp.CSS(`button[aria-label="Health check MAEU"]`)))
 	b.waitJS("the health result", `document.querySelector('td.health[data-scac="MAEU"]').textContent.includes('OK')`)
+	b.checkLabels("carriers")
 	b.shot("carriers-desktop")
 
 	// /docs renders from the binary.
@@ -273,6 +298,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitJS("the operations", `document.querySelectorAll('details.op').length > 10`)
 	b.run("open an operation", chromedp.Click(chromedp.CSS(`#post-subscription-equipment > summary`)))
 	b.waitJS("its request schema", `document.querySelector('#post-subscription-equipment pre.schema').textContent.includes('subscriptionReference')`)
+	b.checkLabels("docs")
 	b.shot("docs-desktop")
 
 	if shots {
