@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test services unit fuzz bench lint generate e2e e2e-scale chaos clean
+.PHONY: build run test services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -24,10 +24,25 @@ run: services build
 
 # The whole suite against real Postgres, ClickHouse and an in-process
 # Kafka-protocol broker, then a short fuzz of every parser.
-test: services
+test: services browser
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	./scripts/fuzz.sh $(FUZZTIME)
+
+# Chromium for the console's browser test (installed if missing; skipped if it cannot be).
+browser:
+	./deploy/browser.sh
+
+# The console and /docs viewer (console/web) built into console/dist, which is
+# committed: only this target needs Node and npm.
+console:
+	cd console/web && npm ci --no-audit --no-fund && node build.mjs
+
+# PNGs of every console page and /docs at desktop and phone width, from a real
+# headless Chromium over an in-process `contrack all` (docs/screenshots/).
+screenshots: services browser
+	mkdir -p docs/screenshots
+	CONTRACK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestConsoleInBrowser ./cmd/contrack/
 
 unit:
 	$(GO) test -count=1 -short ./...

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/console"
 	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/ingest/carrier"
@@ -273,8 +274,10 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		PreAuth:        preAuth,
 		ClientIPHeader: cfg.ClientIPHeader,
 		OperatorToken:  cfg.OperatorToken,
-		Public:         []string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"},
+		Public:         append([]string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"}, console.Public...),
+		DocsUI:         console.DocsHandler,
 	})
+	console.Register(srv.Fuego.Mux) // the browser console, embedded; it calls the API with the user's key
 	queryapi.Register(srv.Fuego, queryapi.Deps{
 		Pool: pool, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
 		TokenKeysPrevious: derivedPrevious(cfg, "next-token"),

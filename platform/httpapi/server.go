@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"html"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -69,6 +71,10 @@ type Config struct {
 	// Public lists paths served without a key: exact paths, prefixes ending
 	// in "/", or "METHOD /path" for one method only.
 	Public []string
+	// DocsUI serves /docs/ given the spec URL (every path under /docs/ reaches
+	// it, so it can serve its own assets). Nil: a plain page linking the spec,
+	// never fuego's default, which loads its viewer from a public CDN.
+	DocsUI func(specURL string) http.Handler
 }
 
 // Server is the HTTP intake: routes are registered on Fuego (for the
@@ -101,7 +107,7 @@ func New(cfg Config) *Server {
 				DisableMessages:  true,
 				SpecURL:          "/openapi.json",
 				SwaggerURL:       "/docs",
-				UIHandler:        fuego.DefaultOpenAPIHandler,
+				UIHandler:        docsUI(cfg.DocsUI),
 				Info: &openapi3.Info{
 					Title:       "contrack",
 					Description: "Container tracking: subscribe once, receive every carrier's events as DCSA EVENT_DOMAIN 2.0.2.",
@@ -169,6 +175,21 @@ func (s *Server) operatorAllowed(r *http.Request) bool {
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.OperatorToken)) == 1
+}
+
+// docsUI is cfg.DocsUI, or a page that only links the spec.
+func docsUI(ui func(string) http.Handler) func(string) http.Handler {
+	if ui != nil {
+		return ui
+	}
+	return func(specURL string) http.Handler {
+		page := `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>API</title></head>` +
+			`<body><p>The API description: <a href="` + html.EscapeString(specURL) + `">` + html.EscapeString(specURL) + `</a></p></body></html>`
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, page) // a client gone away is not our error
+		})
+	}
 }
 
 // statusOf reads a status set by a handler through fuego's context (fuego

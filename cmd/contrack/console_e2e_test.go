@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
+
+	"github.com/contrack/contrack/platform/auth"
+)
+
+// chromium finds a Chromium to drive: CONTRACK_TEST_CHROMIUM, else Debian's
+// `chromium` (deploy/services.sh installs it for `make test`).
+func chromium() string {
+	if p := os.Getenv("CONTRACK_TEST_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser starts a headless Chromium and records every URL a page asks for.
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	mu   sync.Mutex
+	urls []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	exe := chromium()
+	if exe == "" {
+		t.Skip("console browser test skipped: no chromium installed (apt-get install chromium, or set CONTRACK_TEST_CHROMIUM)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.Flag("disable-gpu", true),
+		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(t.TempDir()))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	b := &browser{t: t}
+	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.urls = append(b.urls, e.Request.URL)
+			b.mu.Unlock()
+		}
+	}))
+	b.ctx = ctx
+	if err := chromedp.Do(ctx); err != nil {
+		cancelC()
+		cancelA()
+		t.Fatalf("start chromium %s: %v", exe, err)
+	}
+	t.Cleanup(func() { cancelC(); cancelA() })
+	return b
+}
+
+// run runs actions with a deadline, failing the test with what.
+func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		text, _ := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("body")))
+		b.t.Fatalf("%s: %v\npage text: %.2000s", what, err, text)
+	}
+}
+
+// text reads the text of the first element matching a CSS selector.
+func (b *browser) text(what, css string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// waitJS polls a JavaScript condition until it is true.
+func (b *browser) waitJS(what, expr string) {
+	b.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			text, _ := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("body")))
+			b.t.Fatalf("%s: not true after 30 s: %s\npage text: %.2000s", what, expr, text)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (b *browser) requested() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.urls...)
+}
+
+// shot saves a full-page PNG when CONTRACK_SCREENSHOTS names a folder
+// (`make screenshots`).
+func (b *browser) shot(name string) {
+	dir := os.Getenv("CONTRACK_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// unlabelled lists the page's form controls that have no accessible name
+// (a <label>, aria-label or, for buttons, text).
+const unlabelled = `[...document.querySelectorAll('input,select,textarea,button')].filter(el =>
+	!(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+	.map(el => el.outerHTML.slice(0, 80))`
+
+func (b *browser) checkLabels(page string) {
+	b.t.Helper()
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](unlabelled))
+	if err != nil {
+		b.t.Fatalf("%s: %v", page, err)
+	}
+	if len(got) > 0 {
+		b.t.Errorf("%s: controls without a label: %v", page, got)
+	}
+	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('input,select,button').length`))
+	if err != nil || n == 0 {
+		b.t.Fatalf("%s: no form controls found (%v): the label check saw nothing", page, err)
+	}
+}
+
+// eventually polls cond until it holds.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(within); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// The console in a real headless Chromium against `contrack all`: sign in
+// with a sandbox key, see a sandbox subscription's journey with events,
+// replay a dead-lettered delivery, see the carrier chart and browse /docs;
+// no page asks for anything from another origin.
+func TestConsoleInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	s := startSystem(t)
+	ctx := context.Background()
+	key, k, err := auth.NewStore(s.db.Pool).CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox", DisplayName: "Acme Logistics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := s.do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"sandbox-key-1234"},"HLCU":{"clientId":"acme","clientSecret":"sandbox-secret-9876"}}`); code != 200 {
+		t.Fatalf("credentials: %d %v", code, body)
+	}
+	for _, sub := range []string{
+		`{"scacCode":"MAEU","containerNumber":"MSKU9070323","subscriptionReference":"PO-1001"}`,
+		`{"scacCode":"HLCU","containerNumber":"CSQU3054383","subscriptionReference":"PO-1002"}`,
+		`{"scacCode":"MAEU","containerNumber":"ERRU0000005","subscriptionReference":"PO-1003"}`,
+	} {
+		if code, body := s.do("POST", "/subscription/equipment", key, sub); code != 200 {
+			t.Fatalf("subscribe %s: %d %v", sub, code, body)
+		}
+	}
+	// The pipeline has polled, normalised and projected the journey, and
+	// the projector has written poll attempts for the carrier metrics.
+	eventually(t, 60*time.Second, "journey events of PO-1001", func() bool {
+		_, body := s.do("GET", "/subscription/equipment?equipmentNumber=MSKU9070323", key, "")
+		res, _ := body["results"].([]any)
+		if len(res) == 0 {
+			return false
+		}
+		ev, _ := res[0].(map[string]any)["sourceEvents"].([]any)
+		return len(ev) > 0
+	})
+	eventually(t, 60*time.Second, "carrier metrics of MAEU", func() bool {
+		_, body := s.do("GET", "/carrier/metrics", key, "")
+		cs, _ := body["carriers"].([]any)
+		return len(cs) > 0
+	})
+	// A dead-lettered delivery: the real schedule spans days, so the test
+	// writes the row a delivery has once every attempt failed.
+	deadID := uuid.NewString()
+	if _, err := s.db.Pool.Exec(ctx, `
+		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, attempts, round_attempts,
+		                        next_attempt_at, last_http_code, last_error, created_at, updated_at, dead_at, dlq_published_at)
+		SELECT $1, account_id, id, 'DEAD', 1, 12, 12, now(), 503, 'HTTP 503', now() - interval '3 days', now(), now(), now()
+		FROM subscriptions WHERE account_id = $2 AND reference = 'PO-1001'`, deadID, k.Account.ID); err != nil {
+		t.Fatalf("dead delivery: %v", err)
+	}
+
+	base := "http://" + s.cfg.HTTPAddr
+	shots := os.Getenv("CONTRACK_SCREENSHOTS") != ""
+	// Sign in.
+	b.run("open the console", chromedp.Navigate(base+"/console/"), chromedp.WaitVisible(chromedp.ID("api-key")))
+	b.checkLabels("sign in")
+	b.shot("signin-desktop")
+	b.run("sign in", chromedp.SendKeys(chromedp.ID("api-key"), key), chromedp.Click(chromedp.ID("sign-in")))
+	b.waitJS("the subscriptions after signing in", `!!document.querySelector('#subscriptions') && document.querySelector('#subscriptions').textContent.includes('PO-1001')`)
+	b.waitJS("the account shown", `document.querySelector('#account').textContent.includes('sandbox')`)
+	// Filter by connection status, client-side over the listed page.
+	b.run("filter CARRIER_ERROR", chromedp.SetValue(chromedp.ID("f-connection"), "CARRIER_ERROR"),
+		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[any](`document.querySelector('#f-connection').dispatchEvent(new Event('change',{bubbles:true}))`)(ctx, t)
+			return err
+		}))
+	b.waitJS("only the failing subscription", `(()=>{const t=document.querySelector('#subscriptions').textContent;return t.includes('PO-1003')&&!t.includes('PO-1001')})()`)
+	b.run("clear the filter", chromedp.SetValue(chromedp.ID("f-connection"), ""),
+		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Evaluate[any](`document.querySelector('#f-connection').dispatchEvent(new Event('change',{bubbles:true}))`)(ctx, t)
+			return err
+		}))
+	b.waitJS("all subscriptions again", `document.querySelector('#subscriptions').textContent.includes('PO-1001')`)
+	b.checkLabels("subscriptions")
+	b.shot("subscriptions-desktop")
+
+	// The journey: a timeline with events, the route strip and vessel.
+	b.run("open the journey", chromedp.Click(chromedp.CSS(`a[href="#/journey/PO-1001"]`)))
+	b.waitJS("timeline events", `document.querySelectorAll('#timeline li').length > 0`)
+	journey := b.text("read the journey", "main")
+	for _, want := range []string{"MSKU9070323", "POL", "POD", "Actual", "Last location", "Vessel"} {
+		if !strings.Contains(journey, want) {
+			t.Errorf("journey page lacks %q:\n%s", want, journey)
+		}
+	}
+	vessel := b.text("read the vessel", "#vessel")
+	if vessel == "" || vessel == "—" {
+		t.Errorf("no vessel on the journey page")
+	}
+	b.shot("journey-desktop")
+	// A richer enhancedEvents shape (ETA revisions with previous and new
+	// times, more milestone types) renders from its fields alone: the
+	// page's fetch is wrapped to add such milestones to the API's answer.
+	b.run("richer milestones", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](`(()=>{const f=window.fetch;window.fetch=async(u,i)=>{const r=await f(u,i);
+			if(!String(u).startsWith('/subscription/equipment'))return r;const j=await r.json();
+			for(const x of j.results){x.enhancedEvents=[...x.enhancedEvents,
+			{enhancedEventType:'ETA_REVISION',UNLocationCode:'MYTPP',eventDateTime:'2026-11-20T08:00:00Z',previousEventDateTime:'2026-11-18T04:00:00Z',newEventDateTime:'2026-11-20T08:00:00Z',vesselName:'MARIE MAERSK'},
+			{enhancedEventType:'ATD_POL',location:{UNLocationCode:'USNYC',locationName:'New York'},eventDateTime:'2026-10-05T19:06:00Z'}]}
+			return new Response(JSON.stringify(j),{status:200,headers:{'content-type':'application/json'}})};return true})()`)(ctx, t)
+		return err
+	}), chromedp.Click(chromedp.CSS(`main button.secondary`)))
+	b.waitJS("the ETA revision", `(()=>{const e=document.querySelector('#eta-revisions');return !!e&&e.textContent.includes('ETA moved from 2026-11-18 04:00 UTC to 2026-11-20 08:00 UTC')&&e.textContent.includes('MARIE MAERSK')})()`)
+	b.waitJS("the ATD milestone", `document.querySelector('#milestones').textContent.includes('ATD POL at New York (USNYC)')`)
+
+	// The webhook page: the dead delivery, replayed with a click.
+	b.run("open the webhook page", chromedp.Navigate(base+"/console/#/webhook"))
+	b.waitJS("the dead delivery", fmt.Sprintf(`!!document.querySelector('tr[data-id=%q] button.replay')`, deadID))
+	b.checkLabels("webhook")
+	b.shot("webhook-desktop")
+	b.run("replay", chromedp.Click(chromedp.CSS(fmt.Sprintf(`tr[data-id=%q] button.replay`, deadID))))
+	b.waitJS("the delivery pending again", fmt.Sprintf(`(()=>{const r=document.querySelector('tr[data-id=%q]');return !!r&&r.querySelector('.d-status').textContent.includes('PENDING')&&!r.querySelector('button.replay')})()`, deadID))
+	if _, body := s.do("GET", "/webhook/deliveries?status=PENDING", key, ""); !strings.Contains(fmt.Sprint(body), deadID) {
+		t.Errorf("the API does not show the replayed delivery PENDING: %v", body)
+	}
+
+	// The carriers page: masked credentials, a health check, the charts.
+	b.run("open the carriers page", chromedp.Navigate(base+"/console/#/carriers"))
+	b.waitJS("the outcome chart", `document.querySelectorAll('figure[data-chart="outcomes"] rect.bar').length > 0`)
+	b.waitJS("the latency chart", `document.querySelectorAll('figure[data-chart="latency"] rect.bar').length > 0`)
+	creds := b.text("read the credentials", "#credentials")
+	if strings.Contains(creds, "sandbox-key-1234") || strings.Contains(creds, "sandbox-secret-9876") || !strings.Contains(creds, "****1234") {
+		t.Errorf("credentials not masked as expected: %s", creds)
+	}
+	b.run("health check", chromedp.Click(chromedp.CSS(`button[aria-label="Health check MAEU"]`)))
+	b.waitJS("the health result", `document.querySelector('td.health[data-scac="MAEU"]').textContent.includes('OK')`)
+	b.checkLabels("carriers")
+	b.shot("carriers-desktop")
+
+	// /docs renders from the binary.
+	b.run("open /docs", chromedp.Navigate(base+"/docs/"))
+	b.waitJS("the operations", `document.querySelectorAll('details.op').length > 10`)
+	b.run("open an operation", chromedp.Click(chromedp.CSS(`#post-subscription-equipment > summary`)))
+	b.waitJS("its request schema", `document.querySelector('#post-subscription-equipment pre.schema').textContent.includes('subscriptionReference')`)
+	b.checkLabels("docs")
+	b.shot("docs-desktop")
+
+	if shots {
+		// The same pages at phone width.
+		b.run("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		for _, p := range []struct{ name, hash, ready string }{
+			{"subscriptions", "#/subscriptions", `!!document.querySelector('#subscriptions')`},
+			{"journey", "#/journey/PO-1001", `document.querySelectorAll('#timeline li').length > 0`},
+			{"webhook", "#/webhook", `!!document.querySelector('#deliveries')`},
+			{"carriers", "#/carriers", `!!document.querySelector('figure[data-chart="outcomes"]')`},
+		} {
+			b.run("open "+p.name, chromedp.Navigate(base+"/console/"+p.hash))
+			b.waitJS(p.name+" at phone width", p.ready)
+			b.shot(p.name + "-phone")
+		}
+		b.run("open /docs", chromedp.Navigate(base+"/docs/"))
+		b.waitJS("docs at phone width", `document.querySelectorAll('details.op').length > 10`)
+		b.run("open an operation", chromedp.Click(chromedp.CSS(`#post-subscription-equipment > summary`)))
+		b.shot("docs-phone")
+	}
+
+	// Nothing was asked of another origin.
+	origin, _ := url.Parse(base)
+	urls := b.requested()
+	if len(urls) < 10 {
+		t.Fatalf("only %d requests recorded: %v", len(urls), urls)
+	}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "data" && u.Host != origin.Host) {
+			t.Errorf("a page requested %s (not this origin)", raw)
+		}
+	}
+}

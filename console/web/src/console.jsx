@@ -1,0 +1,595 @@
+// The contrack console: a browser view over the public API only.
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, qs, session } from './api.js';
+import { BarChart } from './chart.jsx';
+import { classifiers, eventTitle, isDateLike, label, locationOf, vesselOf, when } from './format.js';
+
+const CONNECTION = ['NO_CREDENTIALS', 'PENDING', 'CONNECTED', 'UNAUTHORIZED', 'CARRIER_ERROR', 'PUSH_ONLY'];
+const PAGES = [
+  ['subscriptions', 'Subscriptions'],
+  ['webhook', 'Webhook'],
+  ['carriers', 'Carriers'],
+];
+
+function useHash() {
+  const [h, setH] = useState(location.hash);
+  useEffect(() => {
+    const on = () => setH(location.hash);
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return h.replace(/^#\/?/, '');
+}
+
+// Status is the page's polite live region: results and errors of actions.
+function Status({ s }) {
+  return (
+    <p class={'status ' + (s ? s.kind : '')} role={s && s.kind === 'error' ? 'alert' : 'status'} aria-live="polite">
+      {s ? s.text : ''}
+    </p>
+  );
+}
+const ok = (text) => ({ kind: 'ok', text });
+const bad = (e) => ({ kind: 'error', text: e.message || String(e) });
+
+function badgeClass(v) {
+  if (['CONNECTED', 'OPEN', 'DELIVERED', 'OK', 'PUSH_ONLY'].includes(v)) return 'b-ok';
+  if (['PENDING', 'NO_CREDENTIALS', 'FAILED'].includes(v)) return 'b-warn';
+  if (['UNAUTHORIZED', 'CARRIER_ERROR', 'DEAD', 'ERROR', 'UNREACHABLE'].includes(v)) return 'b-err';
+  return 'b-muted';
+}
+const Badge = ({ v }) => <span class={'badge ' + badgeClass(v)}>{v || '—'}</span>;
+
+// ---------- sign in ----------
+
+function SignIn({ onSignedIn }) {
+  const [key, setKey] = useState('');
+  const [s, setS] = useState(null);
+  const submit = async (ev) => {
+    ev.preventDefault();
+    setS({ kind: '', text: 'Checking the key…' });
+    try {
+      const account = await call('GET', '/account', undefined, key.trim());
+      session.set(key.trim());
+      onSignedIn(account);
+    } catch (e) {
+      setS(bad(e.status === 403 ? { message: 'That key was not accepted (unknown or revoked).' } : e));
+    }
+  };
+  return (
+    <main id="main" class="signin">
+      <h1>contrack console</h1>
+      <p>Sign in with an API key. It stays in this browser tab's session storage and is sent only to this server.</p>
+      <form onSubmit={submit} class="panel">
+        <label>API key
+          <input id="api-key" name="api-key" type="password" autocomplete="off" required value={key}
+            onInput={(e) => setKey(e.currentTarget.value)} placeholder="ct_sandbox_…" />
+        </label>
+        <p><button type="submit" id="sign-in">Sign in</button></p>
+        <Status s={s} />
+      </form>
+      <p class="muted">Make a key with <code>bin/contrack admin create-key --client acme --env sandbox</code>. The API is described at <a href="../docs/">/docs</a>.</p>
+    </main>
+  );
+}
+
+// ---------- subscriptions ----------
+
+function Subscriptions() {
+  const [filter, setFilter] = useState({ status: '', prefix: '', connection: '' });
+  const [subs, setSubs] = useState(null);
+  const [next, setNext] = useState('');
+  const [s, setS] = useState(null);
+  const [form, setForm] = useState({ ref: '', scac: 'MAEU', kind: 'containerNumber', number: '' });
+
+  const load = async (more) => {
+    try {
+      const data = await call('GET', '/subscriptions' + qs({
+        subscriptionStatus: filter.status, referencePrefix: filter.prefix, limit: 200, nextToken: more ? next : '',
+      }));
+      setSubs(more ? [...(subs || []), ...data.subscriptions] : data.subscriptions);
+      setNext(data.nextToken || '');
+    } catch (e) {
+      setS(bad(e));
+    }
+  };
+  useEffect(() => { load(false); }, []);
+
+  const create = async (ev) => {
+    ev.preventDefault();
+    try {
+      const r = await call('POST', '/subscription/equipment', {
+        scacCode: form.scac.trim().toUpperCase(), subscriptionReference: form.ref.trim(), [form.kind]: form.number.trim(),
+      });
+      setS(ok(`${r.message}: ${r.subscriptionReference}`));
+      setForm({ ...form, ref: '', number: '' });
+      load(false);
+    } catch (e) {
+      setS(bad(e));
+    }
+  };
+  const close = async (ref) => {
+    try {
+      const r = await call('DELETE', '/subscription/' + encodeURIComponent(ref));
+      setS(ok(`${r.message}: ${ref}` + (r.stoppedTracking === true ? ' (carrier polling stopped)' : '')));
+      load(false);
+    } catch (e) {
+      setS(bad(e));
+    }
+  };
+  const shown = (subs || []).filter((x) => !filter.connection || x.connectionStatus === filter.connection);
+  const set = (k) => (e) => setFilter({ ...filter, [k]: e.currentTarget.value });
+  const setF = (k) => (e) => setForm({ ...form, [k]: e.currentTarget.value });
+
+  return (
+    <>
+      <h1>Subscriptions</h1>
+      <form class="row panel" onSubmit={(e) => { e.preventDefault(); load(false); }} aria-label="Filter subscriptions">
+        <label>Status
+          <select id="f-status" value={filter.status} onChange={set('status')}>
+            <option value="">Any</option><option>OPEN</option><option>CLOSED</option>
+          </select>
+        </label>
+        <label>Reference starts with
+          <input id="f-prefix" value={filter.prefix} onInput={set('prefix')} />
+        </label>
+        <label>Connection
+          <select id="f-connection" value={filter.connection} onChange={set('connection')}>
+            <option value="">Any</option>
+            {CONNECTION.map((c) => <option key={c}>{c}</option>)}
+          </select>
+        </label>
+        <button type="submit">Apply filters</button>
+      </form>
+      <Status s={s} />
+      {subs === null ? <p>Loading…</p> : (
+        <div class="tablewrap">
+          <table class="cards-sm" id="subscriptions">
+            <caption>{shown.length} subscription{shown.length === 1 ? '' : 's'}{filter.connection ? ` with connection ${filter.connection}` : ''}</caption>
+            <thead><tr><th scope="col">Reference</th><th scope="col">Shipment</th><th scope="col">Carrier</th>
+              <th scope="col">Status</th><th scope="col">Connection</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="skip-label">Actions</span></th></tr></thead>
+            <tbody>
+              {shown.map((x) => (
+                <tr key={x.subscriptionReference}>
+                  <td data-label="Reference"><a href={'#/journey/' + encodeURIComponent(x.subscriptionReference)}>{x.subscriptionReference}</a></td>
+                  <td data-label="Shipment" class="mono">{[x.equipmentNumber, x.bookingNumber && 'BKG ' + x.bookingNumber, x.billNumber && 'B/L ' + x.billNumber].filter(Boolean).join(' · ')}</td>
+                  <td data-label="Carrier">{x.scacCode}</td>
+                  <td data-label="Status"><Badge v={x.subscriptionStatus} /></td>
+                  <td data-label="Connection"><Badge v={x.connectionStatus} /></td>
+                  <td data-label="Created">{when(x.subscriptionCreationDate)}</td>
+                  <td data-label="Expires">{when(x.subscriptionExpiryDate)}</td>
+                  <td data-label="Actions">{x.subscriptionStatus === 'OPEN' &&
+                    <button class="danger" type="button" onClick={() => close(x.subscriptionReference)}
+                      aria-label={'Close subscription ' + x.subscriptionReference}>Close</button>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && <p><button class="secondary" type="button" onClick={() => load(true)}>Load more</button></p>}
+      <h2 id="create-h">New subscription</h2>
+      <form class="row panel" onSubmit={create} aria-labelledby="create-h">
+        <label>Reference<input id="c-ref" required value={form.ref} onInput={setF('ref')} /></label>
+        <label>Carrier SCAC<input id="c-scac" required maxLength={4} size={6} value={form.scac} onInput={setF('scac')} /></label>
+        <label>Track by
+          <select id="c-kind" value={form.kind} onChange={setF('kind')}>
+            <option value="containerNumber">Container</option>
+            <option value="bookingNumber">Booking</option>
+            <option value="billNumber">Bill of lading</option>
+          </select>
+        </label>
+        <label>Number<input id="c-number" required value={form.number} onInput={setF('number')} class="mono" /></label>
+        <button type="submit" id="c-submit">Subscribe</button>
+      </form>
+    </>
+  );
+}
+
+// ---------- journey ----------
+
+function Milestone({ m }) {
+  const type = m.enhancedEventType || m.type || 'MILESTONE';
+  const skip = new Set(['enhancedEventType', 'type', 'UNLocationCode', 'location', 'eventLocation', 'locationName', 'eventDateTime']);
+  const times = [], others = [];
+  for (const [k, v] of Object.entries(m)) {
+    if (skip.has(k) || v === null || v === undefined || v === '' || typeof v === 'object') continue;
+    (isDateLike(v) ? times : others).push([k, v]);
+  }
+  const prev = times.find(([k]) => /prev|old|prior|from/i.test(k));
+  const nu = times.find(([k]) => /new|to$|current|revised/i.test(k));
+  return (
+    <li class="milestone" data-type={type}>
+      <strong>{label(type)}</strong>{locationOf(m) && <> at <span class="mono">{locationOf(m)}</span></>}
+      {m.eventDateTime && <> · {when(m.eventDateTime)}</>}
+      {prev && nu && <div>ETA moved from <span class="mono">{when(prev[1])}</span> to <span class="mono">{when(nu[1])}</span></div>}
+      {times.filter((t) => t !== prev && t !== nu).map(([k, v]) => <div key={k} class="muted">{label(k)}: {when(v)}</div>)}
+      {others.map(([k, v]) => <div key={k} class="muted">{label(k)}: {String(v)}</div>)}
+    </li>
+  );
+}
+
+function JourneyResult({ r }) {
+  const events = [...(r.sourceEvents || []), ...(r.vesselEvents || [])]
+    .filter((e) => e && e.eventDateTime)
+    .sort((a, b) => new Date(a.eventDateTime) - new Date(b.eventDateTime));
+  const milestones = r.enhancedEvents || [];
+  const revisions = milestones.filter((m) => /ETA/.test(m.enhancedEventType || '') &&
+    Object.keys(m).some((k) => /prev|old|prior/i.test(k)));
+  const seen = new Set();
+  const tx = milestones.filter((m) => m.enhancedEventType === 'TRANSSHIPMENT')
+    .map(locationOf).filter((l) => l && !seen.has(l) && seen.add(l));
+  const withVessel = events.filter((e) => vesselOf(e));
+  const lastAct = [...withVessel].reverse().find((e) => e.eventClassifierCode === 'ACT');
+  const vessel = vesselOf(lastAct || withVessel[0] || {});
+  const now = Date.now();
+  const nextIdx = events.findIndex((e) => e.eventClassifierCode !== 'ACT' && new Date(e.eventDateTime) > now);
+  return (
+    <section class="journey" aria-labelledby={'j-' + r.equipmentNumber}>
+      <h2 id={'j-' + r.equipmentNumber}>Container <span class="mono">{r.equipmentNumber || '—'}</span> · {r.scacCode} <Badge v={r.trackingStatus} /></h2>
+      <h3>Route</h3>
+      <ol class="route" aria-label="Route from port of loading to port of discharge">
+        <li><span class="stop"><small>POL</small>{r.POL || '—'}</span></li>
+        {tx.map((l) => <li key={l}><span class="stop tx"><small>Transshipment</small>{l}</span></li>)}
+        <li><span class="stop"><small>POD</small>{r.POD || '—'}</span></li>
+      </ol>
+      <dl class="facts">
+        <div><dt>Last location</dt><dd class="mono" id="last-location">{r.lastLocation || '—'}</dd></div>
+        <div><dt>Vessel</dt><dd id="vessel">{vessel && vessel.name ? `${vessel.name}${vessel.imo ? ' (IMO ' + vessel.imo + ')' : ''}` : '—'}</dd></div>
+        <div><dt>Voyage</dt><dd class="mono" id="voyage">{(vessel && vessel.voyage) || '—'}</dd></div>
+        <div><dt>Events</dt><dd>{events.length}</dd></div>
+      </dl>
+      <h3>Milestones</h3>
+      {milestones.length === 0 ? <p class="muted">No milestones derived yet.</p> :
+        <ul class="plain milestones" id="milestones">{milestones.map((m, i) => <Milestone key={i} m={m} />)}</ul>}
+      <h3>ETA revisions</h3>
+      {revisions.length === 0 ? <p class="muted">No ETA revision recorded.</p> :
+        <ul class="plain milestones" id="eta-revisions">{revisions.map((m, i) => <Milestone key={i} m={m} />)}</ul>}
+      <h3>Timeline</h3>
+      {events.length === 0 ? <p class="muted">No events yet: the carrier is polled within seconds of subscribing.</p> : (
+        <ol class="timeline" id="timeline">
+          {events.map((e, i) => {
+            const v = vesselOf(e);
+            return (
+              <li key={i} class={(e.eventClassifierCode || '') + (i === nextIdx ? ' next' : '')}>
+                <span class="when">{when(e.eventDateTime)}</span>{' '}
+                <span class={'badge b-' + e.eventClassifierCode}>{classifiers[e.eventClassifierCode] || e.eventClassifierCode}</span>
+                {i === nextIdx && <span class="badge b-warn">Next</span>}
+                <span class="what">{eventTitle(e)}{locationOf(e) && <> at {locationOf(e)}</>}
+                  {v && <span class="muted"> · {v.name}{v.voyage ? ' voyage ' + v.voyage : ''}</span>}
+                  {e.emptyIndicatorCode && <span class="muted"> · {e.emptyIndicatorCode}</span>}</span>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function Journey({ reference: ref }) {
+  const [sub, setSub] = useState(null);
+  const [res, setRes] = useState(null);
+  const [s, setS] = useState(null);
+  const load = async () => {
+    try {
+      const x = await call('GET', '/subscription/' + encodeURIComponent(ref));
+      setSub(x);
+      const q = x.billNumber ? { billNumber: x.billNumber } : x.bookingNumber ? { bookingNumber: x.bookingNumber } : {};
+      if (x.equipmentNumber) q.equipmentNumber = x.equipmentNumber;
+      const j = await call('GET', '/subscription/equipment' + qs(q));
+      setRes(j.results || []);
+      setS(null);
+    } catch (e) {
+      setS(bad(e));
+    }
+  };
+  useEffect(() => { setSub(null); setRes(null); load(); }, [ref]);
+  return (
+    <>
+      <p><a href="#/subscriptions">← Subscriptions</a></p>
+      <h1>Journey of <span class="mono">{ref}</span></h1>
+      {sub && <p>{sub.scacCode} · <span class="mono">{[sub.equipmentNumber, sub.bookingNumber && 'BKG ' + sub.bookingNumber, sub.billNumber && 'B/L ' + sub.billNumber].filter(Boolean).join(' · ')}</span> · <Badge v={sub.subscriptionStatus} /> <Badge v={sub.connectionStatus} />{' '}
+        <button class="secondary" type="button" onClick={load}>Refresh</button></p>}
+      <Status s={s} />
+      {res === null ? (!s && <p>Loading…</p>) : res.length === 0 ? <p>No journey yet for this subscription.</p> :
+        res.map((r) => <JourneyResult key={r.equipmentNumber} r={r} />)}
+    </>
+  );
+}
+
+// ---------- webhook ----------
+
+function Webhook() {
+  const [cfg, setCfg] = useState(null);
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState('');
+  const [status, setStatus] = useState('');
+  const [dels, setDels] = useState(null);
+  const [s, setS] = useState(null);
+  const loadCfg = async () => {
+    try {
+      const c = await call('GET', '/webhook/configure');
+      setCfg(c);
+      setUrl((u) => u || c.targetUrl);
+    } catch (e) { setS(bad(e)); }
+  };
+  const loadDels = async (st = status) => {
+    try {
+      const d = await call('GET', '/webhook/deliveries' + qs({ status: st, limit: 50 }));
+      setDels(d.deliveries);
+    } catch (e) { setS(bad(e)); }
+  };
+  useEffect(() => { loadCfg(); loadDels(); }, []);
+  const configure = async (ev) => {
+    ev.preventDefault();
+    try {
+      const r = await call('POST', '/webhook/configure', { targetUrl: url.trim() });
+      setS(ok(r.message + ': the secret was POSTed to the URL; activate with it below.'));
+      loadCfg();
+    } catch (e) { setS(bad(e)); }
+  };
+  const activate = async (ev) => {
+    ev.preventDefault();
+    try {
+      const r = await call('POST', '/webhook/activate', { secret: secret.trim() });
+      setS(ok(r.message));
+      setSecret('');
+      loadCfg(); loadDels();
+    } catch (e) { setS(bad(e)); }
+  };
+  const replay = async (id) => {
+    try {
+      const r = await call('POST', `/webhook/deliveries/${encodeURIComponent(id)}/retry`);
+      setS(ok(`${r.message}: ${id}`));
+      loadDels();
+    } catch (e) { setS(bad(e)); }
+  };
+  return (
+    <>
+      <h1>Webhook</h1>
+      <Status s={s} />
+      <section class="panel" aria-labelledby="wh-cfg">
+        <h2 id="wh-cfg">Configuration</h2>
+        {cfg && <p>Target: <span class="mono" id="wh-target">{cfg.targetUrl || 'none configured'}</span> · <span id="wh-activated" class={'badge ' + (cfg.activated ? 'b-ok' : 'b-warn')}>{cfg.activated ? 'Activated' : 'Not activated'}</span> · environment {cfg.env}</p>}
+        <form class="row" onSubmit={configure}>
+          <label style={{ flex: '1 1 18rem' }}>Target URL<input id="wh-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} /></label>
+          <button type="submit">Configure</button>
+        </form>
+        <p class="muted">Configuring (or re-configuring) deactivates the webhook and POSTs a new secret to the URL.</p>
+        <form class="row" onSubmit={activate}>
+          <label style={{ flex: '1 1 18rem' }}>Secret received at the URL<input id="wh-secret" type="password" autocomplete="off" required value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>
+          <button type="submit">Activate</button>
+        </form>
+      </section>
+      <section aria-labelledby="wh-del">
+        <h2 id="wh-del">Recent deliveries</h2>
+        <form class="row" onSubmit={(e) => { e.preventDefault(); loadDels(); }}>
+          <label>Status
+            <select id="d-status" value={status} onChange={(e) => { setStatus(e.currentTarget.value); loadDels(e.currentTarget.value); }}>
+              <option value="">Any</option><option>PENDING</option><option>FAILED</option><option>DELIVERED</option><option>DEAD</option>
+            </select>
+          </label>
+          <button class="secondary" type="submit">Refresh</button>
+        </form>
+        {dels === null ? <p>Loading…</p> : dels.length === 0 ? <p class="muted" id="no-deliveries">No deliveries.</p> : (
+          <div class="tablewrap">
+            <table class="cards-sm" id="deliveries">
+              <caption>Newest first</caption>
+              <thead><tr><th scope="col">Created</th><th scope="col">Subscription</th><th scope="col">Status</th><th scope="col">Attempts</th>
+                <th scope="col">Last HTTP</th><th scope="col">Next attempt</th><th scope="col">Events</th><th scope="col">Id</th><th scope="col"><span class="skip-label">Actions</span></th></tr></thead>
+              <tbody>
+                {dels.map((d) => (
+                  <tr key={d.id} data-id={d.id}>
+                    <td data-label="Created">{when(d.createdAt)}</td>
+                    <td data-label="Subscription">{d.subscriptionReference}</td>
+                    <td data-label="Status" class="d-status"><Badge v={d.status} /></td>
+                    <td data-label="Attempts">{d.attempts}</td>
+                    <td data-label="Last HTTP">{d.lastHttpCode ?? '—'}{d.lastError ? <span class="muted"> {d.lastError}</span> : ''}</td>
+                    <td data-label="Next attempt">{when(d.nextAttemptAt)}</td>
+                    <td data-label="Events">{d.eventCount}</td>
+                    <td data-label="Id" class="mono">{d.id.slice(0, 8)}</td>
+                    <td data-label="Actions">{d.status === 'DEAD' &&
+                      <button type="button" class="replay" onClick={() => replay(d.id)} aria-label={'Replay delivery ' + d.id}>Replay</button>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="panel" aria-labelledby="wh-test">
+        <h2 id="wh-test">Test delivery</h2>
+        <p>Not available yet: the public API has no endpoint that sends a test delivery, and re-configuring would deactivate the webhook.
+          To see a real delivery, subscribe to a sandbox container: its events are delivered within seconds.</p>
+      </section>
+    </>
+  );
+}
+
+// ---------- carriers ----------
+
+const SERIES = [
+  { key: 'success', name: 'Success', color: '#146c2e' },
+  { key: 'noData', name: 'No data', color: '#8a93a0' },
+  { key: 'errors', name: 'Errors', color: '#b3261e' },
+];
+const LATENCY = [
+  { key: 'avgLatencyMs', name: 'Average', color: '#0b57d0' },
+  { key: 'p95LatencyMs', name: '95th percentile', color: '#8a4b00' },
+];
+
+function Carriers() {
+  const [creds, setCreds] = useState(null);
+  const [health, setHealth] = useState({});
+  const [win, setWin] = useState('7');
+  const [metrics, setMetrics] = useState(null);
+  const [s, setS] = useState(null);
+  const [form, setForm] = useState({ scac: '', kind: 'apiKey', apiKey: '', clientId: '', clientSecret: '' });
+  const loadCreds = async () => {
+    try { setCreds(await call('GET', '/carrier/credentials')); } catch (e) { setS(bad(e)); }
+  };
+  const loadMetrics = async (w = win) => {
+    try { setMetrics(await call('GET', '/carrier/metrics' + qs({ window: w }))); } catch (e) { setS(bad(e)); }
+  };
+  useEffect(() => { loadCreds(); loadMetrics(); }, []);
+  const check = async (scac) => {
+    setHealth({ ...health, [scac]: { status: '…' } });
+    try {
+      const r = await call('POST', '/carrier/health-check', { scacCode: scac });
+      setHealth((h) => ({ ...h, [scac]: r }));
+    } catch (e) {
+      setHealth((h) => ({ ...h, [scac]: null }));
+      setS(bad(e));
+    }
+  };
+  const save = async (ev) => {
+    ev.preventDefault();
+    const scac = form.scac.trim().toUpperCase();
+    const fields = form.kind === 'apiKey' ? { apiKey: form.apiKey } : { clientId: form.clientId, clientSecret: form.clientSecret };
+    try {
+      const r = await call('POST', '/carrier/credentials', { [scac]: fields });
+      setS(ok(`${r.message}: ${scac}`));
+      setForm({ ...form, apiKey: '', clientId: '', clientSecret: '' });
+      loadCreds();
+    } catch (e) { setS(bad(e)); }
+  };
+  const clear = async (scac) => {
+    try {
+      const r = await call('DELETE', '/carrier/credentials', { carriers: [scac] });
+      setS(ok(`${r.message}: ${scac}`));
+      loadCreds();
+    } catch (e) { setS(bad(e)); }
+  };
+  const setF = (k) => (e) => setForm({ ...form, [k]: e.currentTarget.value });
+  const entries = creds ? Object.entries(creds.carrierCredentials || {}).sort() : [];
+  const rows = metrics ? metrics.carriers : [];
+  return (
+    <>
+      <h1>Carriers</h1>
+      <Status s={s} />
+      <section aria-labelledby="cr-h">
+        <h2 id="cr-h">Credentials{creds && <span class="muted"> ({creds.env})</span>}</h2>
+        {creds === null ? <p>Loading…</p> : entries.length === 0 ? <p class="muted">No credentials stored.</p> : (
+          <div class="tablewrap">
+            <table class="cards-sm" id="credentials">
+              <caption>Secrets are masked by the server</caption>
+              <thead><tr><th scope="col">Carrier</th><th scope="col">Fields</th><th scope="col">Health</th><th scope="col"><span class="skip-label">Actions</span></th></tr></thead>
+              <tbody>
+                {entries.map(([scac, f]) => (
+                  <tr key={scac}>
+                    <td data-label="Carrier"><strong>{scac}</strong></td>
+                    <td data-label="Fields" class="mono">{Object.entries(f).map(([k, v]) => `${k}: ${v}`).join(' · ')}</td>
+                    <td data-label="Health" class="health" data-scac={scac}>{health[scac] ? <><Badge v={health[scac].status} /> {health[scac].httpCode ? 'HTTP ' + health[scac].httpCode : ''}</> : '—'}</td>
+                    <td data-label="Actions"><div class="row">
+                      <button type="button" class="secondary" onClick={() => check(scac)} aria-label={'Health check ' + scac}>Health check</button>
+                      <button type="button" class="danger" onClick={() => clear(scac)} aria-label={'Clear credentials of ' + scac}>Clear</button>
+                    </div></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <form class="row panel" onSubmit={save} aria-label="Store carrier credentials">
+          <label>Carrier SCAC<input id="k-scac" required maxLength={4} size={6} value={form.scac} onInput={setF('scac')} /></label>
+          <label>Kind
+            <select id="k-kind" value={form.kind} onChange={setF('kind')}>
+              <option value="apiKey">API key</option><option value="client">Client id and secret</option>
+            </select>
+          </label>
+          {form.kind === 'apiKey' ?
+            <label>API key<input id="k-apikey" type="password" autocomplete="off" required value={form.apiKey} onInput={setF('apiKey')} /></label> : <>
+              <label>Client id<input id="k-clientid" required value={form.clientId} onInput={setF('clientId')} /></label>
+              <label>Client secret<input id="k-clientsecret" type="password" autocomplete="off" required value={form.clientSecret} onInput={setF('clientSecret')} /></label>
+            </>}
+          <button type="submit">Store</button>
+        </form>
+      </section>
+      <section aria-labelledby="m-h">
+        <h2 id="m-h">Polling over the last {metrics ? metrics.window : win} day(s)</h2>
+        <form class="row" onSubmit={(e) => { e.preventDefault(); loadMetrics(); }}>
+          <label>Window
+            <select id="m-window" value={win} onChange={(e) => { setWin(e.currentTarget.value); loadMetrics(e.currentTarget.value); }}>
+              {['1', '7', '30', '90'].map((w) => <option key={w} value={w}>{w} day{w === '1' ? '' : 's'}</option>)}
+            </select>
+          </label>
+          <button class="secondary" type="submit">Refresh</button>
+        </form>
+        {metrics === null ? <p>Loading…</p> : rows.length === 0 ? <p class="muted" id="no-metrics">No polls in this window.</p> : (
+          <div class="cards">
+            <div>
+              <h3>Outcomes per carrier</h3>
+              <BarChart id="outcomes" title="Poll outcomes per carrier" stacked
+                desc={rows.map((r) => `${r.scacCode}: ${r.success} success, ${r.noData} no data, ${r.errors} errors`).join('; ')}
+                series={SERIES} items={rows.map((r) => ({ label: r.scacCode, values: r }))} />
+            </div>
+            <div>
+              <h3>Poll latency</h3>
+              <BarChart id="latency" title="Poll latency per carrier in milliseconds" stacked={false} unit=" ms"
+                desc={rows.map((r) => `${r.scacCode}: average ${Math.round(r.avgLatencyMs)} ms, p95 ${Math.round(r.p95LatencyMs)} ms`).join('; ')}
+                series={LATENCY} items={rows.map((r) => ({ label: r.scacCode, values: r }))} />
+            </div>
+          </div>
+        )}
+        {rows.length > 0 && (
+          <div class="tablewrap">
+            <table class="cards-sm" id="metrics">
+              <caption>Figures, worst first</caption>
+              <thead><tr><th scope="col">Carrier</th><th scope="col">Attempts</th><th scope="col">Success</th><th scope="col">No data</th><th scope="col">Errors</th>
+                <th scope="col">Error rate</th><th scope="col">Avg ms</th><th scope="col">p95 ms</th><th scope="col">Last attempt</th></tr></thead>
+              <tbody>{rows.map((r) => (
+                <tr key={r.scacCode}><td data-label="Carrier">{r.scacCode}</td><td data-label="Attempts">{r.attempts}</td><td data-label="Success">{r.success}</td>
+                  <td data-label="No data">{r.noData}</td><td data-label="Errors">{r.errors}</td><td data-label="Error rate">{(r.errorRate * 100).toFixed(1)}%</td>
+                  <td data-label="Avg ms">{Math.round(r.avgLatencyMs)}</td><td data-label="p95 ms">{Math.round(r.p95LatencyMs)}</td><td data-label="Last attempt">{when(r.lastAttemptAt)}</td></tr>
+              ))}</tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+// ---------- shell ----------
+
+function App() {
+  const [account, setAccount] = useState(null);
+  const [checking, setChecking] = useState(!!session.key());
+  const route = useHash();
+  const mainRef = useRef(null);
+  useEffect(() => {
+    if (!session.key()) return;
+    call('GET', '/account').then(setAccount, () => session.clear()).finally(() => setChecking(false));
+  }, []);
+  useEffect(() => { if (mainRef.current) mainRef.current.focus(); }, [route.split('/')[0]]);
+  if (checking) return <p class="boot">Loading the console…</p>;
+  if (!account) return <SignIn onSignedIn={(a) => { setAccount(a); if (!route) location.hash = '#/subscriptions'; }} />;
+  const [page, ...rest] = route.split('/');
+  let body;
+  if (page === 'journey' && rest.length) body = <Journey reference={decodeURIComponent(rest.join('/'))} />;
+  else if (page === 'webhook') body = <Webhook />;
+  else if (page === 'carriers') body = <Carriers />;
+  else body = <Subscriptions />;
+  const current = page === 'journey' ? 'subscriptions' : (PAGES.some(([p]) => p === page) ? page : 'subscriptions');
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); mainRef.current.focus(); }}>Skip to content</a>
+      <header class="top">
+        <span class="brand">contrack</span>
+        <nav class="main" aria-label="Console pages"><ul>
+          {PAGES.map(([p, name]) => <li key={p}><a href={'#/' + p} aria-current={current === p ? 'page' : undefined}>{name}</a></li>)}
+          <li><a href="../docs/">API docs</a></li>
+        </ul></nav>
+        <span class="who"><span id="account">{account.displayName || account.clientName} · {account.environment}</span>
+          <button class="link" type="button" onClick={() => { session.clear(); setAccount(null); }}>Sign out</button></span>
+      </header>
+      <main id="main" tabIndex={-1} ref={mainRef}>{body}</main>
+    </>
+  );
+}
+
+const root = document.getElementById('app');
+root.textContent = ''; // the static "Loading" line; Preact 11 does not replace it
+render(<App />, root);
