@@ -18,6 +18,7 @@ import (
 
 	"github.com/contrack/contrack/commandapi"
 	"github.com/contrack/contrack/delivery"
+	"github.com/contrack/contrack/feed"
 	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/ingest/poller"
@@ -48,6 +49,8 @@ type infra struct {
 	apiPG *pgxpool.Pool // the HTTP API's own pool (serveAPI), nil elsewhere
 	ch    driver.Conn
 	kafka *kgo.Client // producer client
+	// feed wakes GET /subscriptions/events long-polls (serveAPI); nil: they poll.
+	feed *feed.Notifier
 }
 
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
@@ -202,6 +205,10 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, heal
 	cacheCtx, stopCache := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCache()
 	go keys.Run(cacheCtx)
+	// One LISTEN connection per API process wakes feed long-polls; it
+	// stops with ctx, as the server's shutdown starts, releasing them.
+	in.feed = feed.NewNotifier(apiPG, log.With("stage", "api"), 0)
+	go in.feed.Run(ctx)
 	srv := newAPIServer(cacheCtx, cfg, log, in, keys, health)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
@@ -275,9 +282,14 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		OperatorToken:  cfg.OperatorToken,
 		Public:         []string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"},
 	})
+	var notifier queryapi.FeedWaiter // a nil *feed.Notifier must stay a nil interface
+	if in.feed != nil {
+		notifier = in.feed
+	}
 	queryapi.Register(srv.Fuego, queryapi.Deps{
 		Pool: pool, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
 		TokenKeysPrevious: derivedPrevious(cfg, "next-token"),
+		Feed:              notifier,
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
 		Pool: pool, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
@@ -348,6 +360,7 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	start("projector", func(ctx context.Context) error {
 		return projector.Run(ctx, projector.Config{}, projectorDeps(cfg, log, in))
 	})
+	start("feed", func(ctx context.Context) error { return feed.Run(ctx, feed.Config{}, feedDeps(cfg, log, in)) })
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
 	httpErr := serveAPI(runCtx, cfg, log, in, health)
@@ -505,4 +518,14 @@ func withInfra(ctx context.Context, cfg Config, log *slog.Logger, run func(in *i
 	health.SetReady("stage", false)
 	stopAdmin()
 	return errors.Join(err, <-adminDone)
+}
+
+func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {
+	return feed.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log}
+}
+
+func runFeed(ctx context.Context, cfg Config, log *slog.Logger) error {
+	return withInfra(ctx, cfg, log, func(in *infra) error {
+		return feed.Run(ctx, feed.Config{}, feedDeps(cfg, log, in))
+	})
 }

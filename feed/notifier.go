@@ -1,0 +1,155 @@
+package feed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultMaxWaiters bounds the long-polls a Notifier holds at once.
+const DefaultMaxWaiters = 10_000
+
+// Notifier wakes long-polls of GET /subscriptions/events when the feed
+// stage, in this or any other process, commits events for their account:
+// one Postgres connection per API process LISTENs on Channel and fans each
+// notification out to the waiters of that account, in memory. While the
+// connection is down (it is re-made with backoff) every waiter is woken
+// when it drops and again when it is back, so none sleeps through events
+// it missed the notification of.
+type Notifier struct {
+	connect func(ctx context.Context) (*pgx.Conn, error)
+	log     *slog.Logger
+	max     int
+
+	mu      sync.Mutex
+	waiters map[string]map[chan struct{}]struct{}
+	count   int
+}
+
+// NewNotifier listens through its own connection, made with pool's
+// settings; maxWaiters ≤ 0 means DefaultMaxWaiters.
+func NewNotifier(pool *pgxpool.Pool, log *slog.Logger, maxWaiters int) *Notifier {
+	if maxWaiters <= 0 {
+		maxWaiters = DefaultMaxWaiters
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	cc := pool.Config().ConnConfig
+	return &Notifier{
+		connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc.Copy()) },
+		log:     log.With("component", "feed-notifier"),
+		max:     maxWaiters,
+		waiters: map[string]map[chan struct{}]struct{}{},
+	}
+}
+
+// Subscribe registers a waiter for accountID. wake receives a value after
+// events of the account commit (and on reconnection); cancel must be called
+// when done. ok is false when the bound of waiters is reached (wake is then
+// nil and cancel a no-op): the caller should poll instead.
+func (n *Notifier) Subscribe(accountID string) (wake <-chan struct{}, cancel func(), ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.count >= n.max {
+		return nil, func() {}, false
+	}
+	ch := make(chan struct{}, 1)
+	set := n.waiters[accountID]
+	if set == nil {
+		set = map[chan struct{}]struct{}{}
+		n.waiters[accountID] = set
+	}
+	set[ch] = struct{}{}
+	n.count++
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			delete(set, ch)
+			if len(set) == 0 && n.waiters[accountID] != nil && len(n.waiters[accountID]) == 0 {
+				delete(n.waiters, accountID)
+			}
+			n.count--
+		})
+	}, true
+}
+
+func (n *Notifier) wake(accountID string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for ch := range n.waiters[accountID] {
+		poke(ch)
+	}
+}
+
+func (n *Notifier) wakeAll() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, set := range n.waiters {
+		for ch := range set {
+			poke(ch)
+		}
+	}
+}
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// Run listens until ctx ends, reconnecting with backoff (up to 5 s); it
+// returns nil then.
+func (n *Notifier) Run(ctx context.Context) error {
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := n.listen(ctx)
+		n.wakeAll() // whatever was missed meanwhile is read by the woken
+		if ctx.Err() != nil {
+			break
+		}
+		n.log.Warn("feed notifications lost; reconnecting", "err", err, "backoff", backoff)
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+	return nil
+}
+
+// listen holds one LISTEN connection until it fails or ctx ends.
+func (n *Notifier) listen(ctx context.Context) error {
+	conn, err := n.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("feed: connect listener: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		conn.Close(cctx)
+		cancel()
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
+		return fmt.Errorf("feed: listen: %w", err)
+	}
+	n.wakeAll() // events committed before LISTEN took effect
+	for {
+		nt, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("feed: wait for notification: %w", err)
+		}
+		n.wake(nt.Payload)
+	}
+}
