@@ -291,7 +291,9 @@ func TestFeedReplayedRecordNotDuplicated(t *testing.T) {
 		t.Fatal(err)
 	}
 	rewind := kadm.Offsets{}
-	ends.Each(func(o kadm.ListedOffset) { rewind.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: 0, LeaderEpoch: -1}) })
+	ends.Each(func(o kadm.ListedOffset) {
+		rewind.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: 0, LeaderEpoch: -1})
+	})
 	resp, err := adm.CommitOffsets(ctx, schemas.GroupFeed, rewind)
 	if err != nil || resp.Error() != nil {
 		t.Fatalf("rewind: %v %v", err, resp.Error())
