@@ -39,18 +39,19 @@ import (
 // POST /events (a carrier key) → carrier-raw topic → normaliser (Kafka
 // transactions) → events topic → feed stage → Postgres + NOTIFY → a
 // consumer's GET /subscriptions/events, all in one process on in-process
-// Kafka (kfake) and the local Postgres. Fixed workloads (b.N is ignored):
+// Kafka (kfake) and the local Postgres:
+//
+//	go test -run '^$' -bench Feed ./feed/
+//
+// Fixed workloads (b.N is ignored):
 //
 //   - latency: one consumer long-polls with wait=20 while events are
 //     POSTed at BENCH_RATE/s (default 200) to BENCH_SUBS subscriptions
 //     (default 100); figures from POST /events answered 200 to the event
 //     in a long-poll answer, BENCH_EVENTS events (default 2,000).
-//
 //   - drain: BENCH_BACKLOG events (default 50,000) produced straight onto
 //     the events topic and written by the feed stage (its write rate is
 //     printed too), then one consumer reads them all, limit=1000.
-//
-//     go test -run '^$' -bench Feed ./feed/
 func BenchmarkFeed(b *testing.B) {
 	b.Run("latency", benchLatency)
 	b.Run("drain", benchDrain)
