@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -396,6 +397,23 @@ func TestFeedParameters(t *testing.T) {
 	if r := w.api.Do("GET", "/subscriptions/events", "", nil); r.Status != 403 {
 		t.Errorf("no key: %d", r.Status)
 	}
+	// In the OpenAPI document, with its parameters.
+	doc := w.api.Do("GET", "/openapi.json", "", nil)
+	var spec struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name string }
+		}
+	}
+	json.Unmarshal(doc.Raw, &spec)
+	op, ok := spec.Paths["/subscriptions/events"]["get"]
+	var names []string
+	for _, p := range op.Parameters {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	if !ok || !strings.Contains(fmt.Sprint(names), "cursor limit wait") {
+		t.Errorf("OpenAPI: %v %v", ok, names)
+	}
 }
 
 func TestFeedLongPoll(t *testing.T) {
@@ -482,6 +500,38 @@ func TestFeedNotifierWakesOnlyItsAccount(t *testing.T) {
 	case <-wakeB:
 		t.Error("B's waiter was woken by A's event")
 	default:
+	}
+
+	// Stopping releases every waiter (closed channel), and later ones at once.
+	cancel()
+	<-done
+	if _, open := <-wakeB; open {
+		t.Error("B's waiter not released when the notifier stopped")
+	}
+	late, _, ok := n.Subscribe(acctA)
+	if _, open := <-late; !ok || open {
+		t.Error("a waiter after stop is not released at once")
+	}
+}
+
+// Without a notifier (or over its bound) a long-poll looks at the table
+// every second instead.
+func TestFeedLongPollWithoutNotifier(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("polling")
+	s := w.h.Subscribe(acct, "ref-1")
+	api := testenv.NewAPI(t, w.h.DB.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: w.h.DB.Pool, Log: testenv.Log(t), TokenKey: []byte("feed-test-key")})
+	})
+	w.start()
+	res := make(chan testenv.Response, 1)
+	go func() { res <- api.Do("GET", "/subscriptions/events?wait=20", key, nil) }()
+	w.h.Produce(s, "e1")
+	r := <-res
+	var p page
+	json.Unmarshal(r.Raw, &p)
+	if g := flatten(t, p); r.Status != 200 || len(g) != 1 || g[0].EventID != "e1" {
+		t.Errorf("polling long-poll: %d %s", r.Status, r.Raw)
 	}
 }
 

@@ -30,6 +30,7 @@ type Notifier struct {
 	mu      sync.Mutex
 	waiters map[string]map[chan struct{}]struct{}
 	count   int
+	stopped bool
 }
 
 // NewNotifier listens through its own connection, made with pool's
@@ -51,16 +52,21 @@ func NewNotifier(pool *pgxpool.Pool, log *slog.Logger, maxWaiters int) *Notifier
 }
 
 // Subscribe registers a waiter for accountID. wake receives a value after
-// events of the account commit (and on reconnection); cancel must be called
-// when done. ok is false when the bound of waiters is reached (wake is then
-// nil and cancel a no-op): the caller should poll instead.
+// events of the account commit (and on reconnection), and is closed when
+// Run has ended (the process is stopping: answer now); cancel must be
+// called when done. ok is false when the bound of waiters is reached (wake
+// is then nil and cancel a no-op): the caller should poll instead.
 func (n *Notifier) Subscribe(accountID string) (wake <-chan struct{}, cancel func(), ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	ch := make(chan struct{}, 1)
+	if n.stopped {
+		close(ch)
+		return ch, func() {}, true
+	}
 	if n.count >= n.max {
 		return nil, func() {}, false
 	}
-	ch := make(chan struct{}, 1)
 	set := n.waiters[accountID]
 	if set == nil {
 		set = map[chan struct{}]struct{}{}
@@ -73,8 +79,11 @@ func (n *Notifier) Subscribe(accountID string) (wake <-chan struct{}, cancel fun
 		once.Do(func() {
 			n.mu.Lock()
 			defer n.mu.Unlock()
+			if _, ok := set[ch]; !ok {
+				return // released by stop
+			}
 			delete(set, ch)
-			if len(set) == 0 && n.waiters[accountID] != nil && len(n.waiters[accountID]) == 0 {
+			if len(set) == 0 {
 				delete(n.waiters, accountID)
 			}
 			n.count--
@@ -107,16 +116,34 @@ func poke(ch chan struct{}) {
 	}
 }
 
+// stop closes every waiter's channel and every later one's: long-polls
+// answer at once.
+func (n *Notifier) stop() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.stopped = true
+	for _, set := range n.waiters {
+		for ch := range set {
+			close(ch)
+		}
+	}
+	n.waiters = map[string]map[chan struct{}]struct{}{}
+	n.count = 0
+}
+
 // Run listens until ctx ends, reconnecting with backoff (up to 5 s); it
-// returns nil then.
+// returns nil then, and from then on long-polls answer at once. Give it a
+// context that ends when the HTTP server starts shutting down, so
+// long-polls do not hold the shutdown up.
 func (n *Notifier) Run(ctx context.Context) error {
+	defer n.stop()
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := n.listen(ctx)
-		n.wakeAll() // whatever was missed meanwhile is read by the woken
 		if ctx.Err() != nil {
-			break
+			break // stop releases the waiters
 		}
+		n.wakeAll() // whatever was missed meanwhile is read by the woken
 		n.log.Warn("feed notifications lost; reconnecting", "err", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():

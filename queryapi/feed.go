@@ -35,7 +35,8 @@ const (
 // FeedWaiter wakes long-polls when an account's feed grows (feed.Notifier).
 type FeedWaiter interface {
 	// Subscribe registers a waiter; wake receives after new events of the
-	// account commit. ok false: no room, poll instead.
+	// account commit, and is closed when the process is stopping (answer
+	// now). ok false: no room, poll instead.
 	Subscribe(accountID string) (wake <-chan struct{}, cancel func(), ok bool)
 }
 
@@ -121,7 +122,10 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 			tick = time.After(poll)
 		}
 		select {
-		case <-wake:
+		case _, open := <-wake:
+			if !open {
+				return h.page(acct, nil, after), nil // shutting down
+			}
 		case <-tick:
 		case <-deadline.C:
 			return h.page(acct, nil, after), nil
