@@ -24,6 +24,9 @@ type Deps struct {
 	TokenKeysPrevious [][]byte
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// Feed wakes long-polls of GET /subscriptions/events (a feed.Notifier);
+	// nil makes them poll the table every FeedPollInterval instead.
+	Feed FeedWaiter
 }
 
 func (d *Deps) defaults() {
@@ -45,4 +48,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerMetrics(s, deps)
 	registerJourneys(s, deps)
 	registerDeliveries(s, deps)
+	registerFeed(s, deps)
 }

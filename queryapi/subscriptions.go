@@ -182,6 +182,16 @@ func (h subscriptionQueries) sealToken(c cursor) string {
 }
 
 func (h subscriptionQueries) openToken(tok string) (cursor, bool) {
+	c, ok := h.openSigned(tok)
+	if !ok || c.Limit < 1 || c.Limit > MaxPageSize {
+		return cursor{}, false
+	}
+	return c, true
+}
+
+// openSigned checks tok's signature and decodes it; the caller checks the
+// account, scope and fields its endpoint binds.
+func (h subscriptionQueries) openSigned(tok string) (cursor, bool) {
 	p, s, ok := strings.Cut(tok, ".")
 	if !ok {
 		return cursor{}, false
@@ -201,7 +211,7 @@ func (h subscriptionQueries) openToken(tok string) (cursor, bool) {
 		return cursor{}, false
 	}
 	var c cursor
-	if err := json.Unmarshal(payload, &c); err != nil || c.Limit < 1 || c.Limit > MaxPageSize {
+	if err := json.Unmarshal(payload, &c); err != nil {
 		return cursor{}, false
 	}
 	return c, true

@@ -49,6 +49,8 @@ const (
 	// GroupEventsView projects events into ClickHouse's events table.
 	GroupEventsView = "contrack-projector-events"
 	GroupDelivery   = "contrack-delivery"
+	// GroupFeed fans events out into the account event feed (package feed).
+	GroupFeed = "contrack-feed"
 )
 
 // Record headers. Every record carries its type and id so consumers can route

@@ -182,6 +182,24 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 	if code, body := s.do("GET", "/subscription/equipment?bookingNumber=A&billNumber=B", key, ""); code != 400 || body["message"] != "Cannot provide both bookingNumber and billNumber please provide one" || body["dateOfRequest"] == nil {
 		t.Errorf("booking and bill: %d %v", code, body)
 	}
+	// Pull: the account event feed (feed stage → Postgres), no webhook configured.
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		code, body := s.do("GET", "/subscriptions/events?wait=1", key, "")
+		items, _ := body["items"].([]any)
+		if code != 200 || body["nextCursor"] == nil {
+			t.Fatalf("feed: %d %v", code, body)
+		}
+		if len(items) > 0 {
+			refs := items[0].(map[string]any)["references"].(map[string]any)
+			if refs["subscriptionReference"] != "e2e-1" || refs["equipmentNumber"] != "MSKU9070323" {
+				t.Errorf("feed references %v", refs)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no feed events 15 s after the events")
+		}
+	}
 	if err := s.shutdown(); err != nil {
 		t.Fatalf("clean shutdown: %v", err)
 	}

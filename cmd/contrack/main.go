@@ -25,6 +25,7 @@ Usage:
   contrack normalize           run the normaliser only (carrier-raw → DCSA 2.0.2 events)
   contrack delivery            run webhook delivery only
   contrack projector           run the ClickHouse projector only (poll attempts)
+  contrack feed                run the account event feed writer only (GET /subscriptions/events)
   contrack poller              run the carrier poller only
   contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
   contrack broker              run the embedded single-node Kafka broker alone (development only)
@@ -83,6 +84,8 @@ func run(args []string) error {
 		return runDelivery(ctx, cfg, log)
 	case "projector":
 		return runProjector(ctx, cfg, log)
+	case "feed":
+		return runFeed(ctx, cfg, log)
 	case "poller":
 		return runPoller(ctx, cfg, log)
 	case "sandbox":

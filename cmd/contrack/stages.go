@@ -19,6 +19,7 @@ import (
 	"github.com/contrack/contrack/commandapi"
 	"github.com/contrack/contrack/console"
 	"github.com/contrack/contrack/delivery"
+	"github.com/contrack/contrack/feed"
 	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/ingest/poller"
@@ -49,6 +50,8 @@ type infra struct {
 	apiPG *pgxpool.Pool // the HTTP API's own pool (serveAPI), nil elsewhere
 	ch    driver.Conn
 	kafka *kgo.Client // producer client
+	// feed wakes GET /subscriptions/events long-polls (serveAPI); nil: they poll.
+	feed *feed.Notifier
 }
 
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
@@ -203,6 +206,10 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, heal
 	cacheCtx, stopCache := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCache()
 	go keys.Run(cacheCtx)
+	// One LISTEN connection per API process wakes feed long-polls; it
+	// stops with ctx, as the server's shutdown starts, releasing them.
+	in.feed = feed.NewNotifier(apiPG, log.With("stage", "api"), 0)
+	go in.feed.Run(ctx)
 	srv := newAPIServer(cacheCtx, cfg, log, in, keys, health)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
@@ -278,9 +285,14 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		DocsUI:         console.DocsHandler,
 	})
 	console.Register(srv.Fuego.Mux) // the browser console, embedded; it calls the API with the user's key
+	var notifier queryapi.FeedWaiter // a nil *feed.Notifier must stay a nil interface
+	if in.feed != nil {
+		notifier = in.feed
+	}
 	queryapi.Register(srv.Fuego, queryapi.Deps{
 		Pool: pool, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
 		TokenKeysPrevious: derivedPrevious(cfg, "next-token"),
+		Feed:              notifier,
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
 		Pool: pool, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
@@ -351,6 +363,7 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	start("projector", func(ctx context.Context) error {
 		return projector.Run(ctx, projector.Config{}, projectorDeps(cfg, log, in))
 	})
+	start("feed", func(ctx context.Context) error { return feed.Run(ctx, feed.Config{}, feedDeps(cfg, log, in)) })
 
 	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
 	httpErr := serveAPI(runCtx, cfg, log, in, health)
@@ -508,4 +521,14 @@ func withInfra(ctx context.Context, cfg Config, log *slog.Logger, run func(in *i
 	health.SetReady("stage", false)
 	stopAdmin()
 	return errors.Join(err, <-adminDone)
+}
+
+func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {
+	return feed.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log}
+}
+
+func runFeed(ctx context.Context, cfg Config, log *slog.Logger) error {
+	return withInfra(ctx, cfg, log, func(in *infra) error {
+		return feed.Run(ctx, feed.Config{}, feedDeps(cfg, log, in))
+	})
 }

@@ -1,0 +1,351 @@
+// Package feed keeps the account event feed that GET /subscriptions/events
+// serves: for consumers without a webhook, or catching up after downtime.
+//
+// A consumer group on the events topic (schemas.GroupFeed, through
+// kafka.Consume) writes every event record once per OPEN subscription of its
+// tracking into Postgres (feed_events), numbered per account in the order
+// written: a tracking's records are handled in topic order, which is the
+// order its subscriptions' webhooks get them, so each subscription's events
+// keep that order in the feed. The record's offset is committed only after
+// its rows are. A record consumed again is a no-op (unique on subscription
+// and the record's topic position); the same event re-emitted (a new record)
+// is a new row. Each writing transaction announces the accounts it wrote
+// with NOTIFY on Channel, which the API's Notifier turns into long-poll
+// wake-ups. Rows older than Config.Retention are deleted.
+package feed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/schemas"
+)
+
+// Channel is the Postgres NOTIFY channel on which a writing transaction
+// announces, at commit, each account it added feed events for (the payload
+// is the account id).
+const Channel = "contrack_feed"
+
+// MinRetention is the shortest retention Config accepts: the feed promises
+// consumers at least 30 days.
+const MinRetention = 30 * 24 * time.Hour
+
+// Config tunes the stage; zero values take the defaults.
+type Config struct {
+	// Retention is how long feed events are kept (default and minimum 30
+	// days). Records older than this when consumed are skipped.
+	Retention time.Duration
+	// PruneInterval is how often rows past Retention are deleted (default 1 h).
+	PruneInterval time.Duration
+	// MaxGroup bounds the events written in one transaction (default 256).
+	MaxGroup int
+}
+
+// Validate reports every problem of c.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Retention != 0 && c.Retention < MinRetention {
+		errs = append(errs, fmt.Errorf("feed: Retention %s is below the promised %s", c.Retention, MinRetention))
+	}
+	if c.PruneInterval < 0 {
+		errs = append(errs, errors.New("feed: PruneInterval must not be negative"))
+	}
+	if c.MaxGroup < 0 {
+		errs = append(errs, errors.New("feed: MaxGroup must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) withDefaults() Config {
+	if c.Retention == 0 {
+		c.Retention = MinRetention
+	}
+	if c.PruneInterval == 0 {
+		c.PruneInterval = time.Hour
+	}
+	if c.MaxGroup == 0 {
+		c.MaxGroup = 256
+	}
+	return c
+}
+
+// Deps are the stage's connections.
+type Deps struct {
+	Brokers []string
+	Pool    *pgxpool.Pool
+	Log     *slog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+}
+
+// Run writes the feed until ctx ends and returns nil on a clean shutdown
+// (the records in hand are written and their offsets committed).
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	cfg = cfg.withDefaults()
+	if deps.Pool == nil || len(deps.Brokers) == 0 {
+		return errors.New("feed: Deps.Pool and Deps.Brokers are required")
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	log := deps.Log.With("stage", "feed")
+	s := &stage{cfg: cfg, log: log, pool: deps.Pool, now: deps.Now, reqs: make(chan *writeReq, cfg.MaxGroup)}
+
+	bg := context.WithoutCancel(ctx)
+	stopWriter := make(chan struct{})
+	written := make(chan struct{})
+	go func() { s.writeLoop(bg, stopWriter); close(written) }()
+	pruned := make(chan struct{})
+	go func() { s.pruneLoop(ctx); close(pruned) }()
+
+	err := kafka.Consume(ctx, kafka.ConsumerConfig{
+		Brokers: deps.Brokers, Group: schemas.GroupFeed, Topics: []string{schemas.TopicEvents}, Log: log,
+		// Undecodable records are skipped here, not dead-lettered: delivery
+		// dead-letters the same records already.
+		DeadLetterTopic: "",
+		// Records of different trackings share a transaction; a tracking's
+		// own are handled one after the other, in topic order.
+		KeyConcurrency: cfg.MaxGroup,
+	}, s.handle)
+	if err == nil && ctx.Err() == nil {
+		err = errors.New("feed: consumer stopped")
+	}
+	close(stopWriter) // the handlers are done
+	<-written
+	<-pruned
+	log.Info("feed stopped")
+	return err
+}
+
+type stage struct {
+	cfg  Config
+	log  *slog.Logger
+	pool *pgxpool.Pool
+	now  func() time.Time
+	reqs chan *writeReq
+}
+
+// item is one event record to write.
+type item struct {
+	ev        schemas.EventRecord
+	tracking  uuid.UUID
+	partition int32
+	offset    int64
+}
+
+type writeReq struct {
+	it   item
+	done chan error
+}
+
+// handle writes one event record for its tracking's open subscriptions and
+// returns once that is committed. Store errors are transient (the consume
+// loop retries the record); an undecodable record is permanent.
+func (s *stage) handle(ctx context.Context, r *kgo.Record) error {
+	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent {
+		return nil
+	}
+	var ev schemas.EventRecord
+	if err := json.Unmarshal(r.Value, &ev); err != nil {
+		return kafka.Permanent(fmt.Errorf("feed: undecodable event record: %w", err))
+	}
+	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' || !json.Valid(ev.Event) {
+		return kafka.Permanent(errors.New("feed: event record without event id, content hash or event object"))
+	}
+	tid, err := uuid.Parse(ev.TrackingID)
+	if err != nil {
+		return nil // not a tracking of any subscription
+	}
+	if !ev.EmittedAt.IsZero() && s.now().Sub(ev.EmittedAt) > s.cfg.Retention {
+		// Past retention already (a group reset to the topic's start):
+		// writing it would bring back what pruning removed.
+		return nil
+	}
+	req := &writeReq{it: item{ev: ev, tracking: tid, partition: r.Partition, offset: r.Offset}, done: make(chan error, 1)}
+	select {
+	case s.reqs <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-req.done:
+		if err != nil {
+			return fmt.Errorf("feed: write event %s: %w", ev.EventID, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err() // outcome unknown: the record comes again, which writes nothing twice
+	}
+}
+
+// writeLoop commits whatever handlers have waiting in one transaction at a
+// time (group commit), until stop is closed and nothing is left. One
+// transaction at a time per process; across processes the per-account
+// counter rows serialise writers of the same account.
+func (s *stage) writeLoop(ctx context.Context, stop <-chan struct{}) {
+	for {
+		var first *writeReq
+		select {
+		case first = <-s.reqs:
+		case <-stop:
+			return
+		}
+		group := []*writeReq{first}
+	gather:
+		for len(group) < s.cfg.MaxGroup {
+			select {
+			case r := <-s.reqs:
+				group = append(group, r)
+			default:
+				break gather
+			}
+		}
+		s.write(ctx, group)
+	}
+}
+
+func (s *stage) write(ctx context.Context, group []*writeReq) {
+	items := make([]item, len(group))
+	for i, r := range group {
+		items[i] = r.it
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err := writeItems(wctx, s.pool, items, s.now())
+	cancel()
+	if err != nil && len(group) > 1 {
+		// One bad event must not hold back the others: each on its own.
+		for _, r := range group {
+			s.write(ctx, []*writeReq{r})
+		}
+		return
+	}
+	for _, r := range group {
+		r.done <- err
+	}
+}
+
+// writeSQL fans events (one element per event in the arrays, in order) out
+// to the OPEN subscriptions of their trackings, skips those already written
+// (same subscription and topic position: the record was consumed before),
+// numbers the rest per account after the account's counter (whose row lock
+// orders the account's writers), inserts them and notifies each account
+// written. Lookups are fenced per-event probes (LATERAL … OFFSET 0, EXISTS
+// in the select list) so the plan does not depend on table statistics.
+const writeSQL = `
+	WITH ev AS (
+		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[],
+		                     @parts::int[], @offsets::bigint[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, event, part, off, ord)
+	), fan AS (
+		SELECT s.account_id, s.id AS subscription_id, s.seq AS sub_seq, ev.*
+		FROM ev CROSS JOIN LATERAL (
+			SELECT s.id, s.account_id, s.seq,
+			       EXISTS (SELECT 1 FROM feed_events f WHERE f.subscription_id = s.id AND f.src_partition = ev.part
+			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash) AS seen
+			FROM subscriptions s
+			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+			OFFSET 0) s
+		WHERE NOT s.seen
+	), numbered AS (
+		SELECT *, row_number() OVER (PARTITION BY account_id ORDER BY ord, sub_seq) AS n FROM fan
+	), counts AS (
+		SELECT account_id, count(*) AS n FROM fan GROUP BY account_id
+	), bumped AS (
+		INSERT INTO feed_accounts AS a (account_id, last_seq)
+		SELECT account_id, n FROM counts ORDER BY account_id
+		ON CONFLICT (account_id) DO UPDATE SET last_seq = a.last_seq + EXCLUDED.last_seq
+		RETURNING account_id, last_seq
+	), written AS (
+		INSERT INTO feed_events (account_id, seq, subscription_id, event_id, content_hash, src_partition, src_offset, event, created_at)
+		SELECT f.account_id, b.last_seq - c.n + f.n, f.subscription_id, f.event_id, f.hash, f.part, f.off, f.event, @now
+		FROM numbered f JOIN counts c ON c.account_id = f.account_id JOIN bumped b ON b.account_id = f.account_id
+		ON CONFLICT DO NOTHING
+		RETURNING account_id
+	)
+	SELECT pg_notify('` + Channel + `', account_id::text) FROM (SELECT DISTINCT account_id FROM written) w`
+
+// writeItems writes items in one transaction (the statement is one).
+func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.Time) error {
+	n := len(items)
+	trackings, ids, hashes := make([]uuid.UUID, n), make([]string, n), make([]string, n)
+	events, parts, offsets := make([][]byte, n), make([]int32, n), make([]int64, n)
+	for i, it := range items {
+		trackings[i], ids[i], hashes[i] = it.tracking, it.ev.EventID, it.ev.ContentHash
+		events[i], parts[i], offsets[i] = it.ev.Event, it.partition, it.offset
+	}
+	rows, err := pool.Query(ctx, writeSQL, pgx.NamedArgs{
+		"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events,
+		"parts": parts, "offsets": offsets, "now": now,
+	})
+	if err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// pruneBatch bounds the rows one prune statement deletes.
+const pruneBatch = 10_000
+
+// pruneLoop deletes rows past retention at start and every PruneInterval.
+func (s *stage) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(s.cfg.PruneInterval)
+	defer t.Stop()
+	for {
+		s.prune(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *stage) prune(ctx context.Context) {
+	total := 0
+	for ctx.Err() == nil {
+		n, err := Prune(ctx, s.pool, s.now().Add(-s.cfg.Retention), pruneBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("prune feed events", "err", err)
+			}
+			return
+		}
+		total += n
+		if n < pruneBatch {
+			break
+		}
+	}
+	if total > 0 {
+		s.log.Info("pruned feed events past retention", "count", total)
+	}
+}
+
+// Prune deletes at most limit feed events created before cutoff and
+// returns how many it deleted. The per-account counters stay, so sequence
+// numbers (and the cursors holding them) are never reused.
+func Prune(ctx context.Context, pool *pgxpool.Pool, cutoff time.Time, limit int) (int, error) {
+	tag, err := pool.Exec(ctx, `
+		DELETE FROM feed_events WHERE ctid = ANY (ARRAY(
+			SELECT ctid FROM feed_events WHERE created_at < $1 LIMIT $2))`, cutoff, limit)
+	if err != nil {
+		return 0, fmt.Errorf("feed: prune: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,567 @@
+package feed_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/contrack/contrack/delivery"
+	"github.com/contrack/contrack/delivery/deliverytest"
+	"github.com/contrack/contrack/feed"
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/queryapi"
+	"github.com/contrack/contrack/schemas"
+)
+
+// world is a feed stage, an API serving GET /subscriptions/events with a
+// Notifier on its own connection (as in another process), and the delivery
+// harness's database, Kafka and helpers.
+type world struct {
+	t   *testing.T
+	h   *deliverytest.Harness
+	api *testenv.API
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	h := deliverytest.New(t, false)
+	n := feed.NewNotifier(h.DB.Pool, testenv.Log(t), 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { n.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	api := testenv.NewAPI(t, h.DB.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: h.DB.Pool, Log: testenv.Log(t), TokenKey: []byte("feed-test-key"), Feed: n})
+	})
+	return &world{t: t, h: h, api: api}
+}
+
+// start runs the feed stage until the returned stop (or the test's end).
+func (w *world) start() (stop func()) {
+	w.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	deps := feed.Deps{Brokers: w.h.Brokers(), Pool: w.h.DB.Pool, Log: testenv.Log(w.t)}
+	go func() { done <- feed.Run(ctx, feed.Config{}, deps) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					w.t.Errorf("feed.Run: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				w.t.Errorf("feed.Run did not stop within 30 s")
+			}
+		})
+	}
+	w.t.Cleanup(stop)
+	return stop
+}
+
+// account makes an account with a consumer key; it returns the key and id.
+func (w *world) account(slug string) (key, id string) {
+	w.t.Helper()
+	key, k, err := w.api.Store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: slug, Env: "sandbox"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return key, k.Account.ID
+}
+
+// got is one event as the feed answered it.
+type got struct {
+	Ref, Container, EventID string
+}
+
+type page struct {
+	Items      []delivery.Payload `json:"items"`
+	NextCursor string             `json:"nextCursor"`
+}
+
+func (w *world) get(key, query string) (testenv.Response, page) {
+	w.t.Helper()
+	r := w.api.Do("GET", "/subscriptions/events"+query, key, nil)
+	var p page
+	if r.Status == 200 {
+		if err := json.Unmarshal(r.Raw, &p); err != nil {
+			w.t.Fatalf("body %s: %v", r.Raw, err)
+		}
+		if p.NextCursor == "" {
+			w.t.Fatalf("no nextCursor in %s", r.Raw)
+		}
+	}
+	return r, p
+}
+
+func flatten(t *testing.T, p page) []got {
+	var out []got
+	for _, it := range p.Items {
+		if len(it.Events) == 0 {
+			t.Fatalf("item without events: %+v", it)
+		}
+		for _, e := range it.Events {
+			var ev struct {
+				EventID string `json:"eventID"`
+			}
+			if err := json.Unmarshal(e, &ev); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, got{it.References.SubscriptionReference, it.References.EquipmentNumber, ev.EventID})
+		}
+	}
+	return out
+}
+
+// until reads pages from cursor (limit each) until n events are read or
+// within passes; it returns them and the cursor after them.
+func (w *world) until(key, cursor string, limit, n int, within time.Duration) ([]got, string) {
+	w.t.Helper()
+	var all []got
+	deadline := time.Now().Add(within)
+	for len(all) < n {
+		q := fmt.Sprintf("?limit=%d&cursor=%s", limit, url.QueryEscape(cursor))
+		r, p := w.get(key, q)
+		if r.Status != 200 {
+			w.t.Fatalf("GET %s: %d %s", q, r.Status, r.Raw)
+		}
+		if len(p.Items) > 0 && len(flatten(w.t, p)) > limit {
+			w.t.Fatalf("%d events in a page of limit %d", len(flatten(w.t, p)), limit)
+		}
+		all = append(all, flatten(w.t, p)...)
+		cursor = p.NextCursor
+		if len(p.Items) == 0 {
+			if time.Now().After(deadline) {
+				w.t.Fatalf("timed out with %d of %d events: %+v", len(all), n, all)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return all, cursor
+}
+
+func ids(gs []got, ref string) []string {
+	var out []string
+	for _, g := range gs {
+		if ref == "" || g.Ref == ref {
+			out = append(out, g.EventID)
+		}
+	}
+	return out
+}
+
+func TestFeedOrderAndResume(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("acme")
+	s1 := w.h.Subscribe(acct, "ref-1")
+	s2 := w.h.Subscribe(acct, "ref-2")
+	// A second subscription on s1's tracking gets the same events.
+	s3 := deliverytest.Sub{ID: "00000000-0000-4000-8000-000000000003", Tracking: s1.Tracking, Account: acct, Ref: "ref-3", Container: s1.Container}
+	w.h.SubscribeTracking(s3)
+	w.start()
+	w.h.Produce(s1, "a1", "a2")
+	w.h.Produce(s2, "b1")
+	w.h.Produce(s1, "a3", "a2#h2") // a2 updated: delivered again
+	w.h.Produce(s2, "b2", "b3")
+
+	// Read in pages of 2, resuming from each nextCursor.
+	all, cur := w.until(key, "", 2, 11, 20*time.Second)
+	for ref, want := range map[string][]string{
+		"ref-1": {"a1", "a2", "a3", "a2"},
+		"ref-3": {"a1", "a2", "a3", "a2"},
+		"ref-2": {"b1", "b2", "b3"},
+	} {
+		if g := ids(all, ref); strings.Join(g, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: events %v, want %v", ref, g, want)
+		}
+	}
+	if len(all) != 11 {
+		t.Errorf("%d events, want 11: %+v", len(all), all)
+	}
+	for _, g := range all {
+		want := map[string]string{"ref-1": s1.Container, "ref-3": s1.Container, "ref-2": s2.Container}[g.Ref]
+		if g.Container != want {
+			t.Errorf("%+v: equipmentNumber %q, want %q", g, g.Container, want)
+		}
+	}
+
+	// Resuming from the last cursor gives only what came after it.
+	w.h.Produce(s2, "b4")
+	more, _ := w.until(key, cur, 100, 1, 20*time.Second)
+	if len(more) != 1 || more[0] != (got{"ref-2", s2.Container, "b4"}) {
+		t.Errorf("after the cursor: %+v, want only b4 of ref-2", more)
+	}
+	// No cursor starts at the oldest retained event: everything again,
+	// in the same order.
+	again, _ := w.until(key, "", 1000, 12, 5*time.Second)
+	if fmt.Sprint(again[:11]) != fmt.Sprint(all) {
+		t.Errorf("from the start: %+v, want %+v then b4", again, all)
+	}
+
+	// The body has the webhook payload's shape exactly.
+	r := w.api.Do("GET", "/subscriptions/events?limit=1", key, nil)
+	var raw struct {
+		Items []map[string]json.RawMessage `json:"items"`
+	}
+	json.Unmarshal(r.Raw, &raw)
+	if len(raw.Items) != 1 || len(raw.Items[0]) != 2 || raw.Items[0]["references"] == nil || raw.Items[0]["events"] == nil {
+		t.Fatalf("item shape: %s", r.Raw)
+	}
+	var refs map[string]string
+	json.Unmarshal(raw.Items[0]["references"], &refs)
+	for _, f := range []string{"subscriptionReference", "equipmentNumber", "billNumber", "bookingNumber", "scacCode"} {
+		if _, ok := refs[f]; !ok {
+			t.Errorf("references without %s: %s", f, raw.Items[0]["references"])
+		}
+	}
+	if len(refs) != 5 || refs["scacCode"] != "MAEU" {
+		t.Errorf("references %v", refs)
+	}
+}
+
+// The feed carries, per subscription, the events the webhook gets, in the
+// same order.
+func TestFeedMatchesWebhook(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("hooked")
+	rc := deliverytest.NewReceiver(t, nil)
+	w.h.Webhook(acct, rc.URL, true)
+	s1 := w.h.Subscribe(acct, "ref-1")
+	w.start()
+	w.h.Start(deliverytest.Config())
+	w.h.Produce(s1, "e1", "e2", "e1#h2", "e3", "e2#h2", "e4")
+	deliverytest.Eventually(t, 20*time.Second, "six webhook events", func() bool { return len(rc.AckedEvents(t)) == 6 })
+	all, _ := w.until(key, "", 3, 6, 20*time.Second)
+	if g, want := ids(all, "ref-1"), rc.AckedEvents(t); fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Errorf("feed %v, webhook %v", g, want)
+	}
+	for _, r := range rc.Acked() {
+		if r.Payload(t).References != (delivery.References{SubscriptionReference: "ref-1", EquipmentNumber: s1.Container, ScacCode: "MAEU"}) {
+			t.Errorf("webhook references %+v", r.Payload(t).References)
+		}
+	}
+	if all[0].Container != s1.Container || all[0].Ref != "ref-1" {
+		t.Errorf("feed references %+v", all[0])
+	}
+}
+
+// A→B→A: the event re-emitted with its first content again is a new
+// record, hence in the feed again; three events in all.
+func TestFeedReEmissionAppearsAgain(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("flip")
+	s := w.h.Subscribe(acct, "ref-1")
+	w.start()
+	w.h.Produce(s, "e1#A", "e1#B", "e1#A", "marker")
+	all, _ := w.until(key, "", 100, 4, 20*time.Second)
+	if g := ids(all, ""); fmt.Sprint(g) != "[e1 e1 e1 marker]" {
+		t.Errorf("events %v, want e1 three times then the marker", g)
+	}
+}
+
+// A record consumed again (the group rewound, as after a crash before the
+// offset commit) writes nothing twice.
+func TestFeedReplayedRecordNotDuplicated(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("replay")
+	s := w.h.Subscribe(acct, "ref-1")
+	stop := w.start()
+	w.h.Produce(s, "e1", "e2", "e3")
+	first, _ := w.until(key, "", 100, 3, 20*time.Second)
+	stop()
+
+	// Rewind the group to the start of every partition.
+	adm := kadm.NewClient(testenv.KafkaClient(t, w.h.Brokers()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ends, err := adm.ListEndOffsets(ctx, schemas.TopicEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewind := kadm.Offsets{}
+	ends.Each(func(o kadm.ListedOffset) {
+		rewind.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: 0, LeaderEpoch: -1})
+	})
+	resp, err := adm.CommitOffsets(ctx, schemas.GroupFeed, rewind)
+	if err != nil || resp.Error() != nil {
+		t.Fatalf("rewind: %v %v", err, resp.Error())
+	}
+
+	w.start()
+	w.h.Produce(s, "marker")
+	all, _ := w.until(key, "", 100, 4, 20*time.Second)
+	// The marker comes after the replayed records on their partition: once
+	// it is in, the replay is done.
+	if g := ids(all, ""); fmt.Sprint(g) != "[e1 e2 e3 marker]" || fmt.Sprint(all[:3]) != fmt.Sprint(first) {
+		t.Errorf("after replay: %v, want e1 e2 e3 once, then the marker", g)
+	}
+	var n int
+	w.h.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM feed_events`).Scan(&n)
+	if n != 4 {
+		t.Errorf("%d feed rows, want 4", n)
+	}
+}
+
+func TestFeedIsolationAndCursors(t *testing.T) {
+	w := newWorld(t)
+	keyA, acctA := w.account("alpha")
+	keyB, acctB := w.account("beta")
+	sa := w.h.Subscribe(acctA, "ref-a")
+	sb := w.h.Subscribe(acctB, "ref-b")
+	w.start()
+	w.h.Produce(sb, "b1", "b2")
+	w.h.Produce(sa, "a1")
+	w.h.Produce(sb, "b3")
+	w.h.Produce(sa, "a2")
+	a, curA := w.until(keyA, "", 100, 2, 20*time.Second)
+	b, curB := w.until(keyB, "", 100, 3, 20*time.Second)
+	if fmt.Sprint(ids(a, "")) != "[a1 a2]" || len(ids(a, "ref-a")) != 2 {
+		t.Errorf("account A sees %+v", a)
+	}
+	if fmt.Sprint(ids(b, "")) != "[b1 b2 b3]" || len(ids(b, "ref-b")) != 3 {
+		t.Errorf("account B sees %+v", b)
+	}
+	// Nothing more for A, though B has more.
+	w.h.Produce(sb, "b4")
+	w.until(keyB, curB, 100, 1, 20*time.Second)
+	if _, p := w.get(keyA, "?cursor="+url.QueryEscape(curA)); len(p.Items) != 0 {
+		t.Errorf("account A got %+v after B's event", p.Items)
+	}
+
+	// Cursors: another account's, forged, tampered, another endpoint's.
+	payload, sig, _ := strings.Cut(curA, ".")
+	raw, _ := base64.RawURLEncoding.DecodeString(payload)
+	tampered := base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(raw), acctA, acctB, 1))) + "." + sig
+	r := w.api.Do("GET", "/subscriptions?limit=1", keyA, nil)
+	var list struct{ NextToken string }
+	json.Unmarshal(r.Raw, &list)
+	w.h.Subscribe(acctA, "ref-a2") // so GET /subscriptions?limit=1 has a next page
+	r = w.api.Do("GET", "/subscriptions?limit=1", keyA, nil)
+	json.Unmarshal(r.Raw, &list)
+	if list.NextToken == "" {
+		t.Fatalf("no nextToken from GET /subscriptions: %s", r.Raw)
+	}
+	for name, cur := range map[string]string{
+		"another account's": curB,
+		"forged":            "eyJhIjoiIn0.c2lnbmF0dXJl",
+		"garbage":           "not-a-cursor",
+		"tampered":          tampered,
+		"a nextToken":       list.NextToken,
+	} {
+		r := w.api.Do("GET", "/subscriptions/events?cursor="+url.QueryEscape(cur), keyA, nil)
+		if r.Status != 400 || strings.TrimSpace(string(r.Raw)) != `{"message":"Invalid cursor"}` {
+			t.Errorf("%s cursor: %d %s", name, r.Status, r.Raw)
+		}
+	}
+}
+
+func TestFeedParameters(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("params")
+	s := w.h.Subscribe(acct, "ref-1")
+	w.start()
+	w.h.Produce(s, "e1", "e2", "e3")
+	w.until(key, "", 100, 3, 20*time.Second)
+	for q, want := range map[string]string{
+		"?limit=ten":  "Query parameter 'limit' must be an integer",
+		"?limit=1.5":  "Query parameter 'limit' must be an integer",
+		"?wait=soon":  "Query parameter 'wait' must be an integer (seconds, 0-20)",
+		"?wait=2.5":   "Query parameter 'wait' must be an integer (seconds, 0-20)",
+		"?wait=&x=1":  "Query parameter 'wait' must be an integer (seconds, 0-20)",
+		"?limit=&x=1": "Query parameter 'limit' must be an integer",
+	} {
+		if r := w.api.Do("GET", "/subscriptions/events"+q, key, nil); r.Status != 400 || r.Message() != want {
+			t.Errorf("%s: %d %s, want 400 %q", q, r.Status, r.Raw, want)
+		}
+	}
+	// Clamped: 0 reads one event, a negative wait none.
+	if _, p := w.get(key, "?limit=0&wait=-5"); len(flatten(t, p)) != 1 {
+		t.Errorf("limit=0: %+v, want one event", p.Items)
+	}
+	if _, p := w.get(key, "?limit=5000"); len(flatten(t, p)) != 3 {
+		t.Errorf("limit=5000: %+v, want the three events", p.Items)
+	}
+	if r := w.api.Do("GET", "/subscriptions/events", "", nil); r.Status != 403 {
+		t.Errorf("no key: %d", r.Status)
+	}
+	// In the OpenAPI document, with its parameters.
+	doc := w.api.Do("GET", "/openapi.json", "", nil)
+	var spec struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name string }
+		}
+	}
+	json.Unmarshal(doc.Raw, &spec)
+	op, ok := spec.Paths["/subscriptions/events"]["get"]
+	var names []string
+	for _, p := range op.Parameters {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	if !ok || !strings.Contains(fmt.Sprint(names), "cursor limit wait") {
+		t.Errorf("OpenAPI: %v %v", ok, names)
+	}
+}
+
+func TestFeedLongPoll(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("waiter")
+	s := w.h.Subscribe(acct, "ref-1")
+	w.start()
+	w.h.Produce(s, "e1")
+	_, cur := w.until(key, "", 100, 1, 20*time.Second)
+
+	// Nothing new: the call returns when wait ends, with a cursor to resume from.
+	t0 := time.Now()
+	r, p := w.get(key, "?wait=1&cursor="+url.QueryEscape(cur))
+	if el := time.Since(t0); r.Status != 200 || len(p.Items) != 0 || el < time.Second {
+		t.Errorf("wait=1 with nothing new: %d %s after %s", r.Status, r.Raw, el)
+	}
+	cur = p.NextCursor
+
+	// Something arrives during a 20 s wait: the call returns with it, early.
+	type answer struct {
+		p  page
+		at time.Duration
+	}
+	res := make(chan answer, 1)
+	t0 = time.Now()
+	go func() {
+		_, p := w.get(key, "?wait=20&cursor="+url.QueryEscape(cur))
+		res <- answer{p, time.Since(t0)}
+	}()
+	w.h.Produce(s, "e2")
+	a := <-res
+	if g := flatten(t, a.p); len(g) != 1 || g[0].EventID != "e2" || a.at >= 20*time.Second {
+		t.Errorf("wait=20: %+v after %s, want e2 before the wait ended", g, a.at)
+	}
+	// And from its cursor, nothing.
+	if _, p := w.get(key, "?cursor="+url.QueryEscape(a.p.NextCursor)); len(p.Items) != 0 {
+		t.Errorf("after e2: %+v", p.Items)
+	}
+}
+
+// Long-polls wait on the notification, not on polling: with the feed stage
+// writing from its own connections, a waiter whose notification never comes
+// would sleep until the deadline.
+func TestFeedNotifierWakesOnlyItsAccount(t *testing.T) {
+	w := newWorld(t)
+	_, acctA := w.account("nota")
+	_, acctB := w.account("notb")
+	sa := w.h.Subscribe(acctA, "ref-a")
+	n := feed.NewNotifier(w.h.DB.Pool, testenv.Log(t), 2)
+	wakeA, cancelA, ok := n.Subscribe(acctA)
+	if !ok {
+		t.Fatal("no room for the first waiter")
+	}
+	defer cancelA()
+	wakeB, cancelB, _ := n.Subscribe(acctB)
+	defer cancelB()
+	if _, _, ok := n.Subscribe(acctA); ok {
+		t.Error("a third waiter over a bound of 2 was accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { n.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	// Once LISTEN is in effect every waiter is woken (events committed
+	// before it would otherwise be missed): take that wake-up.
+	for _, ch := range []<-chan struct{}{wakeA, wakeB} {
+		select {
+		case <-ch:
+		case <-time.After(20 * time.Second):
+			t.Fatal("no wake-up when the listener connected")
+		}
+	}
+	w.start()
+	w.h.Produce(sa, "e1")
+	select {
+	case <-wakeA:
+	case <-time.After(20 * time.Second):
+		t.Fatal("A's waiter was not woken")
+	}
+	select {
+	case <-wakeB:
+		t.Error("B's waiter was woken by A's event")
+	default:
+	}
+
+	// Stopping releases every waiter (closed channel), and later ones at once.
+	cancel()
+	<-done
+	if _, open := <-wakeB; open {
+		t.Error("B's waiter not released when the notifier stopped")
+	}
+	late, _, ok := n.Subscribe(acctA)
+	if _, open := <-late; !ok || open {
+		t.Error("a waiter after stop is not released at once")
+	}
+}
+
+// Without a notifier (or over its bound) a long-poll looks at the table
+// every second instead.
+func TestFeedLongPollWithoutNotifier(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("polling")
+	s := w.h.Subscribe(acct, "ref-1")
+	api := testenv.NewAPI(t, w.h.DB.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: w.h.DB.Pool, Log: testenv.Log(t), TokenKey: []byte("feed-test-key")})
+	})
+	w.start()
+	res := make(chan testenv.Response, 1)
+	go func() { res <- api.Do("GET", "/subscriptions/events?wait=20", key, nil) }()
+	w.h.Produce(s, "e1")
+	r := <-res
+	var p page
+	json.Unmarshal(r.Raw, &p)
+	if g := flatten(t, p); r.Status != 200 || len(g) != 1 || g[0].EventID != "e1" {
+		t.Errorf("polling long-poll: %d %s", r.Status, r.Raw)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := (feed.Config{}).Validate(); err != nil {
+		t.Errorf("zero config: %v", err)
+	}
+	err := feed.Config{Retention: 24 * time.Hour, PruneInterval: -1, MaxGroup: -1}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "Retention") || !strings.Contains(err.Error(), "PruneInterval") || !strings.Contains(err.Error(), "MaxGroup") {
+		t.Errorf("bad config: %v", err)
+	}
+}
+
+func TestPruneDeletesOnlyPastRetention(t *testing.T) {
+	w := newWorld(t)
+	key, acct := w.account("prune")
+	s := w.h.Subscribe(acct, "ref-1")
+	w.start()
+	w.h.Produce(s, "old1", "old2", "new1")
+	w.until(key, "", 100, 3, 20*time.Second)
+	w.h.Exec(`UPDATE feed_events SET created_at = now() - interval '31 days' WHERE event_id LIKE 'old%'`)
+	n, err := feed.Prune(context.Background(), w.h.DB.Pool, time.Now().Add(-feed.MinRetention), 1000)
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d, %v; want 2", n, err)
+	}
+	all, _ := w.until(key, "", 100, 1, time.Second)
+	if fmt.Sprint(ids(all, "")) != "[new1]" {
+		t.Errorf("after pruning: %+v", all)
+	}
+	// Numbers are never reused: the next event comes after.
+	w.h.Produce(s, "new2")
+	all, _ = w.until(key, "", 100, 2, 20*time.Second)
+	if fmt.Sprint(ids(all, "")) != "[new1 new2]" {
+		t.Errorf("after a new event: %+v", all)
+	}
+}

@@ -1,0 +1,186 @@
+package queryapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/go-fuego/fuego/option"
+
+	"github.com/contrack/contrack/delivery"
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/httpapi"
+)
+
+// Limits of GET /subscriptions/events.
+const (
+	DefaultFeedLimit = 100
+	MaxFeedLimit     = 1000
+	MaxFeedWait      = 20 // seconds
+	// FeedPollInterval is how often a long-poll looks at the table when no
+	// notification can wake it (Deps.Feed nil, or its waiter bound reached).
+	FeedPollInterval = time.Second
+)
+
+const (
+	msgBadCursor      = "Invalid cursor"
+	msgWaitNotInteger = "Query parameter 'wait' must be an integer (seconds, 0-20)"
+	feedScope         = "feed"
+)
+
+// FeedWaiter wakes long-polls when an account's feed grows (feed.Notifier).
+type FeedWaiter interface {
+	// Subscribe registers a waiter; wake receives after new events of the
+	// account commit, and is closed when the process is stopping (answer
+	// now). ok false: no room, poll instead.
+	Subscribe(accountID string) (wake <-chan struct{}, cancel func(), ok bool)
+}
+
+// FeedPage is GET /subscriptions/events' body: items shaped as webhook
+// payloads (delivery.Payload), oldest first, and where to resume.
+type FeedPage struct {
+	Items      []delivery.Payload `json:"items"`
+	NextCursor string             `json:"nextCursor"`
+}
+
+func registerFeed(s *fuego.Server, deps Deps) {
+	h := feedQueries{deps}
+	fuego.Get(s, "/subscriptions/events", h.list,
+		option.Query("cursor", "opaque cursor: the nextCursor of the previous response, unchanged; without it the feed starts at the oldest retained event (events are kept at least 30 days)"),
+		option.Query("limit", "events per response, 1-1000 (values outside are clamped); default 100"),
+		option.Query("wait", "long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive"),
+		option.Summary("Read the account event feed"),
+		option.Description("Every event of the account's subscriptions, whether or not a webhook is configured, "+
+			"in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive "+
+			"events of one subscription share an item. Resume from nextCursor, which is always present."),
+		option.AddResponse(400, "Invalid query parameter or cursor", fuego.Response{Type: httpapi.Body{}}),
+		option.Tags("Subscriptions"),
+	)
+}
+
+type feedQueries struct{ deps Deps }
+
+func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
+	k, _ := auth.FromContext(c.Context())
+	acct := k.Account.ID
+	q := c.Request().URL.Query()
+	limit := DefaultFeedLimit
+	if q.Has("limit") {
+		n, err := strconv.Atoi(strings.TrimSpace(q.Get("limit")))
+		if err != nil {
+			return FeedPage{}, httpapi.BadRequest(msgLimitNotInteger)
+		}
+		limit = min(max(n, 1), MaxFeedLimit)
+	}
+	wait := 0
+	if q.Has("wait") {
+		n, err := strconv.Atoi(strings.TrimSpace(q.Get("wait")))
+		if err != nil {
+			return FeedPage{}, httpapi.BadRequest(msgWaitNotInteger)
+		}
+		wait = min(max(n, 0), MaxFeedWait)
+	}
+	var after int64
+	if tok := q.Get("cursor"); tok != "" {
+		// Signed like GET /subscriptions' nextToken; the scope keeps the
+		// endpoints' tokens apart, the account binds it to its caller.
+		cur, ok := subscriptionQueries{h.deps}.openSigned(tok)
+		if !ok || cur.Account != acct || cur.Prefix != feedScope || cur.AfterSeq < 0 {
+			return FeedPage{}, httpapi.BadRequest(msgBadCursor)
+		}
+		after = cur.AfterSeq
+	}
+
+	ctx := c.Context()
+	var wake <-chan struct{}
+	poll := FeedPollInterval
+	if wait > 0 && h.deps.Feed != nil {
+		// Registered before the first read, so nothing committed after that
+		// read goes unnoticed.
+		w, cancel, ok := h.deps.Feed.Subscribe(acct)
+		defer cancel()
+		if ok {
+			wake, poll = w, 0
+		}
+	}
+	deadline := time.NewTimer(time.Duration(wait) * time.Second)
+	defer deadline.Stop()
+	for {
+		page, last, err := h.read(ctx, acct, after, limit)
+		if err != nil {
+			return FeedPage{}, err
+		}
+		if len(page) > 0 || wait == 0 {
+			return h.page(acct, page, last), nil
+		}
+		var tick <-chan time.Time
+		if poll > 0 {
+			tick = time.After(poll)
+		}
+		select {
+		case _, open := <-wake:
+			if !open {
+				return h.page(acct, nil, after), nil // shutting down
+			}
+		case <-tick:
+		case <-deadline.C:
+			return h.page(acct, nil, after), nil
+		case <-ctx.Done():
+			// The caller left; what it gets no longer matters.
+			return h.page(acct, nil, after), nil
+		}
+	}
+}
+
+func (h feedQueries) page(acct string, items []delivery.Payload, last int64) FeedPage {
+	if items == nil {
+		items = []delivery.Payload{}
+	}
+	return FeedPage{Items: items, NextCursor: subscriptionQueries{h.deps}.sealToken(cursor{Account: acct, Prefix: feedScope, AfterSeq: last})}
+}
+
+// read returns up to limit events of acct after seq, consecutive events of
+// one subscription in one item, and the last seq read (after if none).
+func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int) ([]delivery.Payload, int64, error) {
+	rows, err := h.deps.Pool.Query(ctx, `
+		SELECT f.seq, f.subscription_id::text, f.event,
+		       s.reference, s.container_number, s.bill_number, s.booking_number, s.scac
+		FROM feed_events f JOIN subscriptions s ON s.id = f.subscription_id
+		WHERE f.account_id = $1 AND f.seq > $2
+		ORDER BY f.seq
+		LIMIT $3`, acct, after, limit)
+	if err != nil {
+		return nil, after, fmt.Errorf("read feed: %w", err)
+	}
+	defer rows.Close()
+	var (
+		out     []delivery.Payload
+		lastSub string
+		seq     int64
+		sub     string
+		event   []byte
+		refs    delivery.References
+	)
+	last := after
+	for rows.Next() {
+		if err := rows.Scan(&seq, &sub, &event, &refs.SubscriptionReference, &refs.EquipmentNumber,
+			&refs.BillNumber, &refs.BookingNumber, &refs.ScacCode); err != nil {
+			return nil, after, fmt.Errorf("read feed: %w", err)
+		}
+		if len(out) == 0 || sub != lastSub {
+			out = append(out, delivery.Payload{References: refs})
+			lastSub = sub
+		}
+		it := &out[len(out)-1]
+		it.Events = append(it.Events, json.RawMessage(event))
+		last = seq
+	}
+	if err := rows.Err(); err != nil {
+		return nil, after, fmt.Errorf("read feed: %w", err)
+	}
+	return out, last, nil
+}
