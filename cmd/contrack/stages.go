@@ -284,7 +284,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Public:         append([]string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"}, console.Public...),
 		DocsUI:         console.DocsHandler,
 	})
-	console.Register(srv.Fuego.Mux) // the browser console, embedded; it calls the API with the user's key
+	console.Register(srv.Fuego.Mux)  // the browser console, embedded; it calls the API with the user's key
 	var notifier queryapi.FeedWaiter // a nil *feed.Notifier must stay a nil interface
 	if in.feed != nil {
 		notifier = in.feed
