@@ -183,6 +183,7 @@ func New(scac, baseURL string, client *http.Client, opts ...Option) (Adapter, er
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
+	client = sameOriginClient(client)
 	b := base{carrier: c, baseURL: strings.TrimRight(baseURL, "/"), client: client, opts: o}
 	build, ok := adapters[scac]
 	if !ok {
@@ -272,6 +273,10 @@ func (b base) send(ctx context.Context, req *http.Request) (response, *failure) 
 	if err != nil {
 		if ctx.Err() != nil {
 			return response{}, &failure{ctxErr: ctx.Err()}
+		}
+		if errors.Is(err, ErrOtherOrigin) {
+			// The carrier answered, with a redirect we will not follow.
+			return response{}, &failure{outcome: OutcomeError, reason: redactURL(err)}
 		}
 		return response{}, &failure{outcome: OutcomeUnreachable, reason: "no answer: " + redactURL(err)}
 	}
