@@ -80,7 +80,7 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 			return req, err
 		})
 		if f == nil && !isSuccess(resp.status) {
-			f = statusFailure(resp.status)
+			f = responseFailure(resp, a.opts.clock())
 			if len(pages) > 0 && f.outcome == OutcomeNoData {
 				f.outcome, f.reason = OutcomeError, "next page not found (expired cursor?)"
 			}

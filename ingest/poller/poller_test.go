@@ -160,6 +160,7 @@ func fastConfig() poller.Config {
 	return poller.Config{
 		Interval: map[string]time.Duration{"sandbox": 400 * time.Millisecond}, FirstPoll: 50 * time.Millisecond,
 		RetryBase: 100 * time.Millisecond, Workers: 64, CarrierConcurrency: 32, CarrierRate: 5000,
+		AccountConcurrency: 32, AccountRate: 5000,
 		BreakerFailures: 3, BreakerTimeout: time.Hour,
 	}
 }
