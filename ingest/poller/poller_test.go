@@ -116,13 +116,22 @@ func (w *world) status(t *testing.T, id string) string {
 }
 
 func run(t *testing.T, w *world, s *sim, cfg poller.Config) context.CancelFunc {
+	return runWith(t, w, s, cfg, nil)
+}
+
+// runWith runs a poller against s; tune, if set, adjusts its Deps.
+func runWith(t *testing.T, w *world, s *sim, cfg poller.Config, tune func(*poller.Deps)) context.CancelFunc {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	deps := poller.Deps{
+		Brokers: w.brokers, Producer: w.prod, Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t),
+		Adapters: poller.SandboxAdapters(s.srv.URL, func(string) string { return "" }),
+	}
+	if tune != nil {
+		tune(&deps)
+	}
 	go func() {
-		done <- poller.Run(ctx, cfg, poller.Deps{
-			Brokers: w.brokers, Producer: w.prod, Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t),
-			Adapters: poller.SandboxAdapters(s.srv.URL, func(string) string { return "" }),
-		})
+		done <- poller.Run(ctx, cfg, deps)
 	}()
 	var once sync.Once
 	stop := func() {
