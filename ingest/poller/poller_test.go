@@ -32,16 +32,18 @@ type sim struct {
 	inflight map[string]int
 	overlaps atomic.Int32
 	requests map[string]int
+	times    map[string][]time.Time
 }
 
 func newSim(t *testing.T) *sim {
-	s := &sim{inflight: map[string]int{}, requests: map[string]int{}}
+	s := &sim{inflight: map[string]int{}, requests: map[string]int{}, times: map[string][]time.Time{}}
 	h := sandbox.NewHandler(sandbox.Config{SlowDelay: 50 * time.Millisecond})
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.URL.Query().Get("equipmentReference")
 		s.mu.Lock()
 		s.inflight[id]++
 		s.requests[id]++
+		s.times[id] = append(s.times[id], time.Now())
 		if s.inflight[id] > 1 {
 			s.overlaps.Add(1)
 		}
@@ -53,6 +55,13 @@ func newSim(t *testing.T) *sim {
 	}))
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// pollTimes returns when id was requested.
+func (s *sim) pollTimes(id string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.times[id]...)
 }
 
 func (s *sim) count(id string) int {
