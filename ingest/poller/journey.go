@@ -11,6 +11,7 @@ import (
 
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
@@ -27,12 +28,14 @@ import (
 //     subscription was created.
 //
 // Without a parser for the result's format nothing is recorded.
-func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, e *entry, res carrier.Result) {
+//
+// e.fingerprint is touched only by the goroutine polling e; ch is the
+// change that poll read under the lock.
+func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, e *entry, ch schemas.SubscriptionChanged, res carrier.Result) {
 	parse := p.deps.Parsers[res.Format]
 	if parse == nil {
 		return
 	}
-	ch := e.change
 	var events []dcsa.Event
 	env := normalize.Envelope{SCAC: ch.SCAC, TrackingID: ch.TrackingID, ReceivedAt: p.deps.Now()}
 	for _, page := range res.Pages {

@@ -33,7 +33,7 @@ func TestOversizedCarrierPageIsDeadLetteredAndKeepsTheInterval(t *testing.T) {
 		limit  int
 		reason string
 	}{
-		"record limit":   {0, "over the 1000000-byte limit"},
+		"record limit":  {0, "over the 1000000-byte limit"},
 		"kafka's limit": {10_000_000, "refused by the broker"},
 	} {
 		t.Run(name, func(t *testing.T) { testOversized(t, c.limit, c.reason) })

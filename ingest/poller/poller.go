@@ -408,7 +408,7 @@ func (p *poller) poll(ctx context.Context, a admitted) time.Time {
 	case carrier.OutcomeSuccess, carrier.OutcomeNoData:
 		p.setStatus(ctx, ch.TrackingID, ConnConnected)
 		e.failures = 0
-		p.journeyFacts(ctx, log, e, res)
+		p.journeyFacts(ctx, log, e, ch, res)
 		return p.nextAfterExpected(res, ch.TrackingID, ch.SCAC, now, regular)
 	case carrier.OutcomeUnauthorized:
 		p.setStatus(ctx, ch.TrackingID, ConnUnauthorized)
