@@ -286,23 +286,9 @@ func (h subscriptionHandlers) delete(c fuego.ContextNoBody) (DeleteResponse, err
 			resp = DeleteResponse{Message: msgAlreadyClosed, SubscriptionReference: ref, DateOfRequest: httpapi.Time(now)}
 			return nil
 		}
-		if _, err := tx.Exec(c.Context(), `UPDATE subscriptions SET status = 'CLOSED', closed_at = $2 WHERE id = $1`, subID, now); err != nil {
-			return fmt.Errorf("close subscription: %w", err)
-		}
-		var open int
-		var kind, value string
-		if err := tx.QueryRow(c.Context(), `
-			UPDATE trackings SET open_subscriptions = open_subscriptions - 1, updated_at = now()
-			WHERE id = $1 RETURNING open_subscriptions, identifier_kind, identifier`, trackingID).Scan(&open, &kind, &value); err != nil {
-			return fmt.Errorf("update tracking: %w", err)
-		}
-		stopped := open == 0
+		stopped, err := closeLocked(c.Context(), tx, sub{id: subID, accountID: k.Account.ID, env: k.Account.Env, trackingID: trackingID, scac: scac}, ClosedDeleted, now)
 		resp = DeleteResponse{Message: msgSubscriptionDeleted, SubscriptionReference: ref, StoppedTracking: &stopped, DateOfRequest: httpapi.Time(now)}
-		return enqueueSubscriptionChange(c.Context(), tx, schemas.SubscriptionChanged{
-			AccountID: k.Account.ID, Env: k.Account.Env, TrackingID: trackingID, SubscriptionID: subID,
-			SCAC: scac, IdentifierKind: kind, Identifier: value,
-			Status: StatusClosed, TrackingOpen: !stopped, OccurredAt: now,
-		})
+		return err
 	})
 	if err != nil {
 		return DeleteResponse{}, err

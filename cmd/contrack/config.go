@@ -50,7 +50,11 @@ type Config struct {
 	AllowPrivateWebhooks      bool
 	SandboxAddr               string
 	SubscriptionLifetime      time.Duration
-	SandboxAccelerate         float64
+	// TrackingIdleLimit closes subscriptions without a new event for this long;
+	// LifecycleEvery is the time between lifecycle sweeps.
+	TrackingIdleLimit time.Duration
+	LifecycleEvery    time.Duration
+	SandboxAccelerate float64
 	// CarrierURLs are live carriers' API base URLs by SCAC (CONTRACK_CARRIER_URL_<SCAC>).
 	CarrierURLs map[string]string
 	LogLevel    string
@@ -83,6 +87,8 @@ var envVars = []envVar{
 	{"CONTRACK_SANDBOX_ADDR", "127.0.0.1:8081", "listen address of the sandbox carriers", false},
 	{"CONTRACK_SANDBOX_ACCELERATE", "1", "sandbox journeys run this many times faster than real time", false},
 	{"CONTRACK_SUBSCRIPTION_LIFETIME", "2160h", "subscription expiry after creation (90 days)", false},
+	{"CONTRACK_TRACKING_IDLE_LIMIT", "720h", "close subscriptions whose polled tracking saw no new event for this long (30 days)", false},
+	{"CONTRACK_LIFECYCLE_INTERVAL", "1m", "time between sweeps closing expired, ended and idle subscriptions", false},
 	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false},
 }
 
@@ -131,6 +137,14 @@ func loadConfig() (Config, error) {
 	c.SubscriptionLifetime, err = time.ParseDuration(getenv("CONTRACK_SUBSCRIPTION_LIFETIME"))
 	if err != nil || c.SubscriptionLifetime <= 0 {
 		errs = append(errs, "CONTRACK_SUBSCRIPTION_LIFETIME must be a positive duration such as 2160h")
+	}
+	c.TrackingIdleLimit, err = time.ParseDuration(getenv("CONTRACK_TRACKING_IDLE_LIMIT"))
+	if err != nil || c.TrackingIdleLimit <= 0 {
+		errs = append(errs, "CONTRACK_TRACKING_IDLE_LIMIT must be a positive duration such as 720h")
+	}
+	c.LifecycleEvery, err = time.ParseDuration(getenv("CONTRACK_LIFECYCLE_INTERVAL"))
+	if err != nil || c.LifecycleEvery <= 0 {
+		errs = append(errs, "CONTRACK_LIFECYCLE_INTERVAL must be a positive duration such as 1m")
 	}
 	c.SandboxAccelerate, err = strconv.ParseFloat(getenv("CONTRACK_SANDBOX_ACCELERATE"), 64)
 	if err != nil || c.SandboxAccelerate < 1 {

@@ -167,13 +167,16 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	defer in.close()
 	health := httpapi.NewHealth(in.checks(), 0, log)
-	relayDone := make(chan error, 1)
+	relayDone, lifecycleDone := make(chan error, 1), make(chan error, 1)
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
 	health.SetReady("outbox-relay", true)
 	go func() { relayDone <- commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log).Run(relayCtx) }()
+	go func() {
+		lifecycleDone <- commandapi.RunLifecycle(relayCtx, lifecycleConfig(cfg), commandapi.LifecycleDeps{Pool: in.pg, Log: log})
+	}()
 	err = serveAPI(ctx, cfg, log, in, health)
 	stopRelay()
-	return errors.Join(err, <-relayDone)
+	return errors.Join(err, <-relayDone, <-lifecycleDone)
 }
 
 // derivedKey derives a purpose-specific key from the secret key.
@@ -354,6 +357,9 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	relay := commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log)
 	start("outbox-relay", relay.Run)
+	start("subscription-lifecycle", func(ctx context.Context) error {
+		return commandapi.RunLifecycle(ctx, lifecycleConfig(cfg), commandapi.LifecycleDeps{Pool: in.pg, Log: log})
+	})
 	start("sandbox", func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
 	start("poller", func(ctx context.Context) error { return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in)) })
 	start("normalize", func(ctx context.Context) error { return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in)) })
@@ -380,6 +386,11 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	log.Info("contrack stopped cleanly")
 	return nil
+}
+
+// lifecycleConfig closes subscriptions at expiry, journey end and idleness.
+func lifecycleConfig(cfg Config) commandapi.LifecycleConfig {
+	return commandapi.LifecycleConfig{Every: cfg.LifecycleEvery, IdleLimit: cfg.TrackingIdleLimit}
 }
 
 // adapters picks a carrier adapter: sandbox keys' trackings go to the sandbox

@@ -22,6 +22,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,6 +107,12 @@ type Result struct {
 	Truncated bool
 	// Reason says briefly why a non-success happened (never a secret).
 	Reason string
+	// RateLimited is set when the carrier refused for quota (429, in the
+	// status or, for COSCO, the body): a fault of the key, not the carrier.
+	RateLimited bool
+	// RetryAfter is the carrier's Retry-After on a non-success (seconds or
+	// an HTTP date), 0 when absent or unreadable.
+	RetryAfter time.Duration
 }
 
 // Health statuses for POST /carrier/health-check.
@@ -183,6 +190,7 @@ func New(scac, baseURL string, client *http.Client, opts ...Option) (Adapter, er
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
+	client = sameOriginClient(client)
 	b := base{carrier: c, baseURL: strings.TrimRight(baseURL, "/"), client: client, opts: o}
 	build, ok := adapters[scac]
 	if !ok {
@@ -242,10 +250,12 @@ func (b base) SCAC() string { return b.carrier.SCAC }
 // failure is a non-success exchange: an Outcome to report, or ctxErr when
 // the caller's context ended (then Fetch returns it as an error).
 type failure struct {
-	outcome Outcome
-	code    int
-	reason  string
-	ctxErr  error
+	outcome     Outcome
+	code        int
+	reason      string
+	ctxErr      error
+	rateLimited bool
+	retryAfter  time.Duration
 }
 
 // response is one completed HTTP exchange.
@@ -272,6 +282,10 @@ func (b base) send(ctx context.Context, req *http.Request) (response, *failure) 
 	if err != nil {
 		if ctx.Err() != nil {
 			return response{}, &failure{ctxErr: ctx.Err()}
+		}
+		if errors.Is(err, ErrOtherOrigin) {
+			// The carrier answered, with a redirect we will not follow.
+			return response{}, &failure{outcome: OutcomeError, reason: redactURL(err)}
 		}
 		return response{}, &failure{outcome: OutcomeUnreachable, reason: "no answer: " + redactURL(err)}
 	}
@@ -306,9 +320,32 @@ func statusFailure(status int) *failure {
 		return &failure{outcome: OutcomeNoData, code: status, reason: "not found"}
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return &failure{outcome: OutcomeUnauthorized, code: status, reason: "rejected credentials"}
+	case status == http.StatusTooManyRequests:
+		return &failure{outcome: OutcomeError, code: status, reason: "rate limited", rateLimited: true}
 	default:
 		return &failure{outcome: OutcomeError, code: status, reason: "carrier answered " + http.StatusText(status)}
 	}
+}
+
+// responseFailure is statusFailure for a received answer, with its Retry-After.
+func responseFailure(resp response, now time.Time) *failure {
+	f := statusFailure(resp.status)
+	f.retryAfter = retryAfter(resp.header.Get("Retry-After"), now)
+	return f
+}
+
+// retryAfter reads a Retry-After value: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 func isSuccess(status int) bool { return status >= 200 && status < 300 }
@@ -343,6 +380,7 @@ func (b base) finish(start time.Time, f *failure, pages [][]byte, count, code in
 			return Result{}, fmt.Errorf("carrier %s: %w", b.carrier.SCAC, f.ctxErr)
 		}
 		r.Outcome, r.HTTPCode, r.Reason = f.outcome, f.code, f.reason
+		r.RateLimited, r.RetryAfter = f.rateLimited, f.retryAfter
 		return r, nil
 	}
 	r.HTTPCode, r.EventCount = code, count

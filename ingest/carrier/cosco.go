@@ -47,7 +47,7 @@ func (a *coscoAdapter) fetch(ctx context.Context, creds Credentials, q Query) (R
 		return req, err
 	})
 	if f == nil && !isSuccess(resp.status) {
-		f = statusFailure(resp.status)
+		f = responseFailure(resp, a.opts.clock())
 	}
 	if f != nil {
 		return a.finish(start, f, nil, 0, 0)

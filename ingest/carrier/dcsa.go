@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -79,7 +80,7 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 			return req, err
 		})
 		if f == nil && !isSuccess(resp.status) {
-			f = statusFailure(resp.status)
+			f = responseFailure(resp, a.opts.clock())
 			if len(pages) > 0 && f.outcome == OutcomeNoData {
 				f.outcome, f.reason = OutcomeError, "next page not found (expired cursor?)"
 			}
@@ -101,7 +102,10 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 					break
 				}
 				seen[c] = true
-				next = a.nextURL(endpoint, c)
+				var err error
+				if next, err = a.nextURL(endpoint, c); err != nil {
+					return a.finish(start, &failure{outcome: OutcomeError, code: resp.status, reason: err.Error()}, nil, 0, 0)
+				}
 			}
 		}
 	}
@@ -112,13 +116,19 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 
 // nextURL resolves a Next-Page header: DCSA calls it "a link to the next
 // page", and carriers send either a full URL, a path, or a bare cursor for
-// the cursor query parameter.
-func (a *dcsaAdapter) nextURL(endpoint, next string) string {
+// the cursor query parameter. A link that resolves to another origin than
+// the base URL's (another scheme, host or port, a "//host" reference) is
+// refused: the next request would carry the credentials there.
+func (a *dcsaAdapter) nextURL(endpoint, next string) (string, error) {
 	if u, err := url.Parse(next); err == nil && (u.IsAbs() || (len(next) > 0 && next[0] == '/')) {
 		baseURL, _ := url.Parse(a.baseURL + "/")
-		return baseURL.ResolveReference(u).String()
+		target := baseURL.ResolveReference(u)
+		if origin(target) != origin(baseURL) {
+			return "", fmt.Errorf("%w: Next-Page link to %s", ErrOtherOrigin, origin(target))
+		}
+		return target.String(), nil
 	}
-	return endpoint + "?" + url.Values{"cursor": {next}}.Encode()
+	return endpoint + "?" + url.Values{"cursor": {next}}.Encode(), nil
 }
 
 // countEvents counts the events of one page; ok is false for a body of the wrong shape.

@@ -44,7 +44,7 @@ func (a *iftstaAdapter) fetch(ctx context.Context, creds Credentials, q Query) (
 		return req, err
 	})
 	if f == nil && !isSuccess(resp.status) {
-		f = statusFailure(resp.status)
+		f = responseFailure(resp, a.opts.clock())
 	}
 	if f != nil {
 		return a.finish(start, f, nil, 0, 0)

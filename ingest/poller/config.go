@@ -32,14 +32,41 @@ type Config struct {
 	RetryBase time.Duration
 	// Workers bounds polls in flight in this process (default 32).
 	Workers int
-	// CarrierConcurrency bounds polls in flight per carrier and environment (default 8).
+	// CarrierConcurrency bounds polls in flight per carrier and environment,
+	// over all accounts (default 8).
 	CarrierConcurrency int
-	// CarrierRate bounds requests per second per carrier and environment (default 20).
+	// CarrierRate bounds requests per second per carrier and environment,
+	// over all accounts (default 20).
 	CarrierRate float64
-	// BreakerFailures consecutive failures open a carrier's breaker (default 5);
-	// BreakerTimeout later one half-open probe is let through (default 30 s).
+	// AccountConcurrency and AccountRate bound one account's polls of one
+	// carrier within the carrier's cap (default 4 in flight, 10/s), so one
+	// account's backlog or slow shipments leave the rest of the cap to others.
+	AccountConcurrency int
+	AccountRate        float64
+	// AccountFailures consecutive failures of one (account, carrier) — its
+	// credentials refused, its key over quota, or anything else failing for
+	// it — pause that account's polls of that carrier only: RetryBase,
+	// doubling per further failure up to AccountBackoffMax, one probe poll
+	// at a time after each pause (default 5 failures, 5 min). A 429 pauses
+	// it at once for its Retry-After (at least RetryBase, at most
+	// AccountBackoffMax).
+	AccountFailures   int
+	AccountBackoffMax time.Duration
+	// BreakerFailures consecutive carrier faults (5xx, timeouts, no answer)
+	// open a carrier's breaker for every account (default 5), provided they
+	// came from at least BreakerAccounts accounts (default 2; fewer when
+	// fewer accounts poll the carrier here). 401/403/429 never count: they
+	// are the account's. BreakerTimeout later one half-open probe is let
+	// through (default 30 s).
 	BreakerFailures uint32
+	BreakerAccounts int
 	BreakerTimeout  time.Duration
+	// MaxRecordBytes is the largest carrier-raw record produced (default
+	// 1,000,000, under franz-go's default batch limit and Kafka's default
+	// message.max.bytes). A polled page whose record would be larger is
+	// dead-lettered to the carrier-raw DLQ with its reason instead of
+	// failing the poll for ever.
+	MaxRecordBytes int
 	// PollTimeout bounds one poll (default 60 s).
 	PollTimeout time.Duration
 	// ExpectedGrace: when the carrier expects an event (EST or PLN: an ETA,
@@ -56,6 +83,18 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.Jitter < 0 || c.Jitter >= 1 {
 		errs = append(errs, errors.New("poller: Jitter must be in [0, 1)"))
+	}
+	for name, v := range map[string]float64{
+		"Workers": float64(c.Workers), "CarrierConcurrency": float64(c.CarrierConcurrency), "CarrierRate": c.CarrierRate,
+		"AccountConcurrency": float64(c.AccountConcurrency), "AccountRate": c.AccountRate, "AccountFailures": float64(c.AccountFailures),
+		"AccountBackoffMax": float64(c.AccountBackoffMax), "BreakerAccounts": float64(c.BreakerAccounts), "MaxRecordBytes": float64(c.MaxRecordBytes),
+	} {
+		if v < 0 {
+			errs = append(errs, errors.New("poller: "+name+" must not be negative"))
+		}
+	}
+	if c.CarrierConcurrency > 0 && c.AccountConcurrency > c.CarrierConcurrency {
+		errs = append(errs, errors.New("poller: AccountConcurrency must not exceed CarrierConcurrency"))
 	}
 	for k, v := range c.Interval {
 		if v <= 0 {
@@ -89,8 +128,26 @@ func (c Config) withDefaults() Config {
 	if c.CarrierRate == 0 {
 		c.CarrierRate = 20
 	}
+	if c.AccountConcurrency == 0 {
+		c.AccountConcurrency = min(4, c.CarrierConcurrency)
+	}
+	if c.AccountRate == 0 {
+		c.AccountRate = min(10, c.CarrierRate)
+	}
+	if c.AccountFailures == 0 {
+		c.AccountFailures = 5
+	}
+	if c.AccountBackoffMax == 0 {
+		c.AccountBackoffMax = 5 * time.Minute
+	}
 	if c.BreakerFailures == 0 {
 		c.BreakerFailures = 5
+	}
+	if c.BreakerAccounts == 0 {
+		c.BreakerAccounts = 2
+	}
+	if c.MaxRecordBytes == 0 {
+		c.MaxRecordBytes = 1_000_000
 	}
 	if c.BreakerTimeout == 0 {
 		c.BreakerTimeout = 30 * time.Second

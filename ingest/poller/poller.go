@@ -2,11 +2,14 @@ package poller
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,8 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sony/gobreaker/v2"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"golang.org/x/time/rate"
 
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/normalize"
@@ -49,8 +52,11 @@ type Deps struct {
 	// Now defaults to time.Now.
 	Now func() time.Time
 	// Parsers read polled pages for expected events, to poll sooner after
-	// them (Config.ExpectedGrace); nil polls on the interval only.
+	// them (Config.ExpectedGrace), and for the end of the journey
+	// (journey.go); nil polls on the interval only and records no journey facts.
 	Parsers map[carriers.Format]normalize.Parser
+	// OnBreaker, if set, observes carrier breaker state changes ("env/SCAC", "open").
+	OnBreaker func(carrier, state string)
 }
 
 // Run polls until ctx ends; nil on a clean shutdown (in-flight polls finish).
@@ -65,7 +71,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	p := &poller{
 		cfg: cfg, deps: deps, log: deps.Log.With("stage", "poller"),
 		entries: map[string]*entry{}, wake: make(chan struct{}, 1),
-		carriers: map[string]*carrierGate{}, workers: make(chan struct{}, cfg.Workers),
+		carriers: map[string]*carrierGate{}, accounts: map[string]*accountGate{}, active: map[string]map[string]int{},
+		workers:  make(chan struct{}, cfg.Workers),
 		inflight: map[int32]*sync.WaitGroup{},
 	}
 	cl, err := kafka.NewClient(deps.Brokers, deps.Log,
@@ -109,6 +116,8 @@ type entry struct {
 	failures  int
 	polling   bool
 	removed   bool
+	// fingerprint is the last events fingerprint written to Postgres (journey.go).
+	fingerprint string
 }
 
 type poller struct {
@@ -122,16 +131,12 @@ type poller struct {
 	wake     chan struct{}
 
 	cmu      sync.Mutex
-	carriers map[string]*carrierGate
+	carriers map[string]*carrierGate // env/SCAC → shared cap and breaker
+	accounts map[string]*accountGate // env/SCAC/account → that account's share
 	workers  chan struct{}
-}
 
-// carrierGate holds one carrier's (per environment) limits and breaker.
-type carrierGate struct {
-	adapter carrier.Adapter
-	limiter *rate.Limiter
-	slots   chan struct{}
-	breaker *gobreaker.CircuitBreaker[carrier.Result]
+	amu    sync.Mutex
+	active map[string]map[string]int // env/SCAC → account → open trackings here
 }
 
 // apply folds one subscription change into the tracking set.
@@ -149,6 +154,7 @@ func (p *poller) apply(r *kgo.Record) {
 		if e != nil {
 			e.removed = true // an in-flight poll finishes; no further ones
 			delete(p.entries, ch.TrackingID)
+			p.countAccount(e.change.Env, e.change.SCAC, e.change.AccountID, -1)
 		}
 		return
 	}
@@ -171,6 +177,7 @@ func (p *poller) apply(r *kgo.Record) {
 		e.next = now.Add(time.Duration(rand.Int64N(int64(interval))))
 	}
 	p.entries[ch.TrackingID] = e
+	p.countAccount(ch.Env, ch.SCAC, ch.AccountID, 1)
 	p.poke()
 }
 
@@ -196,6 +203,7 @@ func (p *poller) drop(m map[string][]int32) {
 		if parts[e.partition] {
 			e.removed = true
 			delete(p.entries, id)
+			p.countAccount(e.change.Env, e.change.SCAC, e.change.AccountID, -1)
 		}
 	}
 	for part := range parts {
@@ -221,13 +229,23 @@ func (p *poller) waitAll() {
 	}
 }
 
-// schedule dispatches due trackings to workers until ctx ends.
+// admitted is a due tracking its account's gate let through.
+type admitted struct {
+	e     *entry
+	gate  *accountGate
+	probe bool
+}
+
+// schedule dispatches due trackings to workers until ctx ends. A due
+// tracking first passes its (account, carrier) gate without holding a
+// worker: a paused, throttled or saturated account waits on its own, and
+// its backlog never occupies the workers other accounts need.
 func (p *poller) schedule(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
 		now := p.deps.Now()
-		var due []*entry
+		var due []admitted
 		next := now.Add(time.Minute)
 		p.mu.Lock()
 		for _, e := range p.entries {
@@ -235,7 +253,19 @@ func (p *poller) schedule(ctx context.Context) {
 				continue
 			}
 			if !e.next.After(now) {
-				due = append(due, e)
+				ag := p.accountGate(e.change.Env, e.change.SCAC, e.change.AccountID)
+				ok, probe, retry := ag.admit(now, p.cfg)
+				if !ok {
+					// Not now: at retry, or when a poll of this account ends.
+					if !retry.IsZero() {
+						e.next = retry
+						if retry.Before(next) {
+							next = retry
+						}
+					}
+					continue
+				}
+				due = append(due, admitted{e, ag, probe})
 				e.polling = true
 				wg := p.inflight[e.partition]
 				if wg == nil {
@@ -248,16 +278,17 @@ func (p *poller) schedule(ctx context.Context) {
 			}
 		}
 		p.mu.Unlock()
-		for _, e := range due {
+		for _, a := range due {
 			select {
 			case p.workers <- struct{}{}:
 			case <-ctx.Done():
-				p.finish(e, time.Time{})
+				a.gate.release(p.deps.Now(), p.cfg, a.probe, false, carrier.Result{})
+				p.finish(a.e, time.Time{})
 				continue
 			}
 			go func() {
 				defer func() { <-p.workers }()
-				p.finish(e, p.poll(ctx, e))
+				p.finish(a.e, p.poll(ctx, a))
 			}()
 		}
 		timer.Reset(max(next.Sub(p.deps.Now()), 10*time.Millisecond))
@@ -283,51 +314,31 @@ func (p *poller) finish(e *entry, next time.Time) {
 	p.poke()
 }
 
-func (p *poller) gate(env, scac string) (*carrierGate, error) {
-	key := env + "/" + scac
-	p.cmu.Lock()
-	defer p.cmu.Unlock()
-	if g := p.carriers[key]; g != nil {
-		return g, nil
-	}
-	a, err := p.deps.Adapters(env, scac)
-	if err != nil {
-		return nil, err
-	}
-	g := &carrierGate{
-		adapter: a,
-		limiter: rate.NewLimiter(rate.Limit(p.cfg.CarrierRate), max(1, int(p.cfg.CarrierRate))),
-		slots:   make(chan struct{}, p.cfg.CarrierConcurrency),
-		breaker: gobreaker.NewCircuitBreaker[carrier.Result](gobreaker.Settings{
-			Name:    key,
-			Timeout: p.cfg.BreakerTimeout,
-			ReadyToTrip: func(c gobreaker.Counts) bool {
-				return c.ConsecutiveFailures >= p.cfg.BreakerFailures
-			},
-			OnStateChange: func(name string, from, to gobreaker.State) {
-				p.log.Warn("carrier breaker state changed", "carrier", name, "from", from.String(), "to", to.String())
-			},
-		}),
-	}
-	p.carriers[key] = g
-	return g, nil
-}
-
 // errCarrierDown makes the breaker count an error or unreachable outcome.
 var errCarrierDown = errors.New("carrier error")
 
-// poll runs one poll of e and returns when it is next due (zero: unchanged).
-func (p *poller) poll(ctx context.Context, e *entry) time.Time {
+// poll runs one poll of a.e and returns when it is next due (zero:
+// unchanged), then tells the account gate how it went.
+func (p *poller) poll(ctx context.Context, a admitted) time.Time {
+	e := a.e
 	p.mu.Lock()
 	ch, removed := e.change, e.removed
 	p.mu.Unlock()
+	log := p.log.With("tracking_id", ch.TrackingID, "carrier", ch.SCAC, "env", ch.Env, "account_id", ch.AccountID)
+	var (
+		res  carrier.Result
+		made bool // a call reached (or tried to reach) the carrier
+	)
+	defer func() {
+		p.logPause(log, a.gate.release(p.deps.Now(), p.cfg, a.probe, made, res), res)
+	}()
 	if removed {
 		return time.Time{}
 	}
-	log := p.log.With("tracking_id", ch.TrackingID, "carrier", ch.SCAC, "env", ch.Env)
 	interval := p.cfg.interval(ch.Env, ch.SCAC)
 	now := p.deps.Now()
 	regular := now.Add(p.jitter(interval))
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.PollTimeout)
 	defer cancel()
 
@@ -347,6 +358,10 @@ func (p *poller) poll(ctx context.Context, e *entry) time.Time {
 		p.setFailure(ctx, ch.TrackingID)
 		return regular
 	}
+	if g.breaker.State() == gobreaker.StateOpen {
+		// The carrier is down for everyone: no call, no slot, no token spent.
+		return now.Add(p.cfg.BreakerTimeout)
+	}
 	select {
 	case g.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -356,12 +371,18 @@ func (p *poller) poll(ctx context.Context, e *entry) time.Time {
 	if err := g.limiter.Wait(ctx); err != nil {
 		return time.Time{}
 	}
-	res, err := g.breaker.Execute(func() (carrier.Result, error) {
+	res, err = g.breaker.Execute(func() (carrier.Result, error) {
 		r, err := g.adapter.Fetch(ctx, creds, carrier.Query{Kind: carrier.IdentifierKind(ch.IdentifierKind), Value: ch.Identifier})
+		if err != nil && ctx.Err() != nil && parent.Err() == nil {
+			// Our own poll timeout: the carrier did not answer in time.
+			r, err = carrier.Result{Outcome: carrier.OutcomeUnreachable, Format: r.Format, Reason: "no answer within the poll timeout"}, nil
+		}
 		if err != nil {
 			return r, err
 		}
-		if r.Outcome == carrier.OutcomeError || r.Outcome == carrier.OutcomeUnreachable {
+		f := classify(r)
+		g.observe(ch.AccountID, f)
+		if f == faultCarrier {
 			return r, errCarrierDown
 		}
 		return r, nil
@@ -371,11 +392,13 @@ func (p *poller) poll(ctx context.Context, e *entry) time.Time {
 		return now.Add(p.cfg.BreakerTimeout)
 	}
 	if err != nil && !errors.Is(err, errCarrierDown) {
-		if ctx.Err() == nil {
+		if parent.Err() == nil {
 			log.Error("poll failed", "err", err)
+			return now.Add(p.cfg.RetryBase)
 		}
 		return time.Time{}
 	}
+	made = true
 	if err := p.record(ctx, ch, res); err != nil {
 		// Nothing counted: Kafka did not acknowledge. Try again soon.
 		log.Error("record poll", "err", err)
@@ -385,6 +408,7 @@ func (p *poller) poll(ctx context.Context, e *entry) time.Time {
 	case carrier.OutcomeSuccess, carrier.OutcomeNoData:
 		p.setStatus(ctx, ch.TrackingID, ConnConnected)
 		e.failures = 0
+		p.journeyFacts(ctx, log, e, ch, res)
 		return p.nextAfterExpected(res, ch.TrackingID, ch.SCAC, now, regular)
 	case carrier.OutcomeUnauthorized:
 		p.setStatus(ctx, ch.TrackingID, ConnUnauthorized)
@@ -424,10 +448,12 @@ func (p *poller) credentials(ctx context.Context, accountID, scac string) (carri
 }
 
 // record produces the raw pages, then (only once Kafka has them) the attempt.
+// A page too large for one record is dead-lettered (oversized) instead: the
+// poll still counts, so the tracking keeps its normal interval.
 func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res carrier.Result) error {
 	now := p.deps.Now().UTC()
 	pollID := uuid.NewString()
-	var recs []*kgo.Record
+	var recs, dead []*kgo.Record
 	if res.Outcome == carrier.OutcomeSuccess {
 		for i, page := range res.Pages {
 			env := schemas.CarrierRaw{
@@ -438,15 +464,36 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 			if err != nil {
 				return err
 			}
-			recs = append(recs, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(ch.TrackingID), Value: v, Headers: []kgo.RecordHeader{
+			rec := &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(ch.TrackingID), Value: v, Headers: []kgo.RecordHeader{
 				{Key: schemas.HeaderType, Value: []byte(schemas.TypeCarrierRaw)},
 				{Key: schemas.HeaderID, Value: []byte(env.ID)},
 				{Key: schemas.HeaderAccount, Value: []byte(ch.AccountID)},
 				{Key: schemas.HeaderEnv, Value: []byte(ch.Env)},
-			}})
+			}}
+			if n := recordBytes(rec); n > p.cfg.MaxRecordBytes {
+				dead = append(dead, p.oversized(env, fmt.Sprintf("carrier page of %d bytes makes a %d-byte record, over the %d-byte limit", len(page), n, p.cfg.MaxRecordBytes)))
+				continue
+			}
+			recs = append(recs, rec)
 		}
-		if err := p.deps.Producer.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-			return fmt.Errorf("produce raw: %w", err)
+		for _, r := range p.deps.Producer.ProduceSync(ctx, recs...) {
+			if r.Err == nil {
+				continue
+			}
+			if !errors.Is(r.Err, kerr.MessageTooLarge) && !errors.Is(r.Err, kerr.RecordListTooLarge) {
+				return fmt.Errorf("produce raw: %w", r.Err)
+			}
+			// The broker's limit is lower than MaxRecordBytes: same verdict.
+			var env schemas.CarrierRaw
+			if err := json.Unmarshal(r.Record.Value, &env); err != nil {
+				return fmt.Errorf("produce raw: %w", r.Err)
+			}
+			dead = append(dead, p.oversized(env, "carrier page refused by the broker: "+r.Err.Error()))
+		}
+		if len(dead) > 0 {
+			if err := p.deps.Producer.ProduceSync(ctx, dead...).FirstErr(); err != nil {
+				return fmt.Errorf("produce dead letter: %w", err)
+			}
 		}
 	}
 	outcome := string(res.Outcome)
@@ -470,6 +517,40 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 		return fmt.Errorf("produce attempt: %w", err)
 	}
 	return nil
+}
+
+// oversizedPrefix is how much of an oversized page its dead letter keeps.
+const oversizedPrefix = 64 << 10
+
+// oversized is the dead letter of a page too large for one record: its
+// first 64 KiB as the value (the whole page cannot fit either), the reason,
+// the page's full size and SHA-256, and where it was bound.
+func (p *poller) oversized(env schemas.CarrierRaw, reason string) *kgo.Record {
+	p.log.Warn("dead-lettering oversized carrier page", "tracking_id", env.TrackingID, "carrier", env.SCAC, "reason", reason)
+	sum := sha256.Sum256(env.Payload)
+	prefix := env.Payload[:min(len(env.Payload), oversizedPrefix)]
+	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: []byte(env.TrackingID), Value: prefix, Headers: []kgo.RecordHeader{
+		{Key: schemas.HeaderDLQReason, Value: []byte(reason)},
+		{Key: "format", Value: []byte(env.Format)},
+		{Key: "scac", Value: []byte(env.SCAC)},
+		{Key: "tracking", Value: []byte(env.TrackingID)},
+		{Key: schemas.HeaderEnv, Value: []byte(env.Env)},
+		{Key: schemas.HeaderAccount, Value: []byte(env.AccountID)},
+		{Key: schemas.HeaderID, Value: []byte(env.ID)},
+		{Key: schemas.HeaderDLQTopic, Value: []byte(schemas.TopicCarrierRaw)},
+		{Key: "payload-bytes", Value: []byte(strconv.Itoa(len(env.Payload)))},
+		{Key: "payload-sha256", Value: []byte(hex.EncodeToString(sum[:]))},
+		{Key: "truncated", Value: []byte(strconv.FormatBool(len(prefix) < len(env.Payload)))},
+	}}
+}
+
+// recordBytes approximates a record's size on the wire: key, value, headers.
+func recordBytes(r *kgo.Record) int {
+	n := len(r.Key) + len(r.Value) + 64
+	for _, h := range r.Headers {
+		n += len(h.Key) + len(h.Value) + 8
+	}
+	return n
 }
 
 func (p *poller) setStatus(ctx context.Context, trackingID, status string) {

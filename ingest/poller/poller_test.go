@@ -32,16 +32,18 @@ type sim struct {
 	inflight map[string]int
 	overlaps atomic.Int32
 	requests map[string]int
+	times    map[string][]time.Time
 }
 
 func newSim(t *testing.T) *sim {
-	s := &sim{inflight: map[string]int{}, requests: map[string]int{}}
+	s := &sim{inflight: map[string]int{}, requests: map[string]int{}, times: map[string][]time.Time{}}
 	h := sandbox.NewHandler(sandbox.Config{SlowDelay: 50 * time.Millisecond})
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.URL.Query().Get("equipmentReference")
 		s.mu.Lock()
 		s.inflight[id]++
 		s.requests[id]++
+		s.times[id] = append(s.times[id], time.Now())
 		if s.inflight[id] > 1 {
 			s.overlaps.Add(1)
 		}
@@ -53,6 +55,13 @@ func newSim(t *testing.T) *sim {
 	}))
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// pollTimes returns when id was requested.
+func (s *sim) pollTimes(id string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.times[id]...)
 }
 
 func (s *sim) count(id string) int {
@@ -116,13 +125,22 @@ func (w *world) status(t *testing.T, id string) string {
 }
 
 func run(t *testing.T, w *world, s *sim, cfg poller.Config) context.CancelFunc {
+	return runWith(t, w, s, cfg, nil)
+}
+
+// runWith runs a poller against s; tune, if set, adjusts its Deps.
+func runWith(t *testing.T, w *world, s *sim, cfg poller.Config, tune func(*poller.Deps)) context.CancelFunc {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	deps := poller.Deps{
+		Brokers: w.brokers, Producer: w.prod, Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t),
+		Adapters: poller.SandboxAdapters(s.srv.URL, func(string) string { return "" }),
+	}
+	if tune != nil {
+		tune(&deps)
+	}
 	go func() {
-		done <- poller.Run(ctx, cfg, poller.Deps{
-			Brokers: w.brokers, Producer: w.prod, Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t),
-			Adapters: poller.SandboxAdapters(s.srv.URL, func(string) string { return "" }),
-		})
+		done <- poller.Run(ctx, cfg, deps)
 	}()
 	var once sync.Once
 	stop := func() {
@@ -160,6 +178,7 @@ func fastConfig() poller.Config {
 	return poller.Config{
 		Interval: map[string]time.Duration{"sandbox": 400 * time.Millisecond}, FirstPoll: 50 * time.Millisecond,
 		RetryBase: 100 * time.Millisecond, Workers: 64, CarrierConcurrency: 32, CarrierRate: 5000,
+		AccountConcurrency: 32, AccountRate: 5000,
 		BreakerFailures: 3, BreakerTimeout: time.Hour,
 	}
 }

@@ -1,0 +1,134 @@
+package poller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/contrack/contrack/ingest/carrier"
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// journeyFacts records two facts about a tracking in Postgres, for the
+// subscription lifecycle (commandapi.Lifecycle) to act on:
+//
+//   - trackings.events_changed_at: when a poll last saw a new or changed
+//     event (a new eventID, or a known one with another classifier or time),
+//     set at the first successful poll too, so "no new event for a while"
+//     counts from there. The fingerprint is stored beside it, so a restart
+//     does not look like a change.
+//   - trackings.journey_ended_at: when a poll last saw the journey ended
+//     (journeyEnded), if not already seen since the newest open
+//     subscription was created.
+//
+// Without a parser for the result's format nothing is recorded.
+//
+// e.fingerprint is touched only by the goroutine polling e; ch is the
+// change that poll read under the lock.
+func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, e *entry, ch schemas.SubscriptionChanged, res carrier.Result) {
+	parse := p.deps.Parsers[res.Format]
+	if parse == nil {
+		return
+	}
+	var events []dcsa.Event
+	env := normalize.Envelope{SCAC: ch.SCAC, TrackingID: ch.TrackingID, ReceivedAt: p.deps.Now()}
+	for _, page := range res.Pages {
+		evs, err := parse(page, env)
+		if err != nil {
+			return // the normaliser dead-letters it; no facts from a page we cannot read
+		}
+		events = append(events, evs...)
+	}
+	if fp := fingerprint(events); fp != e.fingerprint {
+		_, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET events_fingerprint = $2, events_changed_at = now()
+			WHERE id = $1 AND events_fingerprint IS DISTINCT FROM $2`, ch.TrackingID, fp)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Error("record events change", "err", err)
+			}
+			return
+		}
+		e.fingerprint = fp
+	}
+	if !journeyEnded(events) {
+		return
+	}
+	tag, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET journey_ended_at = now()
+		WHERE id = $1 AND (journey_ended_at IS NULL OR journey_ended_at <
+			(SELECT max(created_at) FROM subscriptions WHERE tracking_id = $1 AND status = 'OPEN'))`, ch.TrackingID)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error("record journey end", "err", err)
+		}
+		return
+	}
+	if tag.RowsAffected() > 0 {
+		log.Info("journey ended: empty container returned")
+	}
+}
+
+// fingerprint identifies a set of events by what a consumer would see
+// change: ids, classifiers and times.
+func fingerprint(events []dcsa.Event) string {
+	lines := make([]string, 0, len(events))
+	for _, ev := range events {
+		lines = append(lines, strings.Join([]string{ev.EventID, ev.EventClassifierCode, ev.EventDateTime,
+			ev.EquipmentEventTypeCode, ev.TransportEventTypeCode, ev.EmptyIndicatorCode}, "|"))
+	}
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// journeyEnded reports whether every container of a shipment has been
+// returned empty after its last discharge, in DCSA 2.0.2 terms: for each
+// equipmentReference with an actual (ACT) EQUIPMENT event, there is an
+// actual DISC, and after the latest actual DISC an actual GTIN (gate in) or
+// DROP with emptyIndicatorCode EMPTY — the empty return to the depot that
+// closes an import (IFTSTA "RD" and COSCO "ERT" map to this GTIN EMPTY).
+// The empty pick-up before loading (GTOT EMPTY) precedes any discharge and
+// so never counts; a new cycle of the same number starts without a
+// discharge and is not ended. Estimated and planned events never count.
+func journeyEnded(events []dcsa.Event) bool {
+	type state struct{ lastDisc, lastEmptyIn time.Time }
+	byContainer := map[string]*state{}
+	for _, ev := range events {
+		if ev.EventType != dcsa.EventTypeEquipment || ev.EventClassifierCode != "ACT" || ev.EquipmentReference == "" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339, ev.EventDateTime)
+		if err != nil {
+			continue
+		}
+		st := byContainer[ev.EquipmentReference]
+		if st == nil {
+			st = &state{}
+			byContainer[ev.EquipmentReference] = st
+		}
+		switch {
+		case ev.EquipmentEventTypeCode == "DISC":
+			if at.After(st.lastDisc) {
+				st.lastDisc = at
+			}
+		case (ev.EquipmentEventTypeCode == "GTIN" || ev.EquipmentEventTypeCode == "DROP") && ev.EmptyIndicatorCode == "EMPTY":
+			if at.After(st.lastEmptyIn) {
+				st.lastEmptyIn = at
+			}
+		}
+	}
+	if len(byContainer) == 0 {
+		return false
+	}
+	for _, st := range byContainer {
+		if st.lastDisc.IsZero() || !st.lastEmptyIn.After(st.lastDisc) {
+			return false
+		}
+	}
+	return true
+}

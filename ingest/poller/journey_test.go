@@ -1,0 +1,44 @@
+package poller
+
+import (
+	"testing"
+
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+func eq(container, classifier, code, empty, at string) dcsa.Event {
+	return dcsa.Event{EventType: dcsa.EventTypeEquipment, EventClassifierCode: classifier, EquipmentEventTypeCode: code,
+		EquipmentReference: container, EmptyIndicatorCode: empty, EventDateTime: at}
+}
+
+// The journey ends when every container has an actual empty gate-in (or
+// drop) after its last actual discharge; nothing else ends it.
+func TestJourneyEnded(t *testing.T) {
+	pickup := eq("A", "ACT", "GTOT", "EMPTY", "2026-01-01T08:00:00Z")
+	disc := eq("A", "ACT", "DISC", "LADEN", "2026-02-01T08:00:00Z")
+	ret := eq("A", "ACT", "GTIN", "EMPTY", "2026-02-05T08:00:00+01:00")
+	cases := []struct {
+		name   string
+		events []dcsa.Event
+		want   bool
+	}{
+		{"no events", nil, false},
+		{"empty pick-up only", []dcsa.Event{pickup}, false},
+		{"discharged, not returned", []dcsa.Event{pickup, disc}, false},
+		{"returned after discharge", []dcsa.Event{pickup, disc, ret}, true},
+		{"empty drop after discharge", []dcsa.Event{disc, eq("A", "ACT", "DROP", "EMPTY", "2026-02-05T08:00:00Z")}, true},
+		{"estimated return", []dcsa.Event{disc, eq("A", "EST", "GTIN", "EMPTY", "2026-02-05T08:00:00Z")}, false},
+		{"laden gate-in after discharge", []dcsa.Event{disc, eq("A", "ACT", "GTIN", "LADEN", "2026-02-05T08:00:00Z")}, false},
+		{"empty gate-in before a later discharge (transshipment)", []dcsa.Event{eq("A", "ACT", "GTIN", "EMPTY", "2026-01-20T08:00:00Z"), disc}, false},
+		{"one of two containers returned", []dcsa.Event{disc, ret, eq("B", "ACT", "DISC", "LADEN", "2026-02-01T09:00:00Z")}, false},
+		{"both returned", []dcsa.Event{disc, ret, eq("B", "ACT", "DISC", "LADEN", "2026-02-01T09:00:00Z"), eq("B", "ACT", "GTIN", "EMPTY", "2026-02-06T09:00:00Z")}, true},
+		{"transport events only", []dcsa.Event{{EventType: dcsa.EventTypeTransport, EventClassifierCode: "ACT", EventDateTime: "2026-02-01T08:00:00Z"}}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := journeyEnded(c.events); got != c.want {
+				t.Fatalf("journeyEnded = %v, want %v", got, c.want)
+			}
+		})
+	}
+}

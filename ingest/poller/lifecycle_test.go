@@ -1,0 +1,193 @@
+package poller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/go-fuego/fuego"
+
+	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/ingest/poller"
+	"github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/tnt22"
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas/carriers"
+)
+
+// pipeline is the command side (API, outbox relay, subscription lifecycle)
+// and the poller over one Postgres and a one-partition subscriptions topic,
+// so subscription changes reach the poller in commit order.
+type pipeline struct {
+	*world
+	api *testenv.API
+	key string
+	sim *sim
+}
+
+func newPipeline(t *testing.T) *pipeline {
+	w := newWorld(t, 1)
+	s := newSim(t)
+	api := testenv.NewAPI(t, w.db.Pool, func(srv *fuego.Server) {
+		commandapi.Register(srv, commandapi.Deps{Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t)})
+	})
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"}) // the world's account
+	w.credentials(t, "MAEU", map[string]string{"apiKey": "k"})
+	ctx, cancel := context.WithCancel(context.Background())
+	relayDone, lifeDone := make(chan error, 1), make(chan error, 1)
+	go func() {
+		relayDone <- commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond}, w.db.Pool, w.prod, testenv.Log(t)).Run(ctx)
+	}()
+	go func() {
+		lifeDone <- commandapi.RunLifecycle(ctx, commandapi.LifecycleConfig{Every: 100 * time.Millisecond},
+			commandapi.LifecycleDeps{Pool: w.db.Pool, Log: testenv.Log(t)})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-relayDone; err != nil {
+			t.Errorf("relay: %v", err)
+		}
+		if err := <-lifeDone; err != nil {
+			t.Errorf("lifecycle: %v", err)
+		}
+	})
+	p := &pipeline{world: w, api: api, key: key, sim: s}
+	cfg := fastConfig()
+	cfg.Interval = map[string]time.Duration{"sandbox": 300 * time.Millisecond}
+	cfg.MinInterval = 100 * time.Millisecond // the parsers bring polls forward no sooner
+	runWith(t, w, s, cfg, func(d *poller.Deps) {
+		d.Parsers = map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}
+	})
+	return p
+}
+
+func (p *pipeline) subscribe(t *testing.T, ref, container string) {
+	t.Helper()
+	r := p.api.Do(http.MethodPost, "/subscription/equipment", p.key, map[string]string{
+		"scacCode": "MAEU", "containerNumber": container, "subscriptionReference": ref})
+	if r.Status != 200 {
+		t.Fatalf("subscribe %s: %d %s", ref, r.Status, r.Raw)
+	}
+}
+
+func (p *pipeline) subscription(t *testing.T, ref string) (status, reason string) {
+	t.Helper()
+	var r *string
+	if err := p.db.Pool.QueryRow(context.Background(), `SELECT status, closed_reason FROM subscriptions WHERE reference = $1`, ref).Scan(&status, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r != nil {
+		reason = *r
+	}
+	return status, reason
+}
+
+// assertPollingStopped proves the closed tracking of container is no longer
+// polled: a sentinel subscription made after the close reaches the poller
+// after it (one partition, commit order), and while the sentinel is polled
+// several more times the closed container gets no further request.
+func (p *pipeline) assertPollingStopped(t *testing.T, container, sentinel string) {
+	t.Helper()
+	p.subscribe(t, "sentinel-"+sentinel, sentinel)
+	waitFor(t, 20*time.Second, "the sentinel's second poll", func() bool { return p.sim.count(sentinel) >= 2 })
+	before, sentinelBefore := p.sim.count(container), p.sim.count(sentinel)
+	waitFor(t, 20*time.Second, "three more polls of the sentinel", func() bool { return p.sim.count(sentinel) >= sentinelBefore+3 })
+	if after := p.sim.count(container); after != before {
+		t.Fatalf("closed tracking %s polled %d more times", container, after-before)
+	}
+	t.Logf("%s: %d polls in all, none while the sentinel was polled %d more times", container, before, p.sim.count(sentinel)-sentinelBefore)
+}
+
+// At subscriptionExpiryDate a subscription closes (CLOSED, reason EXPIRED)
+// through the same outbox change as DELETE, and polling stops.
+func TestExpiryClosesSubscriptionAndStopsPolling(t *testing.T) {
+	p := newPipeline(t)
+	c := journey.CompleteContainer("EXPU000001")
+	p.subscribe(t, "expiring", c)
+	// Its subscriptionExpiryDate comes in a second (the others' in 90 days).
+	if _, err := p.db.Pool.Exec(context.Background(), `UPDATE subscriptions SET expires_at = now() + interval '1 second' WHERE reference = 'expiring'`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "a poll before expiry", func() bool { return p.sim.count(c) >= 1 })
+	waitFor(t, 20*time.Second, "the subscription to close at its expiry", func() bool {
+		st, _ := p.subscription(t, "expiring")
+		return st == "CLOSED"
+	})
+	if st, reason := p.subscription(t, "expiring"); st != "CLOSED" || reason != commandapi.ClosedExpired {
+		t.Fatalf("status %s reason %s", st, reason)
+	}
+	var open int
+	p.db.Pool.QueryRow(context.Background(), `SELECT open_subscriptions FROM trackings WHERE identifier = $1`, c).Scan(&open)
+	if open != 0 {
+		t.Fatalf("tracking still counts %d open subscriptions", open)
+	}
+	p.assertPollingStopped(t, c, journey.CompleteContainer("SNTU000001"))
+}
+
+// deliveredContainer finds a sandbox container whose journey ended (every
+// event actual, the last one the empty return) and stays ended for a day;
+// underWay one still travelling.
+func sandboxContainers(t *testing.T) (delivered, underWay string) {
+	now := time.Now()
+	ended := func(c string, at time.Time) bool {
+		j := journey.Generate("MAEU", journey.KindContainer, c, at)
+		if len(j.Events) == 0 {
+			return false
+		}
+		last := j.Events[len(j.Events)-1]
+		for _, e := range j.Events {
+			if e.Classifier != journey.ACT {
+				return false
+			}
+		}
+		return last.Code == journey.CodeGateIn && last.Empty
+	}
+	for i := 0; i < 5000 && (delivered == "" || underWay == ""); i++ {
+		c := journey.CompleteContainer(fmt.Sprintf("JRNU%06d", i))
+		switch {
+		case delivered == "" && ended(c, now) && ended(c, now.Add(24*time.Hour)):
+			delivered = c
+		case underWay == "" && !ended(c, now) && !ended(c, now.Add(24*time.Hour)):
+			for _, e := range journey.Generate("MAEU", journey.KindContainer, c, now).Events {
+				if e.Code == journey.CodeDischarge && e.Classifier != journey.ACT {
+					underWay = c // not yet discharged
+					break
+				}
+			}
+		}
+	}
+	if delivered == "" || underWay == "" {
+		t.Fatal("no delivered or under-way sandbox container found")
+	}
+	return delivered, underWay
+}
+
+// A tracking whose container was returned empty after discharge stops:
+// its subscription closes (JOURNEY_ENDED) and polling stops; a container
+// still under way keeps its subscription open and keeps being polled.
+func TestJourneyEndClosesSubscriptionAndStopsPolling(t *testing.T) {
+	p := newPipeline(t)
+	delivered, underWay := sandboxContainers(t)
+	p.subscribe(t, "delivered", delivered)
+	p.subscribe(t, "under-way", underWay)
+	waitFor(t, 20*time.Second, "the delivered journey's subscription to close", func() bool {
+		st, _ := p.subscription(t, "delivered")
+		return st == "CLOSED"
+	})
+	if _, reason := p.subscription(t, "delivered"); reason != commandapi.ClosedJourneyEnded {
+		t.Fatalf("closed for %s", reason)
+	}
+	p.assertPollingStopped(t, delivered, journey.CompleteContainer("SNTU000002"))
+	if st, _ := p.subscription(t, "under-way"); st != "OPEN" {
+		t.Fatalf("the under-way subscription is %s", st)
+	}
+	var changed *time.Time
+	p.db.Pool.QueryRow(context.Background(), `SELECT events_changed_at FROM trackings WHERE identifier = $1`, underWay).Scan(&changed)
+	if changed == nil {
+		t.Fatal("no events_changed_at recorded for a polled tracking")
+	}
+}
