@@ -39,7 +39,8 @@ type Config struct {
 	// (CONTRACK_ADMIN_ADDR=off) serves no admin listener.
 	AdminAddr string
 	// PreAuthRate is the rate of key look-ups that miss the key cache that
-	// one client address may cause, per second (burst twice that).
+	// one client address may cause, per second (burst twice that); requests
+	// refused from memory may come ten times as fast.
 	PreAuthRate float64
 	// ClientIPHeader names a header set by a trusted proxy that carries the
 	// client address; "" uses the connection's address.
@@ -79,7 +80,7 @@ var envVars = []envVar{
 	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true},
 	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address; empty: /metrics is refused there", true},
 	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener (/metrics, /healthz, /readyz, no token); off disables", false},
-	{"CONTRACK_PREAUTH_RATE", "200", "requests per second per client address that are not a known key's (burst twice that): over it a request waits for its turn up to 1 s, then 429; 0 disables", false},
+	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false},
 	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false},
 	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay)", false},
 	{"CONTRACK_PG_API_MAX_CONNS", "10", "Postgres connections of the HTTP API, a separate pool", false},

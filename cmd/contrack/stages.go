@@ -266,26 +266,28 @@ func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handle
 // request (webhook verification retries).
 func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenticator, health *httpapi.Health) *httpapi.Server {
 	log = log.With("stage", "api")
-	var preAuth *httpapi.AddrLimiter
+	var preAuth, preAuthRefusals *httpapi.AddrLimiter
 	if cfg.PreAuthRate > 0 {
 		preAuth = httpapi.NewAddrLimiter(cfg.PreAuthRate, max(1, int(2*cfg.PreAuthRate)), 0)
+		preAuthRefusals = httpapi.NewAddrLimiter(10*cfg.PreAuthRate, max(1, int(20*cfg.PreAuthRate)), 0)
 	}
 	pool := in.pg
 	if in.apiPG != nil {
 		pool = in.apiPG
 	}
 	srv := httpapi.New(httpapi.Config{
-		Addr:           cfg.HTTPAddr,
-		Version:        version,
-		Log:            log,
-		Auth:           keys,
-		Health:         health,
-		Limiter:        httpapi.NewRateLimiter(),
-		PreAuth:        preAuth,
-		ClientIPHeader: cfg.ClientIPHeader,
-		OperatorToken:  cfg.OperatorToken,
-		Public:         append([]string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"}, console.Public...),
-		DocsUI:         console.DocsHandler,
+		Addr:            cfg.HTTPAddr,
+		Version:         version,
+		Log:             log,
+		Auth:            keys,
+		Health:          health,
+		Limiter:         httpapi.NewRateLimiter(),
+		PreAuth:         preAuth,
+		PreAuthRefusals: preAuthRefusals,
+		ClientIPHeader:  cfg.ClientIPHeader,
+		OperatorToken:   cfg.OperatorToken,
+		Public:          append([]string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"}, console.Public...),
+		DocsUI:          console.DocsHandler,
 	})
 	console.Register(srv.Fuego.Mux)  // the browser console, embedded; it calls the API with the user's key
 	var notifier queryapi.FeedWaiter // a nil *feed.Notifier must stay a nil interface

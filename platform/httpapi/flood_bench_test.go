@@ -46,7 +46,7 @@ func benchFlood(b *testing.B, protected bool) {
 		cache := auth.NewCachedAuthenticator(store, time.Minute, testenv.Log(b))
 		go cache.Run(ctx)
 		cfg.Auth = cache
-		cfg.PreAuth = httpapi.NewAddrLimiter(20, 40, 0)
+		cfg.PreAuth, cfg.PreAuthRefusals = httpapi.NewAddrLimiter(20, 40, 0), httpapi.NewAddrLimiter(200, 400, 0) // the defaults
 		// Wait for the revocation listener so the valid key is cached.
 		for deadline := time.Now().Add(5 * time.Second); ; {
 			if _, err := cache.Authenticate(ctx, valid); err != nil {

@@ -154,7 +154,8 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: cache, PreAuth: httpapi.NewAddrLimiter(0.001, 3, 0),
-		ClientIPHeader: "X-Real-IP", Limiter: httpapi.NewRateLimiter()})
+		PreAuthRefusals: httpapi.NewAddrLimiter(0.001, 1, 0),
+		ClientIPHeader:  "X-Real-IP", Limiter: httpapi.NewRateLimiter()})
 	srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
@@ -184,9 +185,14 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 	if code != 429 || body != "{\"message\":\"Too Many Requests\"}\n" || hdr.Get("Retry-After") == "" {
 		t.Fatalf("over the pre-auth limit: %d %q Retry-After %q", code, body, hdr.Get("Retry-After"))
 	}
-	// Refusals from memory are charged too (they cost CPU, not the store).
+	// Refusals from memory have their own bucket (they cost CPU, not the
+	// store): the negatively cached key is refused once from memory, then
+	// that bucket is empty too.
+	if code, _, _ := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(0)}); code != 403 {
+		t.Fatalf("negatively cached key within the refusals' burst: %d", code)
+	}
 	if code, _, _ := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(0)}); code != 429 {
-		t.Fatalf("negatively cached key over the limit: %d", code)
+		t.Fatalf("negatively cached key over the refusals' limit: %d", code)
 	}
 	if code, _, body := get(t, ts.URL+"/ok", map[string]string{"x-api-key": valid}); code != 200 || body != "ok" {
 		t.Fatalf("cached valid key from the flooding address: %d %s", code, body)

@@ -53,12 +53,16 @@ type Config struct {
 	Checks  []Check
 	// Limiter enforces usage plans; nil disables rate limiting.
 	Limiter *RateLimiter
-	// PreAuth limits, per client address, the requests that are not a
-	// known key's (store look-ups, and keys refused from memory), before
-	// the key is known; a request over it is held until its address's next
-	// token (at most MaxPreAuthWait), beyond that 429 with Retry-After. nil
-	// disables it.
-	PreAuth *AddrLimiter
+	// PreAuth limits, per client address, the key look-ups that miss the
+	// key cache (each one a store query), before the key is known;
+	// PreAuthRefusals, likewise, the requests refused from memory (no key, a
+	// malformed or known-unknown one), which cost only CPU and get a more
+	// generous limit so a client that is merely fast keeps its 403s. A
+	// request over its limit is held until its address's next token (at
+	// most MaxPreAuthWait) and then answered normally; beyond that 429 with
+	// Retry-After. nil disables either.
+	PreAuth         *AddrLimiter
+	PreAuthRefusals *AddrLimiter
 	// ClientIPHeader names a header a trusted proxy sets to the client
 	// address (e.g. X-Real-IP); "" uses the connection's address.
 	ClientIPHeader string
@@ -297,8 +301,15 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		// Every request but a known key's is charged: misses protect the
 		// store, refusals from memory protect the CPU.
-		if (!hit || err != nil) && s.cfg.PreAuth != nil {
-			if wait, ok := s.cfg.PreAuth.Allow(s.clientAddr(r), MaxPreAuthWait); !ok || !s.hold(r, wait) {
+		var limit *AddrLimiter
+		switch {
+		case !hit:
+			limit = s.cfg.PreAuth
+		case err != nil:
+			limit = s.cfg.PreAuthRefusals
+		}
+		if limit != nil {
+			if wait, ok := limit.Allow(s.clientAddr(r), MaxPreAuthWait); !ok || !s.hold(r, wait) {
 				tooMany(w, r, s.cfg.Log, wait)
 				return
 			}
