@@ -1,0 +1,349 @@
+// Package journey derives the journey read model of one tracking: one result
+// per container (POL, POD, last location, its events, the vessel's events and
+// milestones) from the tracking's events in the events topic's order and its
+// subscription changes. It is pure: the projector keeps a State per tracking,
+// applies records to it and writes what Derive returns.
+package journey
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// Milestone types of enhancedEvents (docs/api.md has examples).
+const (
+	// TypeATDPOL is the vessel's actual departure from the port of loading.
+	TypeATDPOL = "ATD_POL"
+	// TypeTransshipment is a discharge at a port between POL and POD
+	// (reloadDateTime: the reload there, when known).
+	TypeTransshipment = "TRANSSHIPMENT"
+	// TypeETARevision is one revision of the estimated arrival at POD:
+	// eventDateTime the new estimate, previousEventDateTime the one before
+	// (absent on the first estimate), revisedDateTime when the carrier made it.
+	TypeETARevision = "ETA_REVISION"
+	// TypeETAPOD is the current predicted arrival at POD (until it arrives).
+	TypeETAPOD = "ETA_POD"
+	// TypeATAPOD is the vessel's actual arrival at POD.
+	TypeATAPOD = "ATA_POD"
+	// TypeDischargePOD is the container's actual discharge at POD.
+	TypeDischargePOD = "DISCHARGE_POD"
+	// TypeGateOutDestination is the full container's actual gate-out at POD
+	// or, after a rail leg, at the inland destination.
+	TypeGateOutDestination = "GATE_OUT_FULL_DESTINATION"
+	// TypeEmptyReturn is the empty container's actual gate-in after delivery.
+	TypeEmptyReturn = "EMPTY_RETURN"
+)
+
+// Milestone is one derived event of enhancedEvents.
+type Milestone struct {
+	EnhancedEventType string `json:"enhancedEventType"`
+	UNLocationCode    string `json:"UNLocationCode"`
+	EventDateTime     string `json:"eventDateTime"`
+	// PreviousEventDateTime and RevisedDateTime: ETA_REVISION only.
+	PreviousEventDateTime string `json:"previousEventDateTime,omitempty"`
+	RevisedDateTime       string `json:"revisedDateTime,omitempty"`
+	// ReloadDateTime: TRANSSHIPMENT only, once the reload is known.
+	ReloadDateTime string `json:"reloadDateTime,omitempty"`
+}
+
+// Result is one container's journey, GET /subscription/equipment's result.
+type Result struct {
+	EquipmentNumber string            `json:"equipmentNumber"`
+	ScacCode        string            `json:"scacCode"`
+	TrackingStatus  string            `json:"trackingStatus"`
+	LastLocation    string            `json:"lastLocation"`
+	POL             string            `json:"POL"`
+	POD             string            `json:"POD"`
+	SourceEvents    []json.RawMessage `json:"sourceEvents"`
+	EnhancedEvents  []Milestone       `json:"enhancedEvents"`
+	VesselEvents    []json.RawMessage `json:"vesselEvents"`
+}
+
+// maxETAHistory bounds the estimate versions a state keeps (a journey
+// revised every 6 hours for two months stays under it).
+const maxETAHistory = 256
+
+// State is what the projector keeps per tracking to update its journeys
+// incrementally: the latest version of every event, every version of the
+// vessel's estimated arrivals (for revisions) and the subscription facts.
+type State struct {
+	AccountID  string `json:"accountId"`
+	Env        string `json:"env"`
+	TrackingID string `json:"trackingId"`
+	SCAC       string `json:"scac"`
+	// Kind (container, booking, bill) and Identifier are the tracking's
+	// lookup key; empty until its subscription change arrives.
+	Kind       string `json:"kind,omitempty"`
+	Identifier string `json:"identifier,omitempty"`
+	Open       bool   `json:"open"`
+	// Since orders trackings sharing a lookup (first change seen).
+	Since time.Time `json:"since"`
+	// Events: the latest version of each event, in order of first appearance.
+	Events []Stored `json:"events"`
+	// ETAs: every version of an estimated vessel arrival, in topic order.
+	ETAs []ETAVersion `json:"etas,omitempty"`
+}
+
+// Stored is the latest version of one event.
+type Stored struct {
+	ID    string          `json:"id"`
+	Hash  string          `json:"hash"`
+	Event json.RawMessage `json:"event"`
+}
+
+// ETAVersion is one version of an estimated vessel arrival.
+type ETAVersion struct {
+	Place   string `json:"place"`
+	At      string `json:"at"`
+	Created string `json:"created"`
+}
+
+// ApplyEvent applies an events-topic record; false when it changes nothing
+// (a repeat of the current version). The last version in the topic's order
+// wins, whatever its content or creation time: A, then B, then A shows A.
+func (s *State) ApplyEvent(rec schemas.EventRecord) bool {
+	if s.TrackingID == "" {
+		s.TrackingID, s.AccountID, s.Env = rec.TrackingID, rec.AccountID, rec.Env
+	}
+	if s.SCAC == "" {
+		s.SCAC = rec.SCAC
+	}
+	idx := -1
+	for j := range s.Events {
+		if s.Events[j].ID == rec.EventID {
+			idx = j
+			break
+		}
+	}
+	if idx >= 0 && s.Events[idx].Hash == rec.ContentHash {
+		return false
+	}
+	st := Stored{ID: rec.EventID, Hash: rec.ContentHash, Event: rec.Event}
+	if idx >= 0 {
+		s.Events[idx] = st
+	} else {
+		s.Events = append(s.Events, st)
+	}
+	var ev dcsa.Event
+	if json.Unmarshal(rec.Event, &ev) == nil && ev.EventType == dcsa.EventTypeTransport &&
+		ev.TransportEventTypeCode == "ARRI" && ev.EventClassifierCode != dcsa.ClassifierActual {
+		s.ETAs = append(s.ETAs, ETAVersion{Place: ev.Place(), At: ev.EventDateTime, Created: ev.EventCreatedDateTime})
+		if len(s.ETAs) > maxETAHistory {
+			s.ETAs = append(s.ETAs[:0:0], s.ETAs[len(s.ETAs)-maxETAHistory:]...)
+		}
+	}
+	return true
+}
+
+// ApplySubscription applies a subscription change; false when nothing the
+// journeys show changed.
+func (s *State) ApplySubscription(c schemas.SubscriptionChanged) bool {
+	changed := s.Kind != c.IdentifierKind || s.Identifier != c.Identifier || s.Open != c.TrackingOpen || s.SCAC != c.SCAC
+	if s.TrackingID == "" {
+		s.TrackingID, s.AccountID, s.Env = c.TrackingID, c.AccountID, c.Env
+	}
+	if s.Since.IsZero() || (!c.OccurredAt.IsZero() && c.OccurredAt.Before(s.Since)) {
+		s.Since = c.OccurredAt.UTC()
+	}
+	s.Kind, s.Identifier, s.Open, s.SCAC = c.IdentifierKind, c.Identifier, c.TrackingOpen, c.SCAC
+	return changed
+}
+
+// Status is the journeys' trackingStatus.
+func (s *State) Status() string {
+	if s.Open {
+		return "OPEN"
+	}
+	return "CLOSED"
+}
+
+type timed struct {
+	ev  dcsa.Event
+	raw json.RawMessage
+	at  time.Time
+}
+
+func byTime(ts []timed) {
+	sort.SliceStable(ts, func(i, j int) bool { return ts[i].at.Before(ts[j].at) })
+}
+
+// Derive returns one result per container of the tracking: the tracked
+// container first (even without events), then the others by number. A
+// tracking whose lookup key is not known yet has none.
+func Derive(s *State) []Result {
+	if s.Kind == "" {
+		return nil
+	}
+	var transport []timed
+	perContainer := map[string][]timed{}
+	var order []string
+	if s.Kind == "container" {
+		order = append(order, s.Identifier)
+		perContainer[s.Identifier] = nil
+	}
+	for _, st := range s.Events {
+		var ev dcsa.Event
+		if json.Unmarshal(st.Event, &ev) != nil {
+			continue
+		}
+		at, _ := time.Parse(time.RFC3339Nano, ev.EventDateTime)
+		t := timed{ev, st.Event, at}
+		if ev.EventType == dcsa.EventTypeTransport {
+			transport = append(transport, t)
+			continue
+		}
+		c := ev.EquipmentReference
+		if c == "" {
+			continue
+		}
+		if _, seen := perContainer[c]; !seen {
+			order = append(order, c)
+		}
+		perContainer[c] = append(perContainer[c], t)
+	}
+	if s.Kind == "container" {
+		sort.Strings(order[1:])
+	} else {
+		sort.Strings(order)
+	}
+	byTime(transport)
+	out := make([]Result, 0, len(order))
+	for _, c := range order {
+		r := Result{EquipmentNumber: c, ScacCode: s.SCAC, TrackingStatus: s.Status(),
+			SourceEvents: []json.RawMessage{}, EnhancedEvents: []Milestone{}, VesselEvents: []json.RawMessage{}}
+		eq := perContainer[c]
+		byTime(eq)
+		var lastActual time.Time
+		for _, t := range eq {
+			r.SourceEvents = append(r.SourceEvents, t.raw)
+			switch t.ev.EquipmentEventTypeCode {
+			case "LOAD":
+				if r.POL == "" {
+					r.POL = t.ev.Place()
+				}
+			case "DISC":
+				r.POD = t.ev.Place() // the last discharge is the port of discharge
+			}
+			if t.ev.EventClassifierCode == dcsa.ClassifierActual && !t.at.Before(lastActual) {
+				lastActual, r.LastLocation = t.at, t.ev.Place()
+			}
+		}
+		for _, t := range transport {
+			r.VesselEvents = append(r.VesselEvents, t.raw)
+			if t.ev.EventClassifierCode == dcsa.ClassifierActual && !t.at.Before(lastActual) {
+				lastActual, r.LastLocation = t.at, t.ev.Place()
+			}
+		}
+		r.EnhancedEvents = milestones(r, eq, transport, s.ETAs)
+		out = append(out, r)
+	}
+	return out
+}
+
+// milestones derives enhancedEvents, in journey order: ATD_POL,
+// TRANSSHIPMENTs (by time), ETA_REVISIONs (in revision order), ATA_POD or
+// else ETA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN.
+func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
+	out := []Milestone{}
+	actual := func(t timed) bool { return t.ev.EventClassifierCode == dcsa.ClassifierActual }
+	if r.POL != "" {
+		for _, t := range vessel {
+			if t.ev.TransportEventTypeCode == "DEPA" && actual(t) && t.ev.Place() == r.POL {
+				out = append(out, Milestone{EnhancedEventType: TypeATDPOL, UNLocationCode: r.POL, EventDateTime: t.ev.EventDateTime})
+				break
+			}
+		}
+	}
+	// One TRANSSHIPMENT per port between POL and POD: its actual discharge,
+	// else the latest estimate (an estimate and the actual event are two
+	// events to most carriers); the reload likewise.
+	var hubs []string
+	disc, reload := map[string]timed{}, map[string]timed{}
+	better := func(have timed, ok bool, t timed) bool { return !ok || !actual(have) || actual(t) }
+	for _, t := range eq {
+		p := t.ev.Place()
+		if p == "" || p == r.POL || p == r.POD {
+			continue
+		}
+		switch t.ev.EquipmentEventTypeCode {
+		case "DISC":
+			have, ok := disc[p]
+			if !ok {
+				hubs = append(hubs, p)
+			}
+			if better(have, ok, t) {
+				disc[p] = t
+			}
+		case "LOAD":
+			if have, ok := reload[p]; better(have, ok, t) {
+				reload[p] = t
+			}
+		}
+	}
+	for _, p := range hubs {
+		m := Milestone{EnhancedEventType: TypeTransshipment, UNLocationCode: p, EventDateTime: disc[p].ev.EventDateTime}
+		if l, ok := reload[p]; ok {
+			m.ReloadDateTime = l.ev.EventDateTime
+		}
+		out = append(out, m)
+	}
+	if r.POD != "" {
+		prev := ""
+		for _, v := range etas {
+			if v.Place != r.POD || v.At == prev {
+				continue
+			}
+			out = append(out, Milestone{EnhancedEventType: TypeETARevision, UNLocationCode: r.POD, EventDateTime: v.At,
+				PreviousEventDateTime: prev, RevisedDateTime: v.Created})
+			prev = v.At
+		}
+	}
+	var eta, ata *dcsa.Event
+	for i := range vessel {
+		ev := vessel[i].ev
+		if ev.TransportEventTypeCode != "ARRI" || r.POD == "" || ev.Place() != r.POD {
+			continue
+		}
+		if ev.EventClassifierCode == dcsa.ClassifierActual {
+			ata = &ev
+		} else {
+			eta = &ev
+		}
+	}
+	if ata != nil {
+		out = append(out, Milestone{EnhancedEventType: TypeATAPOD, UNLocationCode: r.POD, EventDateTime: ata.EventDateTime})
+	} else if eta != nil {
+		out = append(out, Milestone{EnhancedEventType: TypeETAPOD, UNLocationCode: r.POD, EventDateTime: eta.EventDateTime})
+	}
+	// After the last actual discharge at POD: the full gate-out, then the empty return.
+	podDisc := -1
+	for i, t := range eq {
+		if t.ev.EquipmentEventTypeCode == "DISC" && actual(t) && r.POD != "" && t.ev.Place() == r.POD {
+			podDisc = i
+		}
+	}
+	if podDisc >= 0 {
+		out = append(out, Milestone{EnhancedEventType: TypeDischargePOD, UNLocationCode: r.POD, EventDateTime: eq[podDisc].ev.EventDateTime})
+		gateOut := -1
+		for i := podDisc + 1; i < len(eq); i++ {
+			if t := eq[i]; t.ev.EquipmentEventTypeCode == "GTOT" && actual(t) && t.ev.EmptyIndicatorCode != "EMPTY" {
+				gateOut = i
+			}
+		}
+		if gateOut >= 0 {
+			g := eq[gateOut].ev
+			out = append(out, Milestone{EnhancedEventType: TypeGateOutDestination, UNLocationCode: g.Place(), EventDateTime: g.EventDateTime})
+			for i := gateOut + 1; i < len(eq); i++ {
+				if t := eq[i]; t.ev.EquipmentEventTypeCode == "GTIN" && actual(t) && t.ev.EmptyIndicatorCode == "EMPTY" {
+					out = append(out, Milestone{EnhancedEventType: TypeEmptyReturn, UNLocationCode: t.ev.Place(), EventDateTime: t.ev.EventDateTime})
+					break
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package journey_test
+
+import (
+	"testing"
+
+	"github.com/contrack/contrack/ingest/sandbox"
+	sj "github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/projector/journey"
+	"github.com/contrack/contrack/schemas"
+)
+
+// TestSandboxMilestones: a sandbox journey of every carrier format, polled
+// through to its end, shows each milestone once (revisions of the ETA as
+// many times as it moved, each naming the estimate before it), and one
+// transshipment per hub of its route.
+func TestSandboxMilestones(t *testing.T) {
+	for _, c := range sandboxCases() {
+		t.Run(c.scac+"/"+string(c.kind), func(t *testing.T) {
+			st := &journey.State{}
+			st.ApplySubscription(schemas.SubscriptionChanged{TrackingID: "trk", SCAC: c.scac, IdentifierKind: string(c.kind), Identifier: c.value, TrackingOpen: true})
+			seen := map[string]string{}
+			polls := c.polls()
+			for _, at := range polls {
+				for _, rec := range Poll(t, c.scac, c.kind, c.value, "trk", at, seen) {
+					st.ApplyEvent(rec)
+				}
+			}
+			j := sandbox.Journey(c.scac, c.kind, c.value, polls[len(polls)-1])
+			hubs := 0
+			for _, l := range j.Legs {
+				if l.Mode == sj.ModeVessel {
+					hubs++
+				}
+			}
+			hubs--
+			results := journey.Derive(st)
+			if len(results) != len(j.Containers) {
+				t.Fatalf("%d results for %d containers", len(results), len(j.Containers))
+			}
+			for _, r := range results {
+				n := map[string]int{}
+				prev := ""
+				for _, m := range r.EnhancedEvents {
+					n[m.EnhancedEventType]++
+					if m.EnhancedEventType == journey.TypeETARevision {
+						if m.PreviousEventDateTime != prev || m.EventDateTime == prev || m.RevisedDateTime == "" || m.UNLocationCode != r.POD {
+							t.Errorf("%s: revision %+v after %q", r.EquipmentNumber, m, prev)
+						}
+						prev = m.EventDateTime
+					}
+					if m.EnhancedEventType == journey.TypeTransshipment && m.ReloadDateTime == "" {
+						t.Errorf("%s: transshipment without reload %+v", r.EquipmentNumber, m)
+					}
+				}
+				want := map[string]int{journey.TypeATDPOL: 1, journey.TypeATAPOD: 1, journey.TypeDischargePOD: 1,
+					journey.TypeGateOutDestination: 1, journey.TypeEmptyReturn: 1, journey.TypeTransshipment: hubs}
+				for typ, w := range want {
+					if n[typ] != w {
+						t.Errorf("%s (%s→%s): %d %s, want %d; %+v", r.EquipmentNumber, r.POL, r.POD, n[typ], typ, w, r.EnhancedEvents)
+					}
+				}
+				if n[journey.TypeETARevision] < 2 || n[journey.TypeETAPOD] != 0 {
+					t.Errorf("%s: %d ETA revisions, %d ETA_POD after arrival", r.EquipmentNumber, n[journey.TypeETARevision], n[journey.TypeETAPOD])
+				}
+			}
+		})
+	}
+}
