@@ -20,6 +20,38 @@ type Config struct {
 	// long a partial batch waits (default 1 s).
 	MaxBatch int
 	MaxWait  time.Duration
+	// JourneyMaxWait bounds how long the journey projection batches
+	// (default 100 ms): a pull is fresh this long after the event plus an
+	// insert, so it is kept short.
+	JourneyMaxWait time.Duration
+	// GenerationCheck is how often the journey projection looks for a
+	// rebuilt generation (default 5 s).
+	GenerationCheck time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 5000
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = time.Second
+	}
+	if c.JourneyMaxWait <= 0 {
+		c.JourneyMaxWait = 100 * time.Millisecond
+	}
+	if c.GenerationCheck <= 0 {
+		c.GenerationCheck = 5 * time.Second
+	}
+	return c
+}
+
+// Validate reports settings that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	if c.MaxBatch < 0 || c.MaxWait < 0 || c.JourneyMaxWait < 0 || c.GenerationCheck < 0 {
+		errs = append(errs, errors.New("projector: negative batch size or durations"))
+	}
+	return errors.Join(errs...)
 }
 
 // Deps are the projector's connections.
@@ -29,21 +61,21 @@ type Deps struct {
 	Log     *slog.Logger
 }
 
-// Run runs every projection until ctx ends; nil on a clean shutdown.
+// Run runs every projection until ctx ends; nil on a clean shutdown: poll
+// attempts and events for analysts, and the journey read model.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
-	if cfg.MaxBatch <= 0 {
-		cfg.MaxBatch = 5000
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	if cfg.MaxWait <= 0 {
-		cfg.MaxWait = time.Second
-	}
+	cfg = cfg.withDefaults()
 	views := []view{attemptsView, eventsView}
-	errc := make(chan error, len(views))
+	errc := make(chan error, len(views)+1)
 	for _, v := range views {
 		go func() { errc <- project(ctx, cfg, deps, v) }()
 	}
+	go func() { errc <- runJourneys(ctx, cfg, deps) }()
 	var errs []error
-	for range views {
+	for range len(views) + 1 {
 		errs = append(errs, <-errc)
 	}
 	return errors.Join(errs...)

@@ -1,49 +1,273 @@
 package queryapi
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
-	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/projector"
+	"github.com/contrack/contrack/projector/journey"
+	"github.com/contrack/contrack/queryapi/journeycache"
+	"github.com/contrack/contrack/schemas"
 )
 
 // JourneyResult is one equipment's journey in GET /subscription/equipment.
-type JourneyResult struct {
-	EquipmentNumber string            `json:"equipmentNumber"`
-	ScacCode        string            `json:"scacCode"`
-	TrackingStatus  string            `json:"trackingStatus"`
-	LastLocation    string            `json:"lastLocation"`
-	POL             string            `json:"POL"`
-	POD             string            `json:"POD"`
-	SourceEvents    []json.RawMessage `json:"sourceEvents"`
-	EnhancedEvents  []EnhancedEvent   `json:"enhancedEvents"`
-	VesselEvents    []json.RawMessage `json:"vesselEvents"`
-}
+type JourneyResult = journey.Result
 
-// EnhancedEvent is a milestone contrack derives from the carrier's events.
-type EnhancedEvent struct {
-	// EnhancedEventType is TRANSSHIPMENT (discharged at a port between POL
-	// and POD), ETA_POD (the latest estimate of arrival at POD) or ATA_POD
-	// (the actual arrival there).
-	EnhancedEventType string `json:"enhancedEventType"`
-	UNLocationCode    string `json:"UNLocationCode"`
-	EventDateTime     string `json:"eventDateTime"`
-}
+// EnhancedEvent is a milestone contrack derives from the carrier's events
+// (types and examples in docs/api.md).
+type EnhancedEvent = journey.Milestone
 
 // JourneysResponse is GET /subscription/equipment's body.
 type JourneysResponse struct {
 	Results       []JourneyResult `json:"results"`
 	Count         int             `json:"count"`
 	DateOfRequest httpapi.Time    `json:"dateOfRequest"`
+	// encoded is Results as served from the read model, already JSON.
+	encoded []byte
+}
+
+// MarshalJSON writes the encoded results as they are.
+func (r JourneysResponse) MarshalJSON() ([]byte, error) {
+	if r.encoded == nil {
+		type plain JourneysResponse
+		return json.Marshal(plain(r))
+	}
+	date, err := json.Marshal(r.DateOfRequest)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(r.encoded)+64)
+	b = append(b, `{"results":`...)
+	b = append(b, r.encoded...)
+	b = append(b, `,"count":`...)
+	b = fmt.Appendf(b, "%d", r.Count)
+	b = append(b, `,"dateOfRequest":`...)
+	b = append(b, date...)
+	return append(b, '}'), nil
+}
+
+// JourneysConfig tunes the serving of journeys.
+type JourneysConfig struct {
+	// CacheBytes bounds the in-process cache of encoded journeys (default
+	// 256 MiB; negative disables it).
+	CacheBytes int64
+	// MaxAge drops a cached lookup this long after it was read even without
+	// a change notification, a safety net (default 30 s).
+	MaxAge time.Duration
+	// GenerationCheck is how often a rebuilt generation is looked for (default 5 s).
+	GenerationCheck time.Duration
+}
+
+// Validate reports settings that cannot work.
+func (c JourneysConfig) Validate() error {
+	if c.MaxAge < 0 || c.GenerationCheck < 0 {
+		return fmt.Errorf("queryapi: journeys: negative duration")
+	}
+	return nil
+}
+
+// Journeys serves journey lookups from the read model in ClickHouse
+// (journeys_g<N>, one row per container, point reads by lookup key) through
+// a byte-bounded cache that Run keeps fresh by following the projector's
+// journey changes.
+type Journeys struct {
+	cfg   JourneysConfig
+	ch    driver.Conn
+	log   *slog.Logger
+	cache *journeycache.Cache
+	// gen is the generation read (0 until Run knows it: read per request);
+	// ready says Run follows the changes from before any cached read.
+	gen   atomic.Uint32
+	ready atomic.Bool
+}
+
+// NewJourneys returns the journey reader of an API process.
+func NewJourneys(cfg JourneysConfig, ch driver.Conn, log *slog.Logger) *Journeys {
+	if cfg.CacheBytes == 0 {
+		cfg.CacheBytes = 256 << 20
+	}
+	if cfg.MaxAge <= 0 {
+		cfg.MaxAge = 30 * time.Second
+	}
+	if cfg.GenerationCheck <= 0 {
+		cfg.GenerationCheck = 5 * time.Second
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Journeys{cfg: cfg, ch: ch, log: log.With("component", "journeys"),
+		cache: journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge)}
+}
+
+// CacheBytes is the cache's current size.
+func (j *Journeys) CacheBytes() int64 { return j.cache.Bytes() }
+
+// Run follows the journey changes (from the topic's end: the cache starts
+// empty) and the generation until ctx ends. Until it runs, nothing is cached.
+func (j *Journeys) Run(ctx context.Context, brokers []string) error {
+	gen, err := projector.CurrentGeneration(ctx, j.ch)
+	if err != nil {
+		return err
+	}
+	j.gen.Store(gen)
+	admCl, err := kafka.NewClient(brokers, j.log)
+	if err != nil {
+		return err
+	}
+	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, schemas.TopicJourneys)
+	admCl.Close()
+	if err != nil {
+		return fmt.Errorf("queryapi: journeys: end offsets: %w", err)
+	}
+	if err := ends.Error(); err != nil {
+		return fmt.Errorf("queryapi: journeys: end offsets: %w", err)
+	}
+	from := map[string]map[int32]kgo.Offset{schemas.TopicJourneys: {}}
+	ends.Each(func(o kadm.ListedOffset) { from[o.Topic][o.Partition] = kgo.NewOffset().At(o.Offset) })
+	cl, err := kafka.NewClient(brokers, j.log, kgo.ConsumePartitions(from))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	j.ready.Store(true)
+	defer j.ready.Store(false)
+	next := time.Now().Add(j.cfg.GenerationCheck)
+	for ctx.Err() == nil {
+		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+		fs := cl.PollFetches(pollCtx)
+		cancel()
+		if ctx.Err() != nil || fs.IsClientClosed() {
+			return nil
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			var c schemas.JourneyChanged
+			if err := json.Unmarshal(r.Value, &c); err != nil {
+				j.log.Error("skipping malformed journey change", "offset", r.Offset)
+				return
+			}
+			j.cache.Invalidate(journeycache.Key{Account: c.AccountID, Kind: c.IdentifierKind, Value: c.Identifier})
+		})
+		if time.Now().After(next) {
+			next = time.Now().Add(j.cfg.GenerationCheck)
+			if g, err := projector.CurrentGeneration(ctx, j.ch); err == nil && g != j.gen.Load() {
+				j.gen.Store(g)
+				j.cache.Flush()
+				j.log.Info("journeys: reading a rebuilt generation", "generation", g)
+			}
+		}
+	}
+	return nil
+}
+
+// lookup returns the encoded results of an account's lookup.
+func (j *Journeys) lookup(ctx context.Context, k journeycache.Key) ([]journeycache.Item, error) {
+	if e, ok := j.cache.Get(k); ok {
+		return e.Items, nil
+	}
+	cached := j.ready.Load()
+	t := j.cache.Ticket()
+	gen := j.gen.Load()
+	if !cached || gen == 0 {
+		g, err := projector.CurrentGeneration(ctx, j.ch)
+		if err != nil {
+			return nil, err
+		}
+		gen = g
+	}
+	items, err := j.read(ctx, gen, k)
+	if err != nil {
+		return nil, err
+	}
+	if cached {
+		j.cache.Put(k, items, t)
+	}
+	return items, nil
+}
+
+// read is a point read of the lookup's rows: the latest version of each
+// (tracking, container), trackings in subscription order, containers in
+// the order the projector gave them.
+func (j *Journeys) read(ctx context.Context, gen uint32, k journeycache.Key) ([]journeycache.Item, error) {
+	rows, err := j.ch.Query(ctx, `
+		SELECT tracking_id, since, position, equipment_number, scac, tracking_status, pol, pod, last_location,
+		       source_events, vessel_events, enhanced_events
+		FROM `+projector.JourneysTable(gen)+`
+		WHERE account_id = ? AND lookup_kind = ? AND lookup_value = ?
+		ORDER BY tracking_id, equipment_number, version DESC
+		LIMIT 1 BY tracking_id, equipment_number`, k.Account, k.Kind, k.Value)
+	if err != nil {
+		return nil, fmt.Errorf("read journeys: %w", err)
+	}
+	defer rows.Close()
+	type row struct {
+		tracking string
+		since    time.Time
+		position uint16
+		item     journeycache.Item
+	}
+	var rs []row
+	for rows.Next() {
+		var r row
+		var scac, status, pol, pod, last, src, ves, enh string
+		if err := rows.Scan(&r.tracking, &r.since, &r.position, &r.item.Equipment, &scac, &status, &pol, &pod, &last, &src, &ves, &enh); err != nil {
+			return nil, fmt.Errorf("read journeys: %w", err)
+		}
+		var b bytes.Buffer
+		b.Grow(len(src) + len(ves) + len(enh) + 256)
+		field := func(name, v string, first bool) {
+			if !first {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + name + `":`)
+			s, _ := json.Marshal(v)
+			b.Write(s)
+		}
+		b.WriteByte('{')
+		field("equipmentNumber", r.item.Equipment, true)
+		field("scacCode", scac, false)
+		field("trackingStatus", status, false)
+		field("lastLocation", last, false)
+		field("POL", pol, false)
+		field("POD", pod, false)
+		b.WriteString(`,"sourceEvents":` + src + `,"enhancedEvents":` + enh + `,"vesselEvents":` + ves + `}`)
+		r.item.JSON = b.Bytes()
+		rs = append(rs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read journeys: %w", err)
+	}
+	sort.Slice(rs, func(a, b int) bool {
+		if !rs[a].since.Equal(rs[b].since) {
+			return rs[a].since.Before(rs[b].since)
+		}
+		if rs[a].tracking != rs[b].tracking {
+			return rs[a].tracking < rs[b].tracking
+		}
+		return rs[a].position < rs[b].position
+	})
+	items := make([]journeycache.Item, len(rs))
+	for i, r := range rs {
+		items[i] = r.item
+	}
+	return items, nil
 }
 
 func registerJourneys(s *fuego.Server, deps Deps) {
@@ -60,211 +284,45 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 		if booking != "" && bill != "" {
 			return JourneysResponse{}, httpapi.BadRequest("Cannot provide both bookingNumber and billNumber please provide one").Dated(now)
 		}
-		results, err := journeys(c.Context(), deps, k.Account.ID, equipment, booking, bill)
+		key := journeycache.Key{Account: k.Account.ID, Kind: "container", Value: equipment}
+		switch {
+		case booking != "":
+			key.Kind, key.Value = "booking", booking
+		case bill != "":
+			key.Kind, key.Value = "bill", bill
+		}
+		items, err := deps.Journeys.lookup(c.Context(), key)
 		if err != nil {
 			return JourneysResponse{}, err
 		}
-		return JourneysResponse{Results: results, Count: len(results), DateOfRequest: httpapi.Time(now)}, nil
+		body := make([]byte, 0, 4096)
+		body = append(body, '[')
+		n := 0
+		for _, it := range items {
+			if equipment != "" && it.Equipment != equipment {
+				continue
+			}
+			if n > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, it.JSON...)
+			n++
+		}
+		body = append(body, ']')
+		// Weak: the tag covers the results, not dateOfRequest.
+		sum := sha256.Sum256(body)
+		c.SetHeader("ETag", `W/"`+hex.EncodeToString(sum[:12])+`"`)
+		return JourneysResponse{Count: n, DateOfRequest: httpapi.Time(now), encoded: body}, nil
 	},
 		option.Query("equipmentNumber", "container number; narrows a booking or bill lookup to that container"),
 		option.Query("bookingNumber", "booking reference (not with billNumber)"),
 		option.Query("billNumber", "bill of lading number (not with bookingNumber)"),
+		option.Header("If-None-Match", "an ETag of an earlier answer: 304 without a body while the results are unchanged"),
 		option.Summary("Tracking data of the account's subscriptions"),
-		option.Description("One result per container of the matching subscriptions: the carrier's DCSA 2.0.2 equipment events (sourceEvents), its transport events (vesselEvents), POL, POD, last actual location and derived milestones (enhancedEvents: TRANSSHIPMENT, ETA_POD, ATA_POD)."),
+		option.Description("One result per container of the matching subscriptions: the carrier's DCSA 2.0.2 equipment events (sourceEvents), its transport events (vesselEvents), POL, POD, last actual location and derived milestones (enhancedEvents: ATD_POL, TRANSSHIPMENT, ETA_REVISION, ETA_POD, ATA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN). Served from the journey read model; an ETag lets a re-poll be answered 304."),
 		option.AddResponse(400, "No identifier, or both booking and bill", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(304, "Not modified since the If-None-Match tag", fuego.Response{Type: httpapi.Body{}}),
+		option.Middleware(httpapi.ETag),
 		option.Tags("Subscriptions"),
 	)
-}
-
-type trackingRef struct {
-	id, scac, kind, value, status string
-}
-
-// journeys finds the account's trackings matching the query and builds a
-// journey per container from their events.
-func journeys(ctx context.Context, deps Deps, accountID, equipment, booking, bill string) ([]JourneyResult, error) {
-	kind, value := "container", equipment
-	switch {
-	case booking != "":
-		kind, value = "booking", booking
-	case bill != "":
-		kind, value = "bill", bill
-	}
-	rows, err := deps.Pool.Query(ctx, `
-		SELECT t.id::text, t.scac, t.identifier_kind, t.identifier,
-		       CASE WHEN bool_or(s.status = 'OPEN') THEN 'OPEN' ELSE 'CLOSED' END
-		FROM trackings t JOIN subscriptions s ON s.tracking_id = t.id
-		WHERE t.account_id = $1 AND t.identifier_kind = $2 AND t.identifier = $3
-		GROUP BY t.id, t.scac, t.identifier_kind, t.identifier
-		ORDER BY min(s.seq)`, accountID, kind, value)
-	if err != nil {
-		return nil, fmt.Errorf("find trackings: %w", err)
-	}
-	var refs []trackingRef
-	for rows.Next() {
-		var r trackingRef
-		if err := rows.Scan(&r.id, &r.scac, &r.kind, &r.value, &r.status); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("find trackings: %w", err)
-		}
-		refs = append(refs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find trackings: %w", err)
-	}
-	results := []JourneyResult{}
-	for _, ref := range refs {
-		events, err := trackingEvents(ctx, deps, accountID, ref.id)
-		if err != nil {
-			return nil, err
-		}
-		results = append(results, buildJourneys(ref, events, equipment)...)
-	}
-	return results, nil
-}
-
-// trackingEvents returns the latest version of every event of a tracking.
-func trackingEvents(ctx context.Context, deps Deps, accountID, trackingID string) ([]dcsa.Event, error) {
-	if deps.CH == nil {
-		return nil, nil
-	}
-	rows, err := deps.CH.Query(ctx, `
-		SELECT argMax(event_json, version) FROM events
-		WHERE account_id = ? AND tracking_id = ?
-		GROUP BY event_id`, accountID, trackingID)
-	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	defer rows.Close()
-	var out []dcsa.Event
-	for rows.Next() {
-		var raw string
-		if err := rows.Scan(&raw); err != nil {
-			return nil, fmt.Errorf("read events: %w", err)
-		}
-		var ev dcsa.Event
-		if err := json.Unmarshal([]byte(raw), &ev); err != nil {
-			continue
-		}
-		out = append(out, ev)
-	}
-	return out, rows.Err()
-}
-
-type timed struct {
-	ev dcsa.Event
-	at time.Time
-}
-
-func byTime(evs []dcsa.Event) []timed {
-	out := make([]timed, 0, len(evs))
-	for _, ev := range evs {
-		at, _ := time.Parse(time.RFC3339Nano, ev.EventDateTime)
-		out = append(out, timed{ev, at})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
-	return out
-}
-
-func raw(ev dcsa.Event) json.RawMessage {
-	b, _ := json.Marshal(ev)
-	return b
-}
-
-// buildJourneys makes one result per container of a tracking (only
-// equipment, when given). A container tracking without events yet still
-// has its result, with empty event lists.
-func buildJourneys(ref trackingRef, events []dcsa.Event, equipment string) []JourneyResult {
-	var transport []dcsa.Event
-	perContainer := map[string][]dcsa.Event{}
-	var order []string
-	if ref.kind == "container" {
-		order = append(order, ref.value)
-		perContainer[ref.value] = nil
-	}
-	for _, ev := range events {
-		if ev.EventType == dcsa.EventTypeTransport {
-			transport = append(transport, ev)
-			continue
-		}
-		c := ev.EquipmentReference
-		if c == "" {
-			continue
-		}
-		if _, seen := perContainer[c]; !seen {
-			order = append(order, c)
-		}
-		perContainer[c] = append(perContainer[c], ev)
-	}
-	// The tracked container first, the containers of a booking or bill by number.
-	if ref.kind == "container" {
-		sort.Strings(order[1:])
-	} else {
-		sort.Strings(order)
-	}
-	vessel := byTime(transport)
-	var out []JourneyResult
-	for _, c := range order {
-		if equipment != "" && c != equipment {
-			continue
-		}
-		r := JourneyResult{EquipmentNumber: c, ScacCode: ref.scac, TrackingStatus: ref.status,
-			SourceEvents: []json.RawMessage{}, EnhancedEvents: []EnhancedEvent{}, VesselEvents: []json.RawMessage{}}
-		eq := byTime(perContainer[c])
-		var lastActual time.Time
-		for _, t := range eq {
-			r.SourceEvents = append(r.SourceEvents, raw(t.ev))
-			switch t.ev.EquipmentEventTypeCode {
-			case "LOAD":
-				if r.POL == "" {
-					r.POL = t.ev.Place()
-				}
-			case "DISC":
-				r.POD = t.ev.Place() // the last discharge is the port of discharge
-			}
-			if t.ev.EventClassifierCode == dcsa.ClassifierActual && !t.at.Before(lastActual) {
-				lastActual, r.LastLocation = t.at, t.ev.Place()
-			}
-		}
-		for _, t := range vessel {
-			r.VesselEvents = append(r.VesselEvents, raw(t.ev))
-			if t.ev.EventClassifierCode == dcsa.ClassifierActual && !t.at.Before(lastActual) {
-				lastActual, r.LastLocation = t.at, t.ev.Place()
-			}
-		}
-		r.EnhancedEvents = enhance(r, eq, vessel)
-		out = append(out, r)
-	}
-	return out
-}
-
-// enhance derives milestones: transshipments, and the estimated or actual
-// arrival at the port of discharge.
-func enhance(r JourneyResult, eq, vessel []timed) []EnhancedEvent {
-	out := []EnhancedEvent{}
-	for _, t := range eq {
-		p := t.ev.Place()
-		if t.ev.EquipmentEventTypeCode == "DISC" && p != "" && p != r.POL && p != r.POD {
-			out = append(out, EnhancedEvent{"TRANSSHIPMENT", p, t.ev.EventDateTime})
-		}
-	}
-	var eta, ata *dcsa.Event
-	for i := range vessel {
-		ev := vessel[i].ev
-		if ev.TransportEventTypeCode != "ARRI" || r.POD == "" || ev.Place() != r.POD {
-			continue
-		}
-		if ev.EventClassifierCode == dcsa.ClassifierActual {
-			ata = &ev
-		} else {
-			eta = &ev
-		}
-	}
-	if ata != nil {
-		out = append(out, EnhancedEvent{"ATA_POD", r.POD, ata.EventDateTime})
-	} else if eta != nil {
-		out = append(out, EnhancedEvent{"ETA_POD", r.POD, eta.EventDateTime})
-	}
-	return out
 }

@@ -3,90 +3,281 @@ package queryapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/go-fuego/fuego"
 	"github.com/google/uuid"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/auth"
-	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/projector"
+	"github.com/contrack/contrack/projector/journey"
+	"github.com/contrack/contrack/projector/journey/journeytest"
 	"github.com/contrack/contrack/queryapi"
+	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
-func TestJourneysByBookingNarrowedByEquipment(t *testing.T) {
+// journeyEnv is the pipeline's read side: Kafka topics, the projector
+// writing the journey read model, and the API reading it.
+type journeyEnv struct {
+	t        *testing.T
+	api      *testenv.API
+	brokers  []string
+	prod     *kgo.Client
+	ch       testenv.CHDatabase
+	journeys *queryapi.Journeys
+}
+
+func newJourneyEnv(t *testing.T, cached bool) *journeyEnv {
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
-	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k")})
-	})
-	ctx := context.Background()
-	key, k, _ := api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
-	other := api.Key(auth.CreateKeyParams{ClientSlug: "globex", Env: "sandbox"})
-	tracking := uuid.NewString()
-	db.Pool.Exec(ctx, `INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status, open_subscriptions)
-		VALUES ($1, $2, 'sandbox', 'HLCU', 'booking', 'BK1', 'CONNECTED', 0)`, tracking, k.Account.ID)
-	db.Pool.Exec(ctx, `INSERT INTO subscriptions (id, account_id, reference, tracking_id, scac, booking_number, status, created_at, expires_at)
-		VALUES ($1, $2, 'R1', $3, 'HLCU', 'BK1', 'CLOSED', now(), now())`, uuid.NewString(), k.Account.ID, tracking)
-
-	ev := func(id, typ, code, container, place, when, classifier string) []any {
-		e := dcsa.Event{EventID: id, EventType: typ, EventClassifierCode: classifier, EventDateTime: when, EventCreatedDateTime: when, EquipmentReference: container}
-		if typ == dcsa.EventTypeEquipment {
-			e.EquipmentEventTypeCode, e.EmptyIndicatorCode, e.EventLocation = code, "LADEN", &dcsa.Location{UNLocationCode: place}
-		} else {
-			e.TransportEventTypeCode, e.TransportCall = code, &dcsa.TransportCall{TransportCallID: "tc", ModeOfTransport: "VESSEL", UNLocationCode: place}
-		}
-		b, _ := json.Marshal(e)
-		at, _ := time.Parse(time.RFC3339, when)
-		return []any{k.Account.ID, "sandbox", tracking, "HLCU", id, "h", typ, classifier, code, container, place, at.UTC(), string(b), time.Now().UTC().Truncate(time.Second), uint64(1)}
+	brokers := testenv.Kafka(t, 2)
+	e := &journeyEnv{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), ch: ch}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	cfg := projector.Config{MaxWait: 100 * time.Millisecond, JourneyMaxWait: 20 * time.Millisecond, GenerationCheck: 200 * time.Millisecond}
+	go func() {
+		done <- projector.Run(ctx, cfg, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+	}()
+	runs := 1
+	if cached {
+		// MaxAge far beyond the test: only change notifications refresh the cache.
+		e.journeys = queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 1 << 20, MaxAge: time.Hour, GenerationCheck: 200 * time.Millisecond}, ch.Conn, testenv.Log(t))
+		go func() { done <- e.journeys.Run(ctx, brokers) }()
+		runs++
 	}
-	rows := [][]any{
+	t.Cleanup(func() {
+		cancel()
+		for range runs {
+			if err := <-done; err != nil {
+				t.Errorf("shutdown: %v", err)
+			}
+		}
+	})
+	e.api = testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k"), Journeys: e.journeys})
+	})
+	return e
+}
+
+func (e *journeyEnv) produce(recs ...*kgo.Record) {
+	e.t.Helper()
+	if err := kafka.ProduceSync(context.Background(), e.prod, recs...); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func subscribed(accountID, trackingID, scac, kind, value string, open bool) *kgo.Record {
+	v, _ := json.Marshal(schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: accountID, Env: "sandbox", TrackingID: trackingID,
+		SubscriptionID: uuid.NewString(), SCAC: scac, IdentifierKind: kind, Identifier: value, Status: "OPEN", TrackingOpen: open, OccurredAt: time.Now()})
+	return &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(trackingID), Value: v}
+}
+
+func eventRecord(rec schemas.EventRecord) *kgo.Record {
+	v, _ := json.Marshal(rec)
+	return &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rec.TrackingID), Value: v}
+}
+
+// until polls GET path until ok accepts the answer.
+func (e *journeyEnv) until(path, key string, ok func(testenv.Response) bool) testenv.Response {
+	e.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := e.api.Do("GET", path, key, nil)
+		if r.Status == 200 && ok(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("GET %s: %d %s", path, r.Status, r.Raw)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestJourneysByBookingNarrowedByEquipment(t *testing.T) {
+	e := newJourneyEnv(t, false)
+	ctx := context.Background()
+	key, k, _ := e.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	other, o, _ := e.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "globex", Env: "sandbox"})
+	tracking := uuid.NewString()
+	ev := func(id, typ, code, container, place, when, classifier string) *kgo.Record {
+		ev := dcsa.Event{EventID: id, EventType: typ, EventClassifierCode: classifier, EventDateTime: when, EventCreatedDateTime: when, EquipmentReference: container}
+		if typ == dcsa.EventTypeEquipment {
+			ev.EquipmentEventTypeCode, ev.EmptyIndicatorCode, ev.EventLocation = code, "LADEN", &dcsa.Location{UNLocationCode: place}
+		} else {
+			ev.TransportEventTypeCode, ev.TransportCall = code, &dcsa.TransportCall{TransportCallID: "tc", ModeOfTransport: "VESSEL", UNLocationCode: place}
+		}
+		b, _ := json.Marshal(ev)
+		return eventRecord(schemas.EventRecord{TrackingID: tracking, AccountID: k.Account.ID, Env: "sandbox", SCAC: "HLCU", EventID: id, ContentHash: when, Event: b})
+	}
+	e.produce(subscribed(k.Account.ID, tracking, "HLCU", "booking", "BK1", true),
 		ev("e1", "EQUIPMENT", "LOAD", "CSQU3054383", "CNSHA", "2026-10-01T10:00:00Z", "ACT"),
 		ev("e2", "EQUIPMENT", "DISC", "CSQU3054383", "SGSIN", "2026-10-08T10:00:00Z", "ACT"),
 		ev("e3", "EQUIPMENT", "LOAD", "CSQU3054383", "SGSIN", "2026-10-09T10:00:00Z", "ACT"),
 		ev("e4", "EQUIPMENT", "DISC", "CSQU3054383", "NLRTM", "2026-11-30T10:00:00Z", "EST"),
 		ev("e5", "EQUIPMENT", "LOAD", "MSKU9070323", "CNSHA", "2026-10-01T11:00:00Z", "ACT"),
 		ev("e6", "TRANSPORT", "ARRI", "", "NLRTM", "2026-11-30T08:00:00Z", "EST"),
-	}
-	cols := []string{"account_id", "env", "tracking_id", "scac", "event_id", "content_hash", "event_type", "classifier", "type_code",
-		"equipment_reference", "location", "event_time", "event_json", "emitted_at", "version"}
-	if err := clickhouse.Insert(ctx, ch.Conn, "events", cols, rows...); err != nil {
-		t.Fatal(err)
-	}
-	// A newer version of e4: the estimate moved.
-	moved := ev("e4", "EQUIPMENT", "DISC", "CSQU3054383", "NLRTM", "2026-12-02T10:00:00Z", "EST")
-	moved[14] = uint64(2)
-	if err := clickhouse.Insert(ctx, ch.Conn, "events", cols, moved); err != nil {
-		t.Fatal(err)
-	}
+		// A newer version of e4 (the estimate moved), and the last subscription closed.
+		ev("e4", "EQUIPMENT", "DISC", "CSQU3054383", "NLRTM", "2026-12-02T10:00:00Z", "EST"),
+		subscribed(k.Account.ID, tracking, "HLCU", "booking", "BK1", false))
+	// Another account's tracking of the same booking.
+	e.produce(subscribed(o.Account.ID, uuid.NewString(), "HLCU", "booking", "BK1", true))
 
-	r := api.Do("GET", "/subscription/equipment?bookingNumber=BK1", key, nil)
-	if r.Status != 200 || r.JSON["count"] != float64(2) {
-		t.Fatalf("%d %s", r.Status, r.Raw)
-	}
-	r = api.Do("GET", "/subscription/equipment?bookingNumber=BK1&equipmentNumber=CSQU3054383", key, nil)
+	e.until("/subscription/equipment?bookingNumber=BK1", key, func(r testenv.Response) bool {
+		res, _ := r.JSON["results"].([]any)
+		return r.JSON["count"] == float64(2) && len(res) == 2 && res[0].(map[string]any)["trackingStatus"] == "CLOSED" &&
+			len(res[0].(map[string]any)["sourceEvents"].([]any)) == 4 &&
+			res[0].(map[string]any)["sourceEvents"].([]any)[3].(map[string]any)["eventDateTime"] == "2026-12-02T10:00:00Z"
+	})
+	r := e.api.Do("GET", "/subscription/equipment?bookingNumber=BK1&equipmentNumber=CSQU3054383", key, nil)
 	results := r.JSON["results"].([]any)
-	if len(results) != 1 {
+	if len(results) != 1 || r.JSON["count"] != float64(1) {
 		t.Fatalf("narrowed: %s", r.Raw)
 	}
 	j := results[0].(map[string]any)
 	if j["POL"] != "CNSHA" || j["POD"] != "NLRTM" || j["lastLocation"] != "SGSIN" || j["trackingStatus"] != "CLOSED" || j["scacCode"] != "HLCU" {
 		t.Fatalf("journey: %v", j)
 	}
-	src := j["sourceEvents"].([]any)
-	if len(src) != 4 || src[3].(map[string]any)["eventDateTime"] != "2026-12-02T10:00:00Z" {
-		t.Fatalf("source events (latest version, time order): %v", src)
-	}
 	enh, _ := json.Marshal(j["enhancedEvents"])
-	if string(enh) != `[{"UNLocationCode":"SGSIN","enhancedEventType":"TRANSSHIPMENT","eventDateTime":"2026-10-08T10:00:00Z"},{"UNLocationCode":"NLRTM","enhancedEventType":"ETA_POD","eventDateTime":"2026-11-30T08:00:00Z"}]` {
+	if string(enh) != `[{"UNLocationCode":"SGSIN","enhancedEventType":"TRANSSHIPMENT","eventDateTime":"2026-10-08T10:00:00Z","reloadDateTime":"2026-10-09T10:00:00Z"},`+
+		`{"UNLocationCode":"NLRTM","enhancedEventType":"ETA_REVISION","eventDateTime":"2026-11-30T08:00:00Z","revisedDateTime":"2026-11-30T08:00:00Z"},`+
+		`{"UNLocationCode":"NLRTM","enhancedEventType":"ETA_POD","eventDateTime":"2026-11-30T08:00:00Z"}]` {
 		t.Fatalf("enhanced: %s", enh)
 	}
 	if len(j["vesselEvents"].([]any)) != 1 {
 		t.Fatalf("vessel events: %v", j["vesselEvents"])
 	}
-	if r := api.Do("GET", "/subscription/equipment?bookingNumber=BK1", other, nil); r.JSON["count"] != float64(0) {
-		t.Fatalf("other account: %s", r.Raw)
+	if r := e.api.Do("GET", "/subscription/equipment?bookingNumber=BK1", other, nil); r.JSON["count"] != float64(0) {
+		t.Fatalf("other account sees %s", r.Raw)
 	}
+	if r := e.api.Do("GET", "/subscription/equipment?billNumber=BK1", key, nil); r.JSON["count"] != float64(0) {
+		t.Fatalf("bill lookup of a booking: %s", r.Raw)
+	}
+}
+
+// The API serves exactly what the projection derives for sandbox journeys
+// of every carrier format (projector/journey's tests hold the derivation
+// to the query-time builder it replaced); a container tracking without
+// events is served with empty lists.
+func TestReadModelServesSandboxJourneys(t *testing.T) {
+	e := newJourneyEnv(t, true)
+	key, k, _ := e.api.Store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	around := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	type want struct {
+		c    journeytest.Case
+		path string
+		body []byte
+	}
+	var wants []want
+	for _, c := range journeytest.Cases() {
+		tracking := uuid.NewString()
+		st := &journey.State{}
+		sub := subscribed(k.Account.ID, tracking, c.SCAC, string(c.Kind), c.Value, true)
+		var change schemas.SubscriptionChanged
+		json.Unmarshal(sub.Value, &change)
+		st.ApplySubscription(change)
+		recs := []*kgo.Record{sub}
+		seen := map[string]string{}
+		polls := c.Polls(around, 24*time.Hour)
+		for _, at := range polls[:len(polls)*2/3] { // mid-journey: estimates and actuals
+			evs, err := c.Poll(k.Account.ID, tracking, at, seen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				st.ApplyEvent(ev)
+				recs = append(recs, eventRecord(ev))
+			}
+		}
+		e.produce(recs...)
+		body, _ := json.Marshal(journey.Derive(st))
+		param := map[string]string{"container": "equipmentNumber", "booking": "bookingNumber", "bill": "billNumber"}[string(c.Kind)]
+		wants = append(wants, want{c, fmt.Sprintf("/subscription/equipment?%s=%s", param, c.Value), body})
+	}
+	empty := uuid.NewString()
+	e.produce(subscribed(k.Account.ID, empty, "MAEU", "container", "TCLU1234567", true))
+	for _, w := range wants {
+		r := e.until(w.path, key, func(r testenv.Response) bool {
+			var got struct{ Results json.RawMessage }
+			json.Unmarshal(r.Raw, &got)
+			return string(got.Results) == string(w.body)
+		})
+		if n := len(r.JSON["results"].([]any)); r.JSON["count"] != float64(n) || n == 0 {
+			t.Fatalf("%s: count %v of %d", w.path, r.JSON["count"], n)
+		}
+	}
+	e.until("/subscription/equipment?equipmentNumber=TCLU1234567", key, func(r testenv.Response) bool {
+		return string(r.Raw[:len(`{"results":[{"equipmentNumber":"TCLU1234567","scacCode":"MAEU","trackingStatus":"OPEN","lastLocation":"","POL":"","POD":"","sourceEvents":[],"enhancedEvents":[],"vesselEvents":[]}],"count":1,`)]) ==
+			`{"results":[{"equipmentNumber":"TCLU1234567","scacCode":"MAEU","trackingStatus":"OPEN","lastLocation":"","POL":"","POD":"","sourceEvents":[],"enhancedEvents":[],"vesselEvents":[]}],"count":1,`
+	})
+}
+
+// A cached pull is refreshed by the journey change of a new event, not by
+// the cache's age (an hour here), and answers 304 to its ETag until then.
+func TestCachedPullIsFreshAndTagged(t *testing.T) {
+	e := newJourneyEnv(t, true)
+	key, k, _ := e.api.Store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	tracking := uuid.NewString()
+	ev := func(id, at string) *kgo.Record {
+		b, _ := json.Marshal(dcsa.Event{EventID: id, EventType: dcsa.EventTypeEquipment, EventClassifierCode: "ACT", EventDateTime: at,
+			EventCreatedDateTime: at, EquipmentEventTypeCode: "GTOT", EquipmentReference: "MSKU9070323", EmptyIndicatorCode: "EMPTY",
+			EventLocation: &dcsa.Location{UNLocationCode: "CNSHA"}})
+		return eventRecord(schemas.EventRecord{TrackingID: tracking, AccountID: k.Account.ID, Env: "sandbox", SCAC: "MAEU", EventID: id, ContentHash: at, Event: b})
+	}
+	e.produce(subscribed(k.Account.ID, tracking, "MAEU", "container", "MSKU9070323", true), ev("a", "2026-10-01T10:00:00Z"))
+	path := "/subscription/equipment?equipmentNumber=MSKU9070323"
+	first := e.until(path, key, func(r testenv.Response) bool { return r.JSON["count"] == float64(1) && len(r.Raw) > 0 && containsEvent(r, "a") })
+	tag := first.Header.Get("ETag")
+	if tag == "" {
+		t.Fatal("no ETag")
+	}
+	if again := e.api.Do("GET", path, key, nil); again.Header.Get("ETag") != tag {
+		t.Fatalf("tag moved without a change: %q then %q", tag, again.Header.Get("ETag"))
+	}
+	if r := doIfNoneMatch(t, e.api, path, key, tag); r.StatusCode != 304 || r.ContentLength > 0 {
+		t.Fatalf("If-None-Match current: %d", r.StatusCode)
+	}
+	e.produce(ev("b", "2026-10-02T10:00:00Z"))
+	second := e.until(path, key, func(r testenv.Response) bool { return containsEvent(r, "b") })
+	if second.Header.Get("ETag") == tag {
+		t.Fatal("tag unchanged after a new event")
+	}
+	if r := doIfNoneMatch(t, e.api, path, key, tag); r.StatusCode != 200 {
+		t.Fatalf("If-None-Match stale tag: %d", r.StatusCode)
+	}
+	if e.journeys.CacheBytes() == 0 {
+		t.Fatal("nothing cached")
+	}
+}
+
+func containsEvent(r testenv.Response, id string) bool {
+	res, _ := r.JSON["results"].([]any)
+	if len(res) == 0 {
+		return false
+	}
+	for _, s := range res[0].(map[string]any)["sourceEvents"].([]any) {
+		if s.(map[string]any)["eventID"] == id {
+			return true
+		}
+	}
+	return false
+}
+
+func doIfNoneMatch(t *testing.T, api *testenv.API, path, key, tag string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", api.URL+path, nil)
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("If-None-Match", tag)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }

@@ -27,6 +27,9 @@ type Deps struct {
 	// Feed wakes long-polls of GET /subscriptions/events (a feed.Notifier);
 	// nil makes them poll the table every FeedPollInterval instead.
 	Feed FeedWaiter
+	// Journeys serves GET /subscription/equipment; nil reads ClickHouse
+	// uncached (tests).
+	Journeys *Journeys
 }
 
 func (d *Deps) defaults() {
@@ -35,6 +38,9 @@ func (d *Deps) defaults() {
 	}
 	if d.Log == nil {
 		d.Log = slog.Default()
+	}
+	if d.Journeys == nil {
+		d.Journeys = NewJourneys(JourneysConfig{CacheBytes: -1}, d.CH, d.Log)
 	}
 }
 

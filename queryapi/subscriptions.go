@@ -66,6 +66,9 @@ func registerSubscriptions(s *fuego.Server, deps Deps) {
 		option.Path("subscription_id", "the subscriptionReference"),
 		option.Summary("Read a subscription"),
 		option.AddResponse(404, "No such subscription", fuego.Response{Type: httpapi.Body{}}),
+		option.Header("If-None-Match", "an ETag of an earlier answer: 304 without a body while the subscription is unchanged"),
+		option.AddResponse(304, "Not modified since the If-None-Match tag", fuego.Response{Type: httpapi.Body{}}),
+		option.Middleware(httpapi.ETag),
 		option.Tags("Subscriptions"),
 	)
 }

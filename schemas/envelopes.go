@@ -11,6 +11,7 @@ const (
 	TypeCarrierRaw          = "carrier.raw"
 	TypePollAttempt         = "poll.attempt"
 	TypeEvent               = "event"
+	TypeJourneyChanged      = "journey.changed"
 )
 
 // Environments of an account.
@@ -87,4 +88,15 @@ type EventRecord struct {
 	Event       json.RawMessage `json:"event"`  // the DCSA 2.0.2 event
 	SourceID    string          `json:"sourceId"`
 	EmittedAt   time.Time       `json:"emittedAt"`
+}
+
+// JourneyChanged says the journeys of a tracking were rewritten in the
+// journey read model (generation Generation) up to Version.
+type JourneyChanged struct {
+	AccountID      string `json:"accountId"`
+	TrackingID     string `json:"trackingId"`
+	IdentifierKind string `json:"identifierKind"`
+	Identifier     string `json:"identifier"`
+	Generation     uint32 `json:"generation"`
+	Version        uint64 `json:"version"`
 }

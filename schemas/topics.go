@@ -21,6 +21,10 @@ const (
 	TopicNormalizeDeadLetters = "contrack.carrier-raw.dlq.v1"
 	// TopicDeliveryDeadLetters keeps webhook deliveries that exhausted their retries.
 	TopicDeliveryDeadLetters = "contrack.delivery.dlq.v1"
+	// TopicJourneys carries a JourneyChanged after each journey read model
+	// write, keyed by tracking id: API processes follow it to keep their
+	// journey caches fresh.
+	TopicJourneys = "contrack.journeys.v1"
 )
 
 // AllTopics lists every topic created at start-up.
@@ -31,6 +35,7 @@ var AllTopics = []string{
 	TopicEvents,
 	TopicNormalizeDeadLetters,
 	TopicDeliveryDeadLetters,
+	TopicJourneys,
 }
 
 // TopicConfigs are the topic-level settings applied at creation. The
@@ -51,6 +56,9 @@ const (
 	GroupDelivery   = "contrack-delivery"
 	// GroupFeed fans events out into the account event feed (package feed).
 	GroupFeed = "contrack-feed"
+	// GroupJourneys projects journeys; generation N of the read model uses
+	// GroupJourneys + "-g<N>" (a rebuild is a new generation read from the start).
+	GroupJourneys = "contrack-projector-journeys"
 )
 
 // Record headers. Every record carries its type and id so consumers can route

@@ -86,6 +86,8 @@ type State struct {
 	Events []Stored `json:"events"`
 	// ETAs: every version of an estimated vessel arrival, in topic order.
 	ETAs []ETAVersion `json:"etas,omitempty"`
+	// Version counts the changes applied: the read model rows' version.
+	Version uint64 `json:"version"`
 }
 
 // Stored is the latest version of one event.

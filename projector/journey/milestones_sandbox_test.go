@@ -15,17 +15,17 @@ import (
 // transshipment per hub of its route.
 func TestSandboxMilestones(t *testing.T) {
 	for _, c := range sandboxCases() {
-		t.Run(c.scac+"/"+string(c.kind), func(t *testing.T) {
+		t.Run(c.SCAC+"/"+string(c.Kind), func(t *testing.T) {
 			st := &journey.State{}
-			st.ApplySubscription(schemas.SubscriptionChanged{TrackingID: "trk", SCAC: c.scac, IdentifierKind: string(c.kind), Identifier: c.value, TrackingOpen: true})
+			st.ApplySubscription(schemas.SubscriptionChanged{TrackingID: "trk", SCAC: c.SCAC, IdentifierKind: string(c.Kind), Identifier: c.Value, TrackingOpen: true})
 			seen := map[string]string{}
 			polls := c.polls()
 			for _, at := range polls {
-				for _, rec := range Poll(t, c.scac, c.kind, c.value, "trk", at, seen) {
+				for _, rec := range Poll(t, c, at, seen) {
 					st.ApplyEvent(rec)
 				}
 			}
-			j := sandbox.Journey(c.scac, c.kind, c.value, polls[len(polls)-1])
+			j := sandbox.Journey(c.SCAC, c.Kind, c.Value, polls[len(polls)-1])
 			hubs := 0
 			for _, l := range j.Legs {
 				if l.Mode == sj.ModeVessel {

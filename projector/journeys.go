@@ -1,0 +1,431 @@
+package projector
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/projector/journey"
+	"github.com/contrack/contrack/schemas"
+)
+
+// journeyProjection maintains one generation of the journey read model from
+// the events and subscriptions topics (both keyed by tracking id, so one
+// member owns all of a tracking's records).
+//
+// Its state per tracking (journey.State: the latest version of each event,
+// the ETA history, the lookup key and status) lives in journey_state_g<N>
+// and, for the trackings of the partitions this member owns, in memory. A
+// record updates a journey without reading the events table: the state is
+// read from ClickHouse only on a cache miss (after a restart or a
+// rebalance), a point read by tracking id. Keeping it beside the read model
+// rather than re-reading the journey rows matters because the rows lack
+// what derivation needs (every ETA revision, events of containers not
+// shown, the order versions arrived in).
+type journeyProjection struct {
+	cfg    Config
+	deps   Deps
+	gen    uint32
+	log    *slog.Logger
+	cl     *kgo.Client
+	states map[string]*journey.State
+	// drop is set by a rebalance: the next batch starts from ClickHouse.
+	drop atomic.Bool
+	// seen is the highest offset handled per topic and partition, idle the
+	// polls in a row that found nothing (rebuild).
+	seen map[string]map[int32]int64
+	idle int
+}
+
+// maxCachedStates bounds the in-memory states; beyond it the cache starts over.
+const maxCachedStates = 200_000
+
+func newJourneyProjection(cfg Config, deps Deps, gen uint32) (*journeyProjection, error) {
+	p := &journeyProjection{cfg: cfg, deps: deps, gen: gen, states: map[string]*journey.State{},
+		seen: map[string]map[int32]int64{},
+		log:  deps.Log.With("stage", "projector", "table", JourneysTable(gen))}
+	dropState := func(context.Context, *kgo.Client, map[string][]int32) { p.drop.Store(true) }
+	cl, err := kafka.NewClient(deps.Brokers, p.log,
+		kgo.ConsumerGroup(fmt.Sprintf("%s-g%d", schemas.GroupJourneys, gen)),
+		kgo.ConsumeTopics(schemas.TopicEvents, schemas.TopicSubscriptions),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.OnPartitionsRevoked(dropState),
+		kgo.OnPartitionsLost(dropState),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	)
+	if err != nil {
+		return nil, err
+	}
+	p.cl = cl
+	return p, nil
+}
+
+// run projects until ctx ends or stop returns true after a batch.
+func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
+	defer func() {
+		// With BlockRebalanceOnPoll, Close waits for a rebalance the poll blocked.
+		p.cl.AllowRebalance()
+		p.cl.Close()
+	}()
+	if err := EnsureJourneyTables(ctx, p.deps.CH, p.gen); err != nil {
+		return err
+	}
+	for {
+		if stop != nil && stop() {
+			return nil
+		}
+		recs, err := p.poll(ctx)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			p.idle++
+		} else {
+			p.idle = 0
+			// A failed batch is retried from the states in ClickHouse: the
+			// ones in memory may hold its half-applied records.
+			for err := p.handle(ctx, recs); err != nil; err = p.handle(ctx, recs) {
+				if ctx.Err() != nil {
+					return nil
+				}
+				p.log.Error("journeys batch, retrying", "records", len(recs), "err", err)
+				clear(p.states)
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(2 * time.Second):
+				}
+			}
+			if err := p.cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
+				return fmt.Errorf("projector journeys: commit: %w", err)
+			}
+			for _, r := range recs {
+				if p.seen[r.Topic] == nil {
+					p.seen[r.Topic] = map[int32]int64{}
+				}
+				p.seen[r.Topic][r.Partition] = r.Offset
+			}
+		}
+		p.cl.AllowRebalance()
+	}
+}
+
+// poll gathers a batch: MaxBatch records or what arrived within MaxWait of the first.
+func (p *journeyProjection) poll(ctx context.Context) ([]*kgo.Record, error) {
+	var recs []*kgo.Record
+	var deadline time.Time
+	for len(recs) < p.cfg.MaxBatch {
+		wait := p.cfg.JourneyMaxWait
+		if len(recs) > 0 {
+			if wait = time.Until(deadline); wait <= 0 {
+				break
+			}
+		}
+		pollCtx, cancel := context.WithTimeout(ctx, wait)
+		fs := p.cl.PollRecords(pollCtx, p.cfg.MaxBatch-len(recs))
+		cancel()
+		if ctx.Err() != nil || fs.IsClientClosed() {
+			return nil, nil
+		}
+		fs.EachError(func(t string, part int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				p.log.Error("fetch", "topic", t, "partition", part, "err", err)
+			}
+		})
+		got := fs.Records()
+		if len(recs) == 0 {
+			if len(got) == 0 {
+				return nil, nil // let the caller check stop conditions
+			}
+			deadline = time.Now().Add(p.cfg.JourneyMaxWait)
+		}
+		recs = append(recs, got...)
+	}
+	return recs, nil
+}
+
+// handle applies a batch: states in, changed journeys and states out (the
+// journeys first, so a crash in between re-derives the same rows), then one
+// JourneyChanged per changed tracking.
+func (p *journeyProjection) handle(ctx context.Context, recs []*kgo.Record) error {
+	if p.drop.Swap(false) || len(p.states) > maxCachedStates {
+		clear(p.states)
+	}
+	var missing []string
+	for _, r := range recs {
+		id := string(r.Key)
+		if _, ok := p.states[id]; !ok && id != "" {
+			p.states[id] = nil
+			missing = append(missing, id)
+		}
+	}
+	if err := p.load(ctx, missing); err != nil {
+		return err
+	}
+	changed := map[string]bool{}
+	var order []string
+	for _, r := range recs {
+		id := string(r.Key)
+		if id == "" {
+			continue
+		}
+		st := p.states[id]
+		if st == nil {
+			st = &journey.State{}
+			p.states[id] = st
+		}
+		var did bool
+		switch r.Topic {
+		case schemas.TopicEvents:
+			var rec schemas.EventRecord
+			if err := json.Unmarshal(r.Value, &rec); err != nil || rec.EventID == "" || rec.TrackingID != id {
+				p.log.Error("skipping malformed event record", "partition", r.Partition, "offset", r.Offset)
+				continue
+			}
+			if st.AccountID != "" && st.AccountID != rec.AccountID {
+				p.log.Error("skipping event record of another account", "tracking_id", id, "offset", r.Offset)
+				continue
+			}
+			did = st.ApplyEvent(rec)
+		case schemas.TopicSubscriptions:
+			var c schemas.SubscriptionChanged
+			if err := json.Unmarshal(r.Value, &c); err != nil || c.TrackingID != id {
+				p.log.Error("skipping malformed subscription record", "partition", r.Partition, "offset", r.Offset)
+				continue
+			}
+			if st.AccountID != "" && st.AccountID != c.AccountID {
+				p.log.Error("skipping subscription record of another account", "tracking_id", id, "offset", r.Offset)
+				continue
+			}
+			did = st.ApplySubscription(c)
+		}
+		if did {
+			st.Version++
+			if !changed[id] {
+				changed[id] = true
+				order = append(order, id)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	var rows, stateRows [][]any
+	var notes []*kgo.Record
+	for _, id := range order {
+		st := p.states[id]
+		for i, res := range journey.Derive(st) {
+			src, _ := json.Marshal(res.SourceEvents)
+			ves, _ := json.Marshal(res.VesselEvents)
+			enh, _ := json.Marshal(res.EnhancedEvents)
+			rows = append(rows, []any{st.AccountID, st.Env, st.Kind, st.Identifier, st.TrackingID, st.Since.Truncate(time.Second),
+				uint16(min(i, 65535)), res.EquipmentNumber, res.ScacCode, res.TrackingStatus, res.POL, res.POD, res.LastLocation,
+				string(src), string(ves), string(enh), now, st.Version})
+		}
+		b, err := json.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("projector journeys: encode state: %w", err)
+		}
+		stateRows = append(stateRows, []any{st.AccountID, st.TrackingID, string(b), now, st.Version})
+		if st.Kind != "" {
+			v, _ := json.Marshal(schemas.JourneyChanged{AccountID: st.AccountID, TrackingID: st.TrackingID,
+				IdentifierKind: st.Kind, Identifier: st.Identifier, Generation: p.gen, Version: st.Version})
+			notes = append(notes, &kgo.Record{Topic: schemas.TopicJourneys, Key: []byte(st.TrackingID), Value: v,
+				Headers: []kgo.RecordHeader{{Key: schemas.HeaderType, Value: []byte(schemas.TypeJourneyChanged)},
+					{Key: schemas.HeaderAccount, Value: []byte(st.AccountID)}}})
+		}
+	}
+	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, rows); err != nil {
+		return err
+	}
+	if err := p.insert(ctx, StateTable(p.gen), stateColumns, stateRows); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		if err := kafka.ProduceSync(ctx, p.cl, notes...); err != nil {
+			// Readers' caches also expire (queryapi's MaxAge); the rows are written.
+			p.log.Error("publish journey changes", "err", err)
+		}
+	}
+	return nil
+}
+
+// insert retries until it succeeds or ctx ends: a batch is never skipped.
+func (p *journeyProjection) insert(ctx context.Context, table string, cols []string, rows [][]any) error {
+	for len(rows) > 0 {
+		err := clickhouse.Insert(ctx, p.deps.CH, table, cols, rows...)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		p.log.Error("insert, retrying", "rows", len(rows), "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return nil
+}
+
+// load reads the states of trackings not in memory.
+func (p *journeyProjection) load(ctx context.Context, ids []string) error {
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 1000)]
+		ids = ids[len(chunk):]
+		// An IN list of literals: the primary key prunes it on every version.
+		quoted := make([]string, len(chunk))
+		for i, id := range chunk {
+			quoted[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(id) + "'"
+		}
+		rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, state_json FROM `+StateTable(p.gen)+`
+			WHERE tracking_id IN (`+strings.Join(quoted, ",")+`) ORDER BY version DESC LIMIT 1 BY tracking_id`)
+		if err != nil {
+			return fmt.Errorf("projector journeys: load states: %w", err)
+		}
+		for rows.Next() {
+			var id, js string
+			if err := rows.Scan(&id, &js); err != nil {
+				rows.Close()
+				return fmt.Errorf("projector journeys: load states: %w", err)
+			}
+			st := &journey.State{}
+			if err := json.Unmarshal([]byte(js), st); err != nil {
+				rows.Close()
+				return fmt.Errorf("projector journeys: decode state of %s: %w", id, err)
+			}
+			p.states[id] = st
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("projector journeys: load states: %w", err)
+		}
+	}
+	return nil
+}
+
+// runJourneys projects the current generation and moves to a newer one when
+// a rebuild publishes it (checked every GenerationCheck).
+func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
+	for ctx.Err() == nil {
+		gen, err := CurrentGeneration(ctx, deps.CH)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			deps.Log.Error("journeys: read generation, retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		}
+		p, err := newJourneyProjection(cfg, deps, gen)
+		if err != nil {
+			return err
+		}
+		next := time.Now().Add(cfg.GenerationCheck)
+		err = p.run(ctx, func() bool {
+			if time.Now().Before(next) {
+				return false
+			}
+			next = time.Now().Add(cfg.GenerationCheck)
+			g, err := CurrentGeneration(ctx, deps.CH)
+			return err == nil && g > gen
+		})
+		if err != nil {
+			return err
+		}
+		if ctx.Err() == nil {
+			deps.Log.Info("journeys: moving to a rebuilt generation", "from", gen)
+		}
+	}
+	return nil
+}
+
+// RebuildJourneys builds a new generation of the journey read model from
+// the topics (every retained event and the compacted subscription changes)
+// beside the live one, which readers keep using, and publishes it once it
+// has caught up with what the topics held when the rebuild started. The
+// running projector and API processes move to it within GenerationCheck;
+// the generation before the previous one is dropped. It returns the new
+// generation.
+func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error) {
+	cfg = cfg.withDefaults()
+	cur, err := CurrentGeneration(ctx, deps.CH)
+	if err != nil {
+		return 0, err
+	}
+	gen := cur + 1
+	// A rebuild interrupted earlier left this generation half built: start it over.
+	for _, t := range []string{JourneysTable(gen), StateTable(gen)} {
+		if err := deps.CH.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return 0, fmt.Errorf("projector: rebuild: %w", err)
+		}
+	}
+	p, err := newJourneyProjection(cfg, deps, gen)
+	if err != nil {
+		return 0, err
+	}
+	adm := kadm.NewClient(p.cl)
+	ends, err := adm.ListEndOffsets(ctx, schemas.TopicEvents, schemas.TopicSubscriptions)
+	if err != nil {
+		p.cl.Close()
+		return 0, fmt.Errorf("projector: rebuild: end offsets: %w", err)
+	}
+	started := time.Now()
+	// Caught up: every partition handled up to the end it had at the start
+	// (its last record or, after a transaction marker, the one before), or
+	// nothing new for five polls in a row (a partition ending in an aborted
+	// transaction never reaches its end).
+	caughtUp := func() bool {
+		if p.idle >= 5 {
+			return true
+		}
+		done := true
+		ends.Each(func(o kadm.ListedOffset) {
+			if o.Offset <= 0 {
+				return
+			}
+			seen, ok := p.seen[o.Topic][o.Partition]
+			if !ok || seen < o.Offset-2 {
+				done = false
+			}
+		})
+		return done
+	}
+	if err := p.run(ctx, caughtUp); err != nil {
+		return 0, err
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	if err := setGeneration(ctx, deps.CH, gen); err != nil {
+		return 0, err
+	}
+	if gen > 2 {
+		for _, t := range []string{JourneysTable(gen - 2), StateTable(gen - 2)} {
+			if err := deps.CH.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return gen, fmt.Errorf("projector: rebuild: drop old generation: %w", err)
+			}
+		}
+	}
+	deps.Log.Info("journeys rebuilt", "generation", gen, "took", time.Since(started).Round(time.Millisecond))
+	return gen, nil
+}
