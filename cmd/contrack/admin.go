@@ -12,13 +12,18 @@ import (
 	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/projector"
 )
 
 func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list|set-signing-secret|rotate-secrets", errUsage)
+		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list|set-signing-secret|rotate-secrets|rebuild-journeys", errUsage)
+	}
+	if args[0] == "rebuild-journeys" {
+		return adminRebuildJourneys(ctx, cfg, log)
 	}
 	pool, err := postgres.Open(ctx, cfg.PGURL)
 	if err != nil {
@@ -142,4 +147,23 @@ func adminList(ctx context.Context, store *auth.Store, unmatched map[string]stag
 			plan, k.KeyID, k.Hint, k.Role, scac, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), status, um)
 	}
 	return tw.Flush()
+}
+
+// adminRebuildJourneys rebuilds the journey read model from the topics into
+// a new generation while the current one keeps serving, then switches.
+func adminRebuildJourneys(ctx context.Context, cfg Config, log *slog.Logger) error {
+	ch, err := clickhouse.Open(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB)
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	if _, err := clickhouse.Migrate(ctx, ch, log); err != nil {
+		return err
+	}
+	gen, err := projector.RebuildJourneys(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: ch, Log: log})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("journeys rebuilt: generation %d is live\n", gen)
+	return nil
 }

@@ -59,6 +59,8 @@ type Config struct {
 	// CarrierURLs are live carriers' API base URLs by SCAC (CONTRACK_CARRIER_URL_<SCAC>).
 	CarrierURLs map[string]string
 	LogLevel    string
+	// JourneyCacheBytes bounds the API's cache of encoded journeys.
+	JourneyCacheBytes int64
 }
 
 // env describes one variable for `contrack config`.
@@ -91,6 +93,7 @@ var envVars = []envVar{
 	{"CONTRACK_TRACKING_IDLE_LIMIT", "720h", "close subscriptions whose polled tracking saw no new event for this long (30 days)", false},
 	{"CONTRACK_LIFECYCLE_INTERVAL", "1m", "time between sweeps closing expired, ended and idle subscriptions", false},
 	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false},
+	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of encoded journeys each API process caches (0 disables the cache)", false},
 }
 
 func getenv(name string) string {
@@ -150,6 +153,10 @@ func loadConfig() (Config, error) {
 	c.SandboxAccelerate, err = strconv.ParseFloat(getenv("CONTRACK_SANDBOX_ACCELERATE"), 64)
 	if err != nil || c.SandboxAccelerate < 1 {
 		errs = append(errs, "CONTRACK_SANDBOX_ACCELERATE must be a number ≥ 1")
+	}
+	c.JourneyCacheBytes, err = strconv.ParseInt(getenv("CONTRACK_JOURNEY_CACHE_BYTES"), 10, 64)
+	if err != nil || c.JourneyCacheBytes < 0 {
+		errs = append(errs, "CONTRACK_JOURNEY_CACHE_BYTES must be a non-negative integer")
 	}
 	c.CarrierURLs = map[string]string{}
 	for _, car := range carriers.All() {

@@ -24,7 +24,7 @@ Usage:
   contrack api                 run the HTTP API only
   contrack normalize           run the normaliser only (carrier-raw → DCSA 2.0.2 events)
   contrack delivery            run webhook delivery only
-  contrack projector           run the ClickHouse projector only (poll attempts)
+  contrack projector           run the ClickHouse projector only (poll attempts, events, journeys)
   contrack feed                run the account event feed writer only (GET /subscriptions/events)
   contrack poller              run the carrier poller only
   contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
@@ -37,6 +37,7 @@ Usage:
   contrack admin list
   contrack admin set-signing-secret CARRIER_KEY_ID SECRET
   contrack admin rotate-secrets  re-encrypt every stored secret with CONTRACK_SECRET_KEY
+  contrack admin rebuild-journeys   rebuild the journey read model from the topics beside the live one, then switch
   contrack version
 
 Configuration is read from environment variables; see 'contrack config'.

@@ -1,0 +1,165 @@
+package projector_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/google/uuid"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/projector"
+	"github.com/contrack/contrack/queryapi"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// Every column type of the journey tables survives a write and a read.
+func TestJourneyTablesRoundTrip(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	ctx := context.Background()
+	if err := projector.EnsureJourneyTables(ctx, ch.Conn, 7); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(2026, 11, 1, 2, 3, 4, 0, time.UTC)
+	cols := []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
+		"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location", "source_events", "vessel_events", "enhanced_events", "updated_at", "version"}
+	if err := clickhouse.Insert(ctx, ch.Conn, "journeys_g7", cols, []any{"a", "sandbox", "booking", "BK", "t", since, uint16(65535),
+		"MSKU9070323", "MAEU", "OPEN", "CNSHA", "NLRTM", "SGSIN", `[{"é":1}]`, "[]", "[]", since, uint64(1<<64 - 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := clickhouse.Insert(ctx, ch.Conn, "journey_state_g7", []string{"account_id", "tracking_id", "state_json", "updated_at", "version"},
+		[]any{"a", "t", `{"x":"é"}`, since, uint64(3)}); err != nil {
+		t.Fatal(err)
+	}
+	var state string
+	if err := ch.Conn.QueryRow(ctx, `SELECT state_json FROM journey_state_g7`).Scan(&state); err != nil || state != `{"x":"é"}` {
+		t.Fatalf("state %q %v", state, err)
+	}
+	var gotSince time.Time
+	var pos uint16
+	var src string
+	var version uint64
+	if err := ch.Conn.QueryRow(ctx, `SELECT since, position, source_events, version FROM journeys_g7`).Scan(&gotSince, &pos, &src, &version); err != nil {
+		t.Fatal(err)
+	}
+	if !gotSince.Equal(since) || pos != 65535 || src != `[{"é":1}]` || version != 1<<64-1 {
+		t.Fatalf("%v %d %s %d", gotSince, pos, src, version)
+	}
+}
+
+// A rebuild builds the next generation from the topics while reads keep
+// answering the whole journey from the live one, then readers and the
+// running projector move to it; the generation before the previous is dropped.
+func TestRebuildJourneys(t *testing.T) {
+	db := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	brokers := testenv.Kafka(t, 2)
+	prod := testenv.KafkaClient(t, brokers)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := projector.Config{MaxWait: 100 * time.Millisecond, JourneyMaxWait: 20 * time.Millisecond, GenerationCheck: 100 * time.Millisecond}
+	deps := projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)}
+	done := make(chan error, 1)
+	go func() { done <- projector.Run(ctx, cfg, deps) }()
+	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k")})
+	})
+	key, k, _ := api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+
+	tracking := uuid.NewString()
+	sub, _ := json.Marshal(schemas.SubscriptionChanged{ID: "c1", AccountID: k.Account.ID, Env: "sandbox", TrackingID: tracking, SCAC: "MAEU",
+		IdentifierKind: "container", Identifier: "MSKU9070323", Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now()})
+	recs := []*kgo.Record{{Topic: schemas.TopicSubscriptions, Key: []byte(tracking), Value: sub}}
+	event := func(i int) *kgo.Record {
+		at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour).Format(time.RFC3339)
+		b, _ := json.Marshal(dcsa.Event{EventID: fmt.Sprint("e", i), EventType: dcsa.EventTypeEquipment, EventClassifierCode: "ACT", EventDateTime: at,
+			EventCreatedDateTime: at, EquipmentEventTypeCode: "GTIN", EquipmentReference: "MSKU9070323", EmptyIndicatorCode: "LADEN",
+			EventLocation: &dcsa.Location{UNLocationCode: "CNSHA"}})
+		v, _ := json.Marshal(schemas.EventRecord{TrackingID: tracking, AccountID: k.Account.ID, Env: "sandbox", SCAC: "MAEU", EventID: fmt.Sprint("e", i), ContentHash: at, Event: b})
+		return &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(tracking), Value: v}
+	}
+	const n = 300
+	for i := range n {
+		recs = append(recs, event(i))
+	}
+	if err := kafka.ProduceSync(ctx, prod, recs...); err != nil {
+		t.Fatal(err)
+	}
+	path := "/subscription/equipment?equipmentNumber=MSKU9070323"
+	sources := func() int {
+		r := api.Do("GET", path, key, nil)
+		res, _ := r.JSON["results"].([]any)
+		if r.Status != 200 || len(res) != 1 {
+			return -1
+		}
+		return len(res[0].(map[string]any)["sourceEvents"].([]any))
+	}
+	for deadline := time.Now().Add(20 * time.Second); sources() != n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("live projection: %d source events", sources())
+		}
+	}
+
+	// Reads during the rebuild see the whole journey, never a partial one.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var reads, partial int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if got := sources(); got != n {
+				partial++
+			}
+			reads++
+		}
+	}()
+	gen, err := projector.RebuildJourneys(ctx, cfg, deps)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen != 2 || reads == 0 || partial > 0 {
+		t.Fatalf("generation %d, %d of %d reads partial", gen, partial, reads)
+	}
+	var rows uint64
+	if err := ch.Conn.QueryRow(ctx, `SELECT count() FROM journeys_g2 WHERE tracking_id = ?`, tracking).Scan(&rows); err != nil || rows == 0 {
+		t.Fatalf("journeys_g2: %d rows, %v", rows, err)
+	}
+	// The running projector moved to generation 2: a new event shows.
+	if err := kafka.ProduceSync(ctx, prod, event(n)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); sources() != n+1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the rebuild: %d source events", sources())
+		}
+	}
+	if gen, err := projector.RebuildJourneys(ctx, cfg, deps); err != nil || gen != 3 {
+		t.Fatalf("second rebuild: %d %v", gen, err)
+	}
+	var tables uint64
+	ch.Conn.QueryRow(ctx, `SELECT count() FROM system.tables WHERE database = ? AND name IN ('journeys_g1', 'journey_state_g1')`, ch.Name).Scan(&tables)
+	if tables != 0 || sources() != n+1 {
+		t.Fatalf("generation 1 tables left: %d; %d source events", tables, sources())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+}
