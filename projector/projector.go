@@ -21,8 +21,9 @@ type Config struct {
 	MaxBatch int
 	MaxWait  time.Duration
 	// JourneyMaxWait bounds how long the journey projection batches
-	// (default 100 ms): a pull is fresh this long after the event plus an
-	// insert, so it is kept short.
+	// (default 250 ms): a pull is fresh this long after the event plus an
+	// insert, so it is short; each batch is a part ClickHouse merges (and
+	// point reads consult until then), so it is not shorter.
 	JourneyMaxWait time.Duration
 	// GenerationCheck is how often the journey projection looks for a
 	// rebuilt generation (default 5 s).
@@ -37,7 +38,7 @@ func (c Config) withDefaults() Config {
 		c.MaxWait = time.Second
 	}
 	if c.JourneyMaxWait <= 0 {
-		c.JourneyMaxWait = 100 * time.Millisecond
+		c.JourneyMaxWait = 250 * time.Millisecond
 	}
 	if c.GenerationCheck <= 0 {
 		c.GenerationCheck = 5 * time.Second

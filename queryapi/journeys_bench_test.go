@@ -1,0 +1,267 @@
+package queryapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-fuego/fuego"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/projector"
+	"github.com/contrack/contrack/projector/journey"
+	"github.com/contrack/contrack/projector/journey/journeytest"
+	"github.com/contrack/contrack/queryapi"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// BenchmarkJourneyPull seeds CONTRACK_BENCH_JOURNEYS (default 100,000)
+// container journeys shaped like the sandbox's straight into the read model,
+// then, over HTTP with 32 connections while events are ingested at 200/s
+// through the projector, pulls Zipf-distributed (s=1.1) and then uniformly
+// random containers, and GET /account as the server's floor. It prints
+// req/s and latencies, the process's memory with the cache's size, and the
+// freshness of pulls: from an event's acknowledgement on the events topic
+// (where delivery takes it from) to its presence in the pull.
+//
+//	go test -run '^$' -bench JourneyPull -benchtime 1x ./queryapi/
+func BenchmarkJourneyPull(b *testing.B) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("CONTRACK_BENCH_JOURNEYS")); err == nil && v > 0 {
+		n = v
+	}
+	db := testenv.Postgres(b)
+	ch := testenv.ClickHouse(b)
+	brokers := testenv.Kafka(b, 6)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := auth.NewStore(db.Pool)
+	_, k, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "bench", Env: "sandbox", Plan: "enterprise"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// A key per connection: the plan's rate is per key.
+	keys := make([]string, 32)
+	for i := range keys {
+		if keys[i], _, err = store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "bench", Env: "sandbox"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+
+	// Templates: sandbox journeys of every format, mid-way, as the projector derives them.
+	type template struct {
+		res    journey.Result
+		src    string
+		ves    string
+		enh    string
+		events []schemas.EventRecord
+	}
+	var templates []template
+	around := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range journeytest.Cases() {
+		if c.Kind != "container" {
+			continue
+		}
+		st := &journey.State{}
+		st.ApplySubscription(schemas.SubscriptionChanged{TrackingID: "t", SCAC: c.SCAC, IdentifierKind: "container", Identifier: c.Value, TrackingOpen: true})
+		seen := map[string]string{}
+		polls := c.Polls(around, 24*time.Hour)
+		for _, at := range polls[:len(polls)/2] {
+			evs, err := c.Poll(k.Account.ID, "t", at, seen)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, ev := range evs {
+				st.ApplyEvent(ev)
+			}
+		}
+		r := journey.Derive(st)[0]
+		src, _ := json.Marshal(r.SourceEvents)
+		ves, _ := json.Marshal(r.VesselEvents)
+		enh, _ := json.Marshal(r.EnhancedEvents)
+		templates = append(templates, template{res: r, src: string(src), ves: string(ves), enh: string(enh)})
+	}
+	container := func(i int) string { return fmt.Sprintf("BNCH%07d", i) }
+	seedStart := time.Now()
+	if err := projector.EnsureJourneyTables(ctx, ch.Conn, 1); err != nil {
+		b.Fatal(err)
+	}
+	var bytes int64
+	for lo := 0; lo < n; lo += 5000 {
+		var rows [][]any
+		for i := lo; i < min(lo+5000, n); i++ {
+			t := templates[i%len(templates)]
+			c := container(i)
+			src := strings.ReplaceAll(t.src, t.res.EquipmentNumber, c)
+			bytes += int64(len(src) + len(t.ves) + len(t.enh))
+			rows = append(rows, []any{k.Account.ID, "sandbox", "container", c, fmt.Sprintf("trk-%d", i), seedStart.UTC().Truncate(time.Second), uint16(0),
+				c, t.res.ScacCode, "OPEN", t.res.POL, t.res.POD, t.res.LastLocation, src, t.ves, t.enh, seedStart.UTC().Truncate(time.Second), uint64(1)})
+		}
+		if err := clickhouse.Insert(ctx, ch.Conn, projector.JourneysTable(1), []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
+			"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location", "source_events", "vessel_events", "enhanced_events", "updated_at", "version"}, rows...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("seeded %d journeys (%.0f MB of encoded events) in %s", n, float64(bytes)/1e6, time.Since(seedStart).Round(time.Second))
+
+	// The serving process: API with the cache following journey changes, and the projector.
+	pcfg := projector.Config{}
+	go projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(b)})
+	journeys := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 256 << 20}, ch.Conn, testenv.Log(b))
+	go func() {
+		if err := journeys.Run(ctx, brokers); err != nil {
+			fmt.Println("journey change follower:", err)
+		}
+	}()
+	api := testenv.NewAPI(b, db.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k"), Journeys: journeys})
+	})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}
+	get := func(path, key string) (int, []byte, time.Duration) {
+		req, _ := http.NewRequest("GET", api.URL+path, nil)
+		req.Header.Set("x-api-key", key)
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, nil, time.Since(start)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, body, time.Since(start)
+	}
+
+	// Ingest at 200 events/s: subscriptions then events for the first 2,000
+	// containers, through the projector; a sample of them timed to the pull.
+	prod := testenv.KafkaClient(b, brokers)
+	var fresh []time.Duration
+	var freshMu sync.Mutex
+	ingestCtx, stopIngest := context.WithCancel(ctx)
+	var ingestWG sync.WaitGroup
+	ingestWG.Add(1)
+	go func() {
+		defer ingestWG.Done()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ingestCtx.Err() == nil; i++ {
+			select {
+			case <-ingestCtx.Done():
+				return
+			case <-tick.C:
+			}
+			c := i % 2000
+			trk := fmt.Sprintf("trk-%d", c)
+			var recs []*kgo.Record
+			if i < 2000 {
+				v, _ := json.Marshal(schemas.SubscriptionChanged{ID: trk, AccountID: k.Account.ID, Env: "sandbox", TrackingID: trk, SCAC: "MAEU",
+					IdentifierKind: "container", Identifier: container(c), Status: "OPEN", TrackingOpen: true, OccurredAt: seedStart})
+				recs = append(recs, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(trk), Value: v})
+			}
+			id := fmt.Sprintf("ev-%d", i)
+			at := time.Now().UTC().Format(time.RFC3339)
+			ev, _ := json.Marshal(dcsa.Event{EventID: id, EventType: dcsa.EventTypeEquipment, EventClassifierCode: "ACT", EventDateTime: at, EventCreatedDateTime: at,
+				EquipmentEventTypeCode: "GTIN", EquipmentReference: container(c), EmptyIndicatorCode: "LADEN", EventLocation: &dcsa.Location{UNLocationCode: "NLRTM"}})
+			v, _ := json.Marshal(schemas.EventRecord{TrackingID: trk, AccountID: k.Account.ID, Env: "sandbox", SCAC: "MAEU", EventID: id, ContentHash: id, Event: ev})
+			recs = append(recs, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(trk), Value: v})
+			if err := kafka.ProduceSync(ingestCtx, prod, recs...); err != nil {
+				return
+			}
+			acked := time.Now()
+			if i%100 == 0 { // 2 samples a second, polled every 50 ms: the measurement must not be the load
+				ingestWG.Add(1)
+				go func() {
+					defer ingestWG.Done()
+					for ingestCtx.Err() == nil && time.Since(acked) < 10*time.Second {
+						if code, body, _ := get("/subscription/equipment?equipmentNumber="+container(c), keys[0]); code == 200 && strings.Contains(string(body), id) {
+							freshMu.Lock()
+							fresh = append(fresh, time.Since(acked))
+							freshMu.Unlock()
+							return
+						}
+						time.Sleep(50 * time.Millisecond)
+					}
+				}()
+			}
+		}
+	}()
+
+	run := func(name string, d time.Duration, path func(r *rand.Rand) string) {
+		var lat []time.Duration
+		var mu sync.Mutex
+		var errs atomic.Int64
+		var wg sync.WaitGroup
+		deadline := time.Now().Add(d)
+		start := time.Now()
+		for w := range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), 7))
+				var mine []time.Duration
+				for time.Now().Before(deadline) {
+					code, _, l := get(path(r), keys[w])
+					if code != 200 {
+						errs.Add(1)
+					}
+					mine = append(mine, l)
+				}
+				mu.Lock()
+				lat = append(lat, mine...)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		el := time.Since(start)
+		slices.Sort(lat)
+		q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond) }
+		fmt.Printf("%-34s %8.0f req/s  p50 %-9s p99 %-9s errors %d\n", name, float64(len(lat))/el.Seconds(), q(0.5), q(0.99), errs.Load())
+	}
+	zipf := func() func(r *rand.Rand) string {
+		var mu sync.Mutex
+		z := rand.NewZipf(rand.New(rand.NewPCG(1, 2)), 1.1, 1, uint64(n-1))
+		perm := rand.New(rand.NewPCG(3, 4)).Perm(n) // hot containers spread over the key space
+		return func(*rand.Rand) string {
+			mu.Lock()
+			i := perm[z.Uint64()]
+			mu.Unlock()
+			return "/subscription/equipment?equipmentNumber=" + container(i)
+		}
+	}()
+	d := 15 * time.Second
+	if v, err := time.ParseDuration(os.Getenv("CONTRACK_BENCH_DURATION")); err == nil {
+		d = v
+	}
+	run("GET /subscription/equipment zipf", d, zipf)
+	fmt.Printf("journey cache %d kB\n", journeys.CacheBytes()>>10)
+	run("GET /subscription/equipment uniform", d, func(r *rand.Rand) string {
+		return "/subscription/equipment?equipmentNumber=" + container(r.IntN(n))
+	})
+	run("GET /account", 5*time.Second, func(*rand.Rand) string { return "/account" })
+	stopIngest()
+	ingestWG.Wait()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Printf("memory: heap in use %d MB, from the OS %d MB; journey cache %d MB (bound 256 MB)\n",
+		ms.HeapInuse>>20, ms.Sys>>20, journeys.CacheBytes()>>20)
+	slices.Sort(fresh)
+	if len(fresh) > 0 {
+		fmt.Printf("freshness (event acknowledged → in the pull), %d samples: p50 %s p99 %s max %s\n", len(fresh),
+			fresh[len(fresh)/2].Round(time.Millisecond), fresh[min(len(fresh)-1, len(fresh)*99/100)].Round(time.Millisecond), fresh[len(fresh)-1].Round(time.Millisecond))
+	}
+}
