@@ -232,7 +232,9 @@ func TestCachedPullIsFreshAndTagged(t *testing.T) {
 	}
 	e.produce(subscribed(k.Account.ID, tracking, "MAEU", "container", "MSKU9070323", true), ev("a", "2026-10-01T10:00:00Z"))
 	path := "/subscription/equipment?equipmentNumber=MSKU9070323"
-	first := e.until(path, key, func(r testenv.Response) bool { return r.JSON["count"] == float64(1) && len(r.Raw) > 0 && containsEvent(r, "a") })
+	first := e.until(path, key, func(r testenv.Response) bool {
+		return r.JSON["count"] == float64(1) && len(r.Raw) > 0 && containsEvent(r, "a")
+	})
 	tag := first.Header.Get("ETag")
 	if tag == "" {
 		t.Fatal("no ETag")
