@@ -229,7 +229,9 @@ func BenchmarkJourneyPull(b *testing.B) {
 		wg.Wait()
 		el := time.Since(start)
 		slices.Sort(lat)
-		q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond) }
+		q := func(p float64) time.Duration {
+			return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond)
+		}
 		fmt.Printf("%-34s %8.0f req/s  p50 %-9s p99 %-9s errors %d\n", name, float64(len(lat))/el.Seconds(), q(0.5), q(0.99), errs.Load())
 	}
 	zipf := func() func(r *rand.Rand) string {
