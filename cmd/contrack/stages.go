@@ -299,12 +299,14 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		cacheBytes = -1 // disabled
 	}
 	journeys := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: cacheBytes}, in.ch, log)
-	go func() {
-		// Without it the cache stays off and pulls read ClickHouse: degraded, not wrong.
-		if err := journeys.Run(bg, cfg.brokers()); err != nil {
-			log.Error("journey change follower stopped; journeys are read uncached", "err", err)
-		}
-	}()
+	if in.ch != nil && len(cfg.brokers()) > 0 {
+		go func() {
+			// Without it the cache stays off and pulls read ClickHouse: degraded, not wrong.
+			if err := journeys.Run(bg, cfg.brokers()); err != nil {
+				log.Error("journey change follower stopped; journeys are read uncached", "err", err)
+			}
+		}()
+	}
 	queryapi.Register(srv.Fuego, queryapi.Deps{
 		Pool: pool, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
 		TokenKeysPrevious: derivedPrevious(cfg, "next-token"),
