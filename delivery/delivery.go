@@ -121,6 +121,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	st := &store{pool: deps.Pool, cfg: cfg, instance: uuid.New()}
 	started := deps.Now()
 	if err := st.heartbeat(ctx, started, started); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: a clean shutdown
+		}
 		return err
 	}
 	d := &dispatcher{
