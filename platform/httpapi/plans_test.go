@@ -216,3 +216,35 @@ func TestDailyQuotaIsPerAccountAndRefusesUntilUTCMidnight(t *testing.T) {
 		return resp.StatusCode == 200 && resp.Header.Get("RateLimit-Limit") == "10"
 	})
 }
+
+// The carrier, streaming 500 events/s one per request: on the
+// seeded carrier plan none is refused; on sandbox (100/s) most were.
+func TestCarrierPlanTakesAStreamingCarrier(t *testing.T) {
+	db := testenv.Postgres(t)
+	ctx := context.Background()
+	store := auth.NewStore(db.Pool)
+	refused := func(planName string) int {
+		p, err := store.LookupPlan(ctx, planName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := httpapi.NewRateLimiter()
+		clock := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+		l.SetClock(func() time.Time { return clock })
+		k := auth.Key{ID: "k", Role: auth.RoleCarrier, Account: auth.Account{ID: "a", Plan: p.Name, UsagePlan: &p}}
+		n := 0
+		for range 500 * 60 { // a minute at 500/s
+			if !l.Allow(ctx, k).OK {
+				n++
+			}
+			clock = clock.Add(2 * time.Millisecond)
+		}
+		return n
+	}
+	if n := refused("carrier"); n != 0 {
+		t.Errorf("carrier plan refused %d of 30000", n)
+	}
+	if n := refused("sandbox"); n < 20000 {
+		t.Errorf("sandbox plan refused only %d of 30000: the test would not see the issue's refusals", n)
+	}
+}
