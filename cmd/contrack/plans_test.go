@@ -20,8 +20,12 @@ func TestAdminPlanCommands(t *testing.T) {
 		err := cmd(ctx, store, args, &out)
 		return out.String(), err
 	}
-	plan := func(ctx context.Context, s *auth.Store, a []string, out *bytes.Buffer) error { return adminPlan(ctx, s, a, out) }
-	setPlan := func(ctx context.Context, s *auth.Store, a []string, out *bytes.Buffer) error { return adminSetPlan(ctx, s, a, out) }
+	plan := func(ctx context.Context, s *auth.Store, a []string, out *bytes.Buffer) error {
+		return adminPlan(ctx, s, a, out)
+	}
+	setPlan := func(ctx context.Context, s *auth.Store, a []string, out *bytes.Buffer) error {
+		return adminSetPlan(ctx, s, a, out)
+	}
 
 	// Usage mistakes are errUsage, each saying what is wrong.
 	for _, c := range []struct {
