@@ -49,7 +49,8 @@ func getAccount(c fuego.ContextNoBody) (AccountResponse, error) {
 		slug := a.ClientSlug
 		resp.ClientName = &slug
 	}
-	if p, ok := auth.LookupPlan(a.Plan); ok {
+	// The plan's row as the key was resolved (usage_plans); nil: no plan.
+	if p := a.UsagePlan; p != nil {
 		resp.UsagePlan = &UsagePlan{ID: p.ID, Name: p.Name, DisplayName: p.DisplayName}
 	}
 	return resp, nil

@@ -20,7 +20,7 @@ import (
 
 func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list|set-signing-secret|rotate-secrets|rebuild-journeys", errUsage)
+		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list|plan|set-plan|set-signing-secret|rotate-secrets|rebuild-journeys", errUsage)
 	}
 	if args[0] == "rebuild-journeys" {
 		return adminRebuildJourneys(ctx, cfg, log)
@@ -50,6 +50,10 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		}
 		fmt.Println("revoked")
 		return nil
+	case "plan":
+		return adminPlan(ctx, store, args[1:], os.Stdout)
+	case "set-plan":
+		return adminSetPlan(ctx, store, args[1:], os.Stdout)
 	case "list":
 		unmatched, err := stage.UnmatchedByKey(ctx, pool)
 		if err != nil {
@@ -96,7 +100,7 @@ func adminCreateKey(ctx context.Context, store *auth.Store, args []string, out i
 	fs.StringVar(&p.ClientSlug, "client", "", "client slug (lower-case letters, digits, dashes)")
 	fs.StringVar(&p.Env, "env", "", "live or sandbox")
 	fs.StringVar(&p.DisplayName, "display-name", "", "human-readable account name (default: the slug)")
-	fs.StringVar(&p.Plan, "plan", "", "usage plan: "+auth.PlanNames())
+	fs.StringVar(&p.Plan, "plan", "", "usage plan (see `contrack admin plan list`) or none; default: carrier for a new carrier account, else the env's")
 	fs.StringVar(&p.Role, "role", auth.RoleConsumer, "consumer or carrier")
 	fs.StringVar(&p.SCAC, "scac", "", "for carrier keys: the carrier's SCAC code")
 	if err := fs.Parse(args); err != nil {

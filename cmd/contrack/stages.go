@@ -52,6 +52,8 @@ type infra struct {
 	kafka *kgo.Client // producer client
 	// feed wakes GET /subscriptions/events long-polls (serveAPI); nil: they poll.
 	feed *feed.Notifier
+
+	usage *auth.DailyUsage // plans' daily quotas (serveAPI); nil: not enforced
 }
 
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
@@ -213,6 +215,9 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, heal
 	// stops with ctx, as the server's shutdown starts, releasing them.
 	in.feed = feed.NewNotifier(apiPG, log.With("stage", "api"), 0)
 	go in.feed.Run(ctx)
+	in.usage = auth.NewDailyUsage(apiPG, auth.DefaultUsageFlush, log.With("stage", "api"))
+	usageDone := make(chan error, 1)
+	go func() { usageDone <- in.usage.Run(cacheCtx) }()
 	srv := newAPIServer(cacheCtx, cfg, log, in, keys, health)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
@@ -225,7 +230,9 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, heal
 	}
 	health.SetReady("http", true)
 	go func() { <-ctx.Done(); health.SetReady("http", false) }()
-	return errors.Join(srv.Serve(ctx, ln), <-adminDone)
+	err = errors.Join(srv.Serve(ctx, ln), <-adminDone)
+	stopCache() // the last daily-usage counts reach Postgres before we return
+	return errors.Join(err, <-usageDone)
 }
 
 // serveAdmin serves the operator listener on CONTRACK_ADMIN_ADDR until ctx
@@ -271,6 +278,10 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		preAuth = httpapi.NewAddrLimiter(cfg.PreAuthRate, max(1, int(2*cfg.PreAuthRate)), 0)
 		preAuthRefusals = httpapi.NewAddrLimiter(10*cfg.PreAuthRate, max(1, int(20*cfg.PreAuthRate)), 0)
 	}
+	limiter := httpapi.NewRateLimiter()
+	if in.usage != nil {
+		limiter.WithQuota(in.usage)
+	}
 	pool := in.pg
 	if in.apiPG != nil {
 		pool = in.apiPG
@@ -281,7 +292,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Log:             log,
 		Auth:            keys,
 		Health:          health,
-		Limiter:         httpapi.NewRateLimiter(),
+		Limiter:         limiter,
 		PreAuth:         preAuth,
 		PreAuthRefusals: preAuthRefusals,
 		ClientIPHeader:  cfg.ClientIPHeader,

@@ -34,6 +34,9 @@ type Account struct {
 	Env         string
 	DisplayName string
 	Plan        string // "" when the account has no usage plan
+	// UsagePlan is the plan's row as the key was resolved (nil: no plan);
+	// set by Authenticate only.
+	UsagePlan *Plan
 }
 
 // Key is the caller of a request: a key and its account.
@@ -64,7 +67,7 @@ type CreateKeyParams struct {
 	ClientSlug  string
 	Env         string
 	DisplayName string // defaults to the slug when the account is created
-	Plan        string // "" keeps the account's plan, or the env's default for a new account
+	Plan        string // "" keeps the account's plan, or DefaultPlan(env, role) for a new account
 	Role        string // consumer (default) or carrier
 	SCAC        string // required for carrier keys
 }
@@ -95,8 +98,8 @@ func (s *Store) CreateKey(ctx context.Context, p CreateKeyParams) (plaintext str
 		return "", Key{}, fmt.Errorf("auth: SCAC %q must be 2 to 4 letters", p.SCAC)
 	}
 	if p.Plan != "" && p.Plan != PlanNone {
-		if _, ok := LookupPlan(p.Plan); !ok {
-			return "", Key{}, fmt.Errorf("auth: unknown plan %q (known: %s)", p.Plan, PlanNames())
+		if _, err := s.LookupPlan(ctx, p.Plan); err != nil {
+			return "", Key{}, err
 		}
 	}
 	plaintext, err = newKey(p.Env)
@@ -110,7 +113,7 @@ func (s *Store) CreateKey(ctx context.Context, p CreateKeyParams) (plaintext str
 		}
 		plan := p.Plan
 		if plan == "" {
-			plan = DefaultPlan(p.Env)
+			plan = DefaultPlan(p.Env, p.Role)
 		}
 		if plan == PlanNone {
 			plan = ""
@@ -194,18 +197,30 @@ func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error)
 		return Key{}, ErrUnknownKey
 	}
 	sum := sha256.Sum256([]byte(plaintext))
-	var k Key
+	var (
+		k     Key
+		p     Plan
+		pName *string
+	)
 	err := s.pool.QueryRow(ctx, `
 		SELECT k.id, k.name, k.role, COALESCE(k.carrier_scac, ''),
-		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, '')
+		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, ''),
+		       p.name, COALESCE(p.id, ''), COALESCE(p.display_name, ''), COALESCE(p.rate_per_second, 0),
+		       COALESCE(p.burst, 0), COALESCE(p.daily_quota, 0)
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		LEFT JOIN usage_plans p ON p.name = a.plan
 		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, sum[:]).
-		Scan(&k.ID, &k.Name, &k.Role, &k.SCAC, &k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan)
+		Scan(&k.ID, &k.Name, &k.Role, &k.SCAC, &k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan,
+			&pName, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Key{}, ErrUnknownKey
 	}
 	if err != nil {
 		return Key{}, fmt.Errorf("auth: look up key: %w", err)
+	}
+	if pName != nil {
+		p.Name = *pName
+		k.Account.UsagePlan = &p
 	}
 	return k, nil
 }

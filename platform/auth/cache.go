@@ -13,11 +13,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// revocationChannel is the NOTIFY channel RevokeKey signals on, so every API
-// process drops the key from its cache at once.
+// revocationChannel is the NOTIFY channel RevokeKey and SetPlan signal on
+// with a key's hash in hex, so every API process drops the key from its cache
+// at once; UpdatePlan sends plansChanged, and any payload that is not a hash
+// empties the whole cache.
 const revocationChannel = "contrack_key_revoked"
 
-// CachedAuthenticator keeps resolved keys in memory for TTL so the hot path
+// CachedAuthenticator keeps resolved keys (with their account's plan) in
+// memory for TTL so the hot path
 // (POST /events) does not query Postgres per request. A revocation reaches
 // every process within milliseconds through LISTEN/NOTIFY; while the listener
 // is not connected the cache is bypassed, so a revoked key is never served
@@ -38,6 +41,9 @@ type CachedAuthenticator struct {
 	entries   map[[32]byte]cachedKey
 	listening bool
 	unknown   *hashLRU
+	// gen counts notifications: a look-up that raced one is not cached, so
+	// a row read before a revocation or plan change never outlives it.
+	gen uint64
 }
 
 // MaxUnknownKeys bounds the negative cache (about 100 bytes per entry).
@@ -89,6 +95,9 @@ func (c *CachedAuthenticator) Authenticate(ctx context.Context, plaintext string
 	if k, hit, err := c.cached(sum, now); hit {
 		return k, err
 	}
+	c.mu.Lock()
+	gen := c.gen
+	c.mu.Unlock()
 	k, err := c.store.Authenticate(ctx, plaintext)
 	if errors.Is(err, ErrUnknownKey) {
 		c.mu.Lock()
@@ -99,7 +108,7 @@ func (c *CachedAuthenticator) Authenticate(ctx context.Context, plaintext string
 		return k, err
 	}
 	c.mu.Lock()
-	if c.listening {
+	if c.listening && c.gen == gen {
 		if len(c.entries) > 100_000 {
 			c.entries = map[[32]byte]cachedKey{}
 		}
@@ -129,6 +138,7 @@ func (c *CachedAuthenticator) Run(ctx context.Context) error {
 func (c *CachedAuthenticator) setListening(on bool) {
 	c.mu.Lock()
 	c.listening = on
+	c.gen++
 	c.entries = map[[32]byte]cachedKey{}
 	c.mu.Unlock()
 }
@@ -150,6 +160,7 @@ func (c *CachedAuthenticator) listen(ctx context.Context) error {
 		}
 		b, err := hex.DecodeString(n.Payload)
 		c.mu.Lock()
+		c.gen++
 		if err != nil || len(b) != 32 {
 			c.entries = map[[32]byte]cachedKey{}
 		} else {
@@ -209,4 +220,12 @@ func (c *CachedAuthenticator) UnknownCached() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.unknown.len()
+}
+
+// Listening reports whether the revocation listener is connected, i.e.
+// whether keys are being served from memory.
+func (c *CachedAuthenticator) Listening() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listening
 }

@@ -335,8 +335,10 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if k, ok := auth.FromContext(r.Context()); ok {
-			if wait, ok := s.cfg.Limiter.Allow(k); !ok {
-				tooMany(w, r, s.cfg.Log, wait)
+			d := s.cfg.Limiter.Allow(r.Context(), k)
+			d.setHeaders(w.Header())
+			if !d.OK {
+				tooMany(w, r, s.cfg.Log, d.Wait)
 				return
 			}
 		}

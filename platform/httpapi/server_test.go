@@ -99,9 +99,9 @@ func TestRateLimitAnswers429WithRetryAfter(t *testing.T) {
 	api := testenv.NewAPI(t, db.Pool, register)
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "tiny", Env: "live", Plan: "trial"})
 	other := api.Key(auth.CreateKeyParams{ClientSlug: "big", Env: "live"})
-	plan, _ := auth.LookupPlan("trial")
+	const trialBurst = 5 // seeded by migration 0022
 	var limited *testenv.Response
-	for i := 0; i < plan.Burst+3; i++ {
+	for i := 0; i < trialBurst+3; i++ {
 		r := api.Do("POST", "/echo", key, `{"name":"x"}`)
 		if r.Status == 429 {
 			limited = &r
