@@ -115,11 +115,15 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 			return false, err
 		}
 	}
-	consumerKey, err := sys.admin("create-key", "--client", "e2e-shipper", "--env", "sandbox", "--plan", "enterprise")
+	// A plan of its own, so the usage plans never refuse the offered load.
+	if _, err := sys.admin("plan", "create", "e2e-load", "--rate", "100000", "--burst", "200000"); err != nil {
+		return false, err
+	}
+	consumerKey, err := sys.admin("create-key", "--client", "e2e-shipper", "--env", "sandbox", "--plan", "e2e-load")
 	if err != nil {
 		return false, err
 	}
-	carrierKey, err := sys.admin("create-key", "--client", "e2e-maersk", "--env", "sandbox", "--role", "carrier", "--scac", "MAEU", "--plan", "enterprise")
+	carrierKey, err := sys.admin("create-key", "--client", "e2e-maersk", "--env", "sandbox", "--role", "carrier", "--scac", "MAEU", "--plan", "e2e-load")
 	if err != nil {
 		return false, err
 	}
