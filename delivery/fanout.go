@@ -11,8 +11,11 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -23,10 +26,16 @@ const maxGroup = 256
 // that is committed (the consume loop commits the offset after). Store
 // errors are transient (the loop retries the record); a record that cannot
 // be decoded is dead-lettered.
-func (s *stage) handle(ctx context.Context, r *kgo.Record) error {
+func (s *stage) handle(ctx context.Context, r *kgo.Record) (err error) {
 	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent {
 		return nil
 	}
+	// The fan-out continues the trace the normaliser put on the record;
+	// the attempts delivering the event are its children (traceIndex).
+	ctx, span := tracing.Tracer().Start(tracing.Extract(ctx, r), "delivery fan-out", trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("messaging.destination.name", r.Topic),
+			attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
+	defer func() { tracing.End(span, err) }()
 	var ev schemas.EventRecord
 	if err := json.Unmarshal(r.Value, &ev); err != nil {
 		return kafka.Permanent(fmt.Errorf("delivery: undecodable event record: %w", err))
@@ -38,6 +47,8 @@ func (s *stage) handle(ctx context.Context, r *kgo.Record) error {
 	if err != nil {
 		return nil // not a tracking of any subscription
 	}
+	// Before the queue: a delivery leased at birth is sent at once.
+	s.d.traces.put(tid.String(), ev.EventID, span.SpanContext())
 	if err := s.queue.add(ctx, queued{ev: ev, tracking: tid}); err != nil {
 		return fmt.Errorf("delivery: queue event %s: %w", ev.EventID, err)
 	}

@@ -14,7 +14,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/platform/tracing"
 )
 
 // Attempt outcomes, as logged in ClickHouse and counted in metrics.
@@ -82,6 +85,8 @@ func (s *sender) send(ctx context.Context, c *claimed, secret string) attempt {
 	}
 	req.Header = h
 	req.Header.Set("User-Agent", s.userAgent)
+	// traceparent: the attempt's span (nothing when tracing is off).
+	tracing.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {

@@ -185,7 +185,7 @@ const queueSQL = `
 	)
 	SELECT o.id::text, o.account_id::text, o.subscription_id::text, o.created_at, o.lease_token IS NOT NULL,
 	       a.env, w.target_url, w.secret_enc, s.reference, s.container_number, s.bill_number, s.booking_number, s.scac,
-	       ARRAY[f.event]
+	       ARRAY[f.event], s.tracking_id::text
 	FROM opened o JOIN fresh f ON f.delivery_id = o.id
 	JOIN accounts a ON a.id = o.account_id
 	JOIN webhooks w ON w.account_id = o.account_id
@@ -304,7 +304,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 			var refs References
 			var events [][]byte
 			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.Env,
-				&c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events)...)...); err != nil {
+				&c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.TrackingID)...)...); err != nil {
 				return err
 			}
 			if !isLeased {
@@ -329,6 +329,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 // claimed is a delivery leased to this process for one attempt.
 type claimed struct {
 	ID, AccountID, Env, SubscriptionID string
+	TrackingID                         string // the subscription's: its events' trace contexts are kept by tracking
 	Token                              uuid.UUID
 	Body                               []byte
 	Attempts, RoundAttempts            int
@@ -351,11 +352,12 @@ type claimLimits struct {
 // bodySelect are the columns a delivery's body is built from, for a
 // delivery aliased c joined to its subscription s.
 const bodySelect = `s.reference, s.container_number, s.bill_number, s.booking_number, s.scac,
-	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id)`
+	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id), s.tracking_id::text`
 
-// scanBody builds a body from the bodySelect columns.
-func scanBody(refs *References, events *[][]byte) []any {
-	return []any{&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, events}
+// scanBody builds a body from the bodySelect columns; tracking is the
+// subscription's tracking (the key of its events' trace contexts).
+func scanBody(refs *References, events *[][]byte, tracking *string) []any {
+	return []any{&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, events, tracking}
 }
 
 func buildBody(refs References, events [][]byte) ([]byte, error) {
@@ -444,7 +446,7 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 			var refs References
 			var events [][]byte
 			err := row.Scan(append([]any{&c.ID, &c.AccountID, &c.Env, &c.SubscriptionID, &c.Attempts, &c.RoundAttempts,
-				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events)...)...)
+				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.TrackingID)...)...)
 			if err != nil {
 				return c, err
 			}
@@ -643,8 +645,9 @@ func (s *store) unpublishedDead(ctx context.Context, limit int) ([]deadLetter, e
 		var d deadLetter
 		var refs References
 		var events [][]byte
+		var tracking string
 		err := row.Scan(append([]any{&d.ID, &d.AccountID, &d.SubscriptionID, &d.Attempts, &d.Replays,
-			&d.LastHTTPCode, &d.LastError, &d.CreatedAt, &d.DeadAt}, scanBody(&refs, &events)...)...)
+			&d.LastHTTPCode, &d.LastError, &d.CreatedAt, &d.DeadAt}, scanBody(&refs, &events, &tracking)...)...)
 		if err != nil {
 			return d, err
 		}

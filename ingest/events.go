@@ -22,10 +22,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -99,8 +101,12 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 
 type eventsHandler struct{ deps EventsDeps }
 
-func (h eventsHandler) post(c fuego.ContextNoBody) (AddedResponse, error) {
-	ctx := c.Context()
+func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) {
+	// The trace of the pushed events starts here; the record carries it on
+	// to the normaliser and delivery.
+	ctx, span := tracing.StartPublic(c.Context(), c.Request().Header, "POST /events",
+		attribute.String("http.request.method", http.MethodPost), attribute.String("http.route", "/events"))
+	defer func() { tracing.End(span, err) }()
 	k, _ := auth.FromContext(ctx)
 	if k.Role != auth.RoleCarrier {
 		return AddedResponse{}, &httpapi.Error{Status: http.StatusForbidden, Message: httpapi.MsgForbidden}
@@ -147,6 +153,7 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (AddedResponse, error) {
 			{Key: schemas.HeaderCarrierKey, Value: []byte(k.ID)},
 		},
 	}
+	tracing.Inject(ctx, rec)
 	if RecordSizeBound(rec) > kafka.MaxRecordBatchBytes {
 		return AddedResponse{}, tooLarge()
 	}

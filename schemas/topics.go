@@ -73,6 +73,12 @@ const (
 	// and the key's id.
 	HeaderSCAC       = "scac"
 	HeaderCarrierKey = "carrier-key"
+	// HeaderTraceparent and HeaderTracestate are the W3C trace context of
+	// the work that produced the record (platform/tracing writes them):
+	// carrier-raw records from POST /events and polls, events records from
+	// the normaliser. Optional: a record without them starts a new trace.
+	HeaderTraceparent = "traceparent"
+	HeaderTracestate  = "tracestate"
 	// Dead-letter headers, after watermill's poison queue.
 	HeaderDLQReason    = "dlq-reason"
 	HeaderDLQTopic     = "dlq-source-topic"

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas/carriers"
 )
 
@@ -61,6 +62,9 @@ type Config struct {
 	LogLevel    string
 	// JourneyCacheBytes bounds the API's cache of encoded journeys.
 	JourneyCacheBytes int64
+	// Tracing: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME (the role
+	// completes the default name in main).
+	Tracing tracing.Config
 }
 
 // env describes one variable for `contrack config`.
@@ -94,6 +98,9 @@ var envVars = []envVar{
 	{"CONTRACK_LIFECYCLE_INTERVAL", "1m", "time between sweeps closing expired, ended and idle subscriptions", false},
 	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false},
 	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of encoded journeys each API process caches (0 disables the cache)", false},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP collector base URL (e.g. http://otel-collector:4318) receiving traces at /v1/traces; empty: tracing off (no-op)", false},
+	{"OTEL_SERVICE_NAME", "", "service.name of the spans; empty: contrack-<role>", false},
+	{"CONTRACK_TRACE_SAMPLE_RATIO", "1", "share of new traces recorded when tracing is on, 0 < r ≤ 1 (a continued trace follows its parent's decision)", false},
 }
 
 func getenv(name string) string {
@@ -122,6 +129,7 @@ func loadConfig() (Config, error) {
 		ClientIPHeader:    getenv("CONTRACK_CLIENT_IP_HEADER"),
 		SandboxAddr:       getenv("CONTRACK_SANDBOX_ADDR"),
 		LogLevel:          getenv("CONTRACK_LOG_LEVEL"),
+		Tracing:           tracing.Config{Endpoint: getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), ServiceName: getenv("OTEL_SERVICE_NAME")},
 	}
 	var errs []string
 	for _, b := range strings.Split(getenv("KAFKA_BROKERS"), ",") {
@@ -185,6 +193,12 @@ func loadConfig() (Config, error) {
 			errs = append(errs, p.name+" must be an integer from 2 to 1000")
 		}
 		*p.dst = n
+	}
+	c.Tracing.SampleRatio, err = strconv.ParseFloat(getenv("CONTRACK_TRACE_SAMPLE_RATIO"), 64)
+	if err != nil || c.Tracing.SampleRatio <= 0 || c.Tracing.SampleRatio > 1 {
+		errs = append(errs, "CONTRACK_TRACE_SAMPLE_RATIO must be a number above 0 and at most 1")
+	} else if err := c.Tracing.Validate(); err != nil {
+		errs = append(errs, err.Error())
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("config: %s", strings.Join(errs, "; "))

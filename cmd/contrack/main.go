@@ -12,6 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/contrack/contrack/platform/tracing"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -73,6 +76,11 @@ func run(args []string) error {
 	log := newLogger(cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	flushTraces, err := setupTracing(ctx, cfg, args[0], log)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
 
 	switch args[0] {
 	case "all":
@@ -119,3 +127,33 @@ func newLogger(level string) *slog.Logger {
 
 // errUsage marks a command-line mistake.
 var errUsage = errors.New("usage")
+
+// setupTracing installs the OpenTelemetry provider for a role that runs
+// stages: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, a no-op
+// otherwise. flush sends the spans still buffered; call it at exit.
+func setupTracing(ctx context.Context, cfg Config, role string, log *slog.Logger) (flush func(), err error) {
+	switch role {
+	case "all", "api", "normalize", "delivery", "projector", "poller", "sandbox":
+	default:
+		return func() {}, nil
+	}
+	tc := cfg.Tracing
+	if tc.ServiceName == "" {
+		tc.ServiceName = "contrack-" + role
+	}
+	tc.Version = version
+	on, shutdown, err := tracing.Setup(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	if on {
+		log.Info("tracing to OTLP", "service", tc.ServiceName)
+	}
+	return func() {
+		fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(fctx); err != nil {
+			log.Warn("spans not flushed at exit", "err", err)
+		}
+	}, nil
+}

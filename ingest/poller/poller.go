@@ -20,11 +20,13 @@ import (
 	"github.com/sony/gobreaker/v2"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -341,6 +343,8 @@ func (p *poller) poll(ctx context.Context, a admitted) time.Time {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.PollTimeout)
 	defer cancel()
+	ctx, span := tracing.Tracer().Start(ctx, "poll", trace.WithNewRoot(), trace.WithAttributes(tracing.Poll(ch.SCAC, ch.Env, ch.TrackingID)...))
+	defer span.End()
 
 	creds, err := p.credentials(ctx, ch.AccountID, ch.SCAC)
 	if err != nil {
@@ -470,6 +474,7 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 				{Key: schemas.HeaderAccount, Value: []byte(ch.AccountID)},
 				{Key: schemas.HeaderEnv, Value: []byte(ch.Env)},
 			}}
+			tracing.Inject(ctx, rec) // the poll's trace goes on in the normaliser
 			if n := recordBytes(rec); n > p.cfg.MaxRecordBytes {
 				dead = append(dead, p.oversized(env, fmt.Sprintf("carrier page of %d bytes makes a %d-byte record, over the %d-byte limit", len(page), n, p.cfg.MaxRecordBytes)))
 				continue

@@ -20,9 +20,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kslog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 	"github.com/contrack/contrack/schemas/dcsa"
@@ -127,12 +131,27 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 	var out []*kgo.Record
 	preps := make([]prepared, 0, len(recs))
 	var keys []seenUpdate
+	// A span per raw record, a child of the trace its headers carry (the
+	// POST /events or poll that produced it); the events it emits carry
+	// this span's context on. The spans end with the transaction.
+	spans := make([]trace.Span, 0, len(recs))
+	defer func() {
+		for _, sp := range spans {
+			sp.End()
+		}
+	}()
 	for _, r := range recs {
+		sctx, span := tracing.Tracer().Start(tracing.Extract(ctx, r), "normalize", trace.WithSpanKind(trace.SpanKindConsumer),
+			trace.WithAttributes(attribute.String("messaging.destination.name", r.Topic),
+				attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
+		spans = append(spans, span)
 		p, dead := s.prepare(r)
 		if dead != nil {
+			span.SetStatus(codes.Error, "dead-lettered")
 			out = append(out, dead)
 			continue
 		}
+		p.trace = trace.SpanContextFromContext(sctx)
 		preps = append(preps, p)
 		for _, it := range p.items {
 			keys = append(keys, seenUpdate{tracking: it.route.TrackingID, event: it.event.EventID})
@@ -184,6 +203,8 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 type prepared struct {
 	raw   schemas.CarrierRaw
 	items []item
+	// trace is the span context of the record's normalise span.
+	trace trace.SpanContext
 	// unmatched counts pushed events that reached no tracking;
 	// unmatchedRef names the last one's shipment.
 	unmatched    int
@@ -258,12 +279,14 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 			EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: p.raw.ID, EmittedAt: now,
 		}
 		v, _ := json.Marshal(rec)
-		out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: []kgo.RecordHeader{
+		r := &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: []kgo.RecordHeader{
 			{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
 			{Key: schemas.HeaderID, Value: []byte(ev.EventID + "/" + hash)},
 			{Key: schemas.HeaderAccount, Value: []byte(rt.AccountID)},
 			{Key: schemas.HeaderEnv, Value: []byte(rt.Env)},
-		}})
+		}}
+		tracing.Inject(trace.ContextWithSpanContext(context.Background(), p.trace), r)
+		out = append(out, r)
 		pending[k] = hash
 		ups = append(ups, seenUpdate{rt.TrackingID, ev.EventID, hash})
 	}
