@@ -75,7 +75,7 @@ func openInfra(ctx context.Context, cfg Config, log *slog.Logger) (*infra, error
 		in.close()
 		return nil, err
 	}
-	if _, err = clickhouse.Migrate(ctx, in.ch, log); err != nil {
+	if _, err = migrateClickHouse(ctx, in.pg, in.ch, log); err != nil {
 		in.close()
 		return nil, err
 	}
@@ -131,12 +131,23 @@ func runMigrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	defer conn.Close()
-	n, err = clickhouse.Migrate(ctx, conn, log)
+	n, err = migrateClickHouse(ctx, pool, conn, log)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("clickhouse: %d migration(s) applied\n", n)
 	return nil
+}
+
+// migrateClickHouse applies the ClickHouse migrations under a Postgres
+// advisory lock: every stage migrates at start-up, and ClickHouse cannot
+// serialise them itself.
+func migrateClickHouse(ctx context.Context, pool *pgxpool.Pool, ch driver.Conn, log *slog.Logger) (applied int, err error) {
+	err = postgres.WithLock(ctx, pool, postgres.ClickHouseMigrationLock, func() error {
+		applied, err = clickhouse.Migrate(ctx, ch, log)
+		return err
+	})
+	return applied, err
 }
 
 // startBroker starts the embedded broker when KAFKA_BROKERS is unset.

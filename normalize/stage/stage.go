@@ -26,6 +26,7 @@ import (
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
@@ -80,6 +81,10 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		kgo.SeedBrokers(deps.Brokers...),
 		kgo.WithLogger(kslog.New(log.With("component", "kafka"))),
 		kgo.TransactionalID(cfg.TransactionalID),
+		kgo.TransactionTimeout(kafka.TransactionTimeout),
+		// As every group member (kafka.NewClient): a dead one is noticed in seconds.
+		kgo.SessionTimeout(kafka.GroupSessionTimeout),
+		kgo.HeartbeatInterval(kafka.GroupSessionTimeout/6),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumerGroup(schemas.GroupNormalize),
 		kgo.ConsumeTopics(schemas.TopicCarrierRaw),

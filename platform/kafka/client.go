@@ -28,6 +28,14 @@ const MaxRecordBatchBytes = 1_000_012
 // member before handing its partitions to the others.
 const GroupSessionTimeout = 6 * time.Second
 
+// TransactionTimeout is how long a transaction may stay open before the
+// broker aborts it. A producer killed mid-transaction leaves its
+// transaction open until then, and read_committed consumers of its output
+// (delivery, the feed) wait behind it: franz-go's default of 40 s stalled
+// every push that long after a normaliser crash. A transaction here spans
+// one short batch, far below this.
+const TransactionTimeout = 10 * time.Second
+
 // NewClient returns a franz-go client for brokers, logging through log.
 // Extra options (consumer group, transactional id, ...) are appended.
 func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client, error) {

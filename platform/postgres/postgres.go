@@ -90,6 +90,27 @@ func ensureDatabase(ctx context.Context, url string) error {
 // migrationLock is the advisory lock key that serialises concurrent migrators.
 const migrationLock = 7_402_113
 
+// ClickHouseMigrationLock serialises ClickHouse migrators: ClickHouse has no
+// locks of its own, and stages starting together would otherwise apply the
+// same migration at once (and write its record twice, or fail on 18.16's
+// TinyLog) — every stage has Postgres, so the lock lives there.
+const ClickHouseMigrationLock = 7_402_114
+
+// WithLock runs fn holding the session advisory lock key on one of pool's
+// connections, so concurrent callers, in any process, run fn one at a time.
+func WithLock(ctx context.Context, pool *pgxpool.Pool, key int64, fn func() error) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: lock %d: acquire: %w", key, err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+		return fmt.Errorf("postgres: lock %d: %w", key, err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
+	return fn()
+}
+
 // Migrate applies every migration not yet recorded in schema_migrations, each
 // in its own transaction. Re-running is a no-op. Concurrent callers (several
 // stages starting at once) are serialised by an advisory lock.
