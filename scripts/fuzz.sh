@@ -5,18 +5,20 @@ set -euo pipefail
 fuzztime=${1:-10s}
 cd "$(dirname "$0")/.."
 found=0
+# files in a corpus directory (0 when it does not exist yet)
+count_files() { if [ -d "$1" ]; then ls "$1" | wc -l; else echo 0; fi; }
 while IFS= read -r file; do
 	pkg=./$(dirname "$file")
 	for target in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)' "$file" | awk '{print $2}'); do
 		found=1
 		echo "fuzz: $pkg $target for $fuzztime"
 		corpus="$pkg/testdata/fuzz/$target"
-		before=$(ls "$corpus" 2>/dev/null | wc -l)
+		before=$(count_files "$corpus")
 		if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 1s "$pkg"; then
 			# A real failure writes its input to the corpus. Go's fuzzer can
 			# also fail with "context deadline exceeded" when its time ends
 			# while a worker is busy, writing nothing: that one is retried once.
-			if [ "$(ls "$corpus" 2>/dev/null | wc -l)" != "$before" ]; then
+			if [ "$(count_files "$corpus")" != "$before" ]; then
 				echo "fuzz: $target found a failing input (in $corpus)" >&2
 				exit 1
 			fi
