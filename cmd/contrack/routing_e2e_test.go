@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,55 +16,6 @@ import (
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
-
-// hookReceiver records every webhook POST body.
-type hookReceiver struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	bodies [][]byte
-}
-
-func newHookReceiver(t *testing.T) *hookReceiver {
-	h := &hookReceiver{}
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		h.mu.Lock()
-		h.bodies = append(h.bodies, b)
-		h.mu.Unlock()
-	}))
-	t.Cleanup(h.srv.Close)
-	return h
-}
-
-// waitFor returns the first body containing marker, failing after d.
-func (h *hookReceiver) waitFor(t *testing.T, marker string, d time.Duration) []byte {
-	t.Helper()
-	for deadline := time.Now().Add(d); ; {
-		h.mu.Lock()
-		for _, b := range h.bodies {
-			if bytes.Contains(b, []byte(marker)) {
-				h.mu.Unlock()
-				return b
-			}
-		}
-		h.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatalf("no webhook body with %q within %v", marker, d)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func (h *hookReceiver) any(marker string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, b := range h.bodies {
-		if bytes.Contains(b, []byte(marker)) {
-			return true
-		}
-	}
-	return false
-}
 
 // pushedEvent is an EQUIPMENT event for container, marked in its location name.
 func pushedEvent(container, marker string) string {
@@ -103,7 +50,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		t.Fatalf("configure: %d %v", code, body)
 	}
 	var v struct{ Secret string }
-	json.Unmarshal(hook.waitFor(t, "webhook.verification", 10*time.Second), &v)
+	json.Unmarshal(hook.waitFor(t, "webhook.verification", 10*time.Second).body, &v)
 	if code, body := s.do("POST", "/webhook/activate", consumer, `{"secret":"`+v.Secret+`"}`); code != 200 {
 		t.Fatalf("activate: %d %v", code, body)
 	}
@@ -122,7 +69,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 	// A push processed before the subscription reached the index is (rightly)
 	// routed nowhere, so push again until one arrives.
 	deadline, next := time.Now().Add(30*time.Second), time.Time{}
-	for ; !hook.any("warm-up"); time.Sleep(20 * time.Millisecond) {
+	for ; !hook.has("warm-up"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("no webhook body with \"warm-up\" within 30s")
 		}
@@ -157,7 +104,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		t.Fatalf("sentinel push: %d %v", code, body)
 	}
 	hook.waitFor(t, "sentinel", 30*time.Second)
-	if hook.any("cross-carrier") {
+	if hook.has("cross-carrier") {
 		t.Fatal("the CMDU key's event was delivered to the MAEU subscription's webhook")
 	}
 	var queued int
@@ -222,7 +169,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 	if code, body := s.do("POST", "/events", xyzq, pushedEvent(pushBox, "push-only")); code != 200 {
 		t.Fatalf("push-only push: %d %v", code, body)
 	}
-	b := hook.waitFor(t, "push-only", 30*time.Second)
+	b := hook.waitFor(t, "push-only", 30*time.Second).body
 	if !bytes.Contains(b, []byte(`"subscriptionReference":"xyzq-1"`)) {
 		t.Fatalf("push-only delivery: %s", b)
 	}

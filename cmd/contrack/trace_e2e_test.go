@@ -21,26 +21,26 @@ import (
 	"github.com/contrack/contrack/platform/tracing/tracingtest"
 )
 
-// tracedHook records each webhook POST's body and the span context of its
-// traceparent header.
-type tracedHook struct {
+// hookReceiver is a webhook target that records each POST's body and the
+// span context of its traceparent header (invalid when tracing is off).
+type hookReceiver struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
-	hits []tracedHit
+	hits []hookHit
 }
 
-type tracedHit struct {
+type hookHit struct {
 	body []byte
 	sc   trace.SpanContext
 }
 
-func newTracedHook(t *testing.T) *tracedHook {
-	h := &tracedHook{}
+func newHookReceiver(t *testing.T) *hookReceiver {
+	h := &hookReceiver{}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		sc := trace.SpanContextFromContext(tracing.Propagator.Extract(context.Background(), propagation.HeaderCarrier(r.Header)))
 		h.mu.Lock()
-		h.hits = append(h.hits, tracedHit{b, sc})
+		h.hits = append(h.hits, hookHit{b, sc})
 		h.mu.Unlock()
 	}))
 	t.Cleanup(h.srv.Close)
@@ -48,7 +48,7 @@ func newTracedHook(t *testing.T) *tracedHook {
 }
 
 // waitFor returns the first POST whose body contains marker, failing after d.
-func (h *tracedHook) waitFor(t *testing.T, marker string, d time.Duration) tracedHit {
+func (h *hookReceiver) waitFor(t *testing.T, marker string, d time.Duration) hookHit {
 	t.Helper()
 	for deadline := time.Now().Add(d); ; {
 		h.mu.Lock()
@@ -66,7 +66,7 @@ func (h *tracedHook) waitFor(t *testing.T, marker string, d time.Duration) trace
 	}
 }
 
-func (h *tracedHook) has(marker string) bool {
+func (h *hookReceiver) has(marker string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, hit := range h.hits {
@@ -123,7 +123,7 @@ func TestEndToEndTraceFromPushAndPollToWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook := newTracedHook(t)
+	hook := newHookReceiver(t)
 	if code, body := s.do("POST", "/webhook/configure", consumer, `{"targetUrl":"`+hook.srv.URL+`/hook"}`); code != 200 {
 		t.Fatalf("configure: %d %v", code, body)
 	}
