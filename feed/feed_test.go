@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -50,26 +49,8 @@ func newWorld(t *testing.T) *world {
 // start runs the feed stage until the returned stop (or the test's end).
 func (w *world) start() (stop func()) {
 	w.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	deps := feed.Deps{Brokers: w.h.Brokers(), Pool: w.h.DB.Pool, Log: testenv.Log(w.t)}
-	go func() { done <- feed.Run(ctx, feed.Config{}, deps) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					w.t.Errorf("feed.Run: %v", err)
-				}
-			case <-time.After(30 * time.Second):
-				w.t.Errorf("feed.Run did not stop within 30 s")
-			}
-		})
-	}
-	w.t.Cleanup(stop)
-	return stop
+	return testenv.RunStage(w.t, "feed.Run", func(ctx context.Context) error { return feed.Run(ctx, feed.Config{}, deps) })
 }
 
 // account makes an account with a consumer key; it returns the key and id.

@@ -119,25 +119,7 @@ func (h *Harness) Deps() delivery.Deps {
 func (h *Harness) Start(cfg delivery.Config) (stop func()) {
 	h.T.Helper()
 	deps := h.Deps()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- delivery.Run(ctx, cfg, deps) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					h.T.Errorf("Run: %v", err)
-				}
-			case <-time.After(30 * time.Second):
-				h.T.Errorf("Run did not stop within 30 s")
-			}
-		})
-	}
-	h.T.Cleanup(stop)
-	return stop
+	return testenv.RunStage(h.T, "Run", func(ctx context.Context) error { return delivery.Run(ctx, cfg, deps) })
 }
 
 // Exec runs a statement, failing the test on error.

@@ -284,3 +284,29 @@ func KafkaClient(t testing.TB, brokers []string, opts ...kgo.Opt) *kgo.Client {
 	t.Cleanup(cl.Close)
 	return cl
 }
+
+// RunStage runs a stage's Run in the background until the returned stop is
+// called or the test ends; stop reports an error Run returned, or that it
+// did not return within 30 s of its context ending.
+func RunStage(t testing.TB, name string, run func(ctx context.Context) error) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("%s did not stop within 30 s", name)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
