@@ -1,0 +1,147 @@
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// claimed is a delivery leased to this process for one attempt.
+type claimed struct {
+	ID, AccountID, Env, SubscriptionID string
+	TrackingID                         string // the subscription's: its events' trace contexts are kept by tracking
+	Token                              uuid.UUID
+	Body                               []byte
+	Attempts, RoundAttempts            int
+	EventCount                         int
+	TargetURL                          string
+	SecretEnc                          []byte
+	Endpoint                           string // endpointKey: account and host
+	CreatedAt                          time.Time
+}
+
+// claimLimits says how many more deliveries each endpoint (endpointKey)
+// may take: none for Full, Free[i] for Keys[i], Default for any other.
+type claimLimits struct {
+	Full    []string
+	Keys    []string
+	Free    []int32
+	Default int
+}
+
+// bodySelect are the columns a delivery's body is built from, for a
+// delivery aliased c joined to its subscription s.
+const bodySelect = `s.reference, s.container_number, s.bill_number, s.booking_number, s.scac,
+	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id), s.tracking_id::text`
+
+// scanBody builds a body from the bodySelect columns; tracking is the
+// subscription's tracking (the key of its events' trace contexts).
+func scanBody(refs *References, events *[][]byte, tracking *string) []any {
+	return []any{&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, events, tracking}
+}
+
+func buildBody(refs References, events [][]byte) ([]byte, error) {
+	raw := make([]json.RawMessage, len(events))
+	for i, e := range events {
+		raw[i] = e
+	}
+	return encodePayload(refs, raw)
+}
+
+// leaseFree is true of a delivery no live process holds: never leased, its
+// lease expired, or its owner's heartbeat is older than InstanceTimeout (the
+// owner died: its work resumes in seconds, not when the lease expires).
+const leaseFree = `(d.lease_until IS NULL OR d.lease_until <= @now
+	OR (d.lease_owner IS NOT NULL AND NOT EXISTS (
+		SELECT 1 FROM delivery_instances i WHERE i.id = d.lease_owner AND i.heartbeat_at > @alive_after)))`
+
+// claimSQL leases due deliveries; see claim. It looks at most
+// @per_account of the oldest due deliveries of each activated webhook whose
+// endpoint (account and host) has room (an index range each), so its cost
+// follows the number of webhooks, never the backlog, and a backlog at the
+// head of the queue whose endpoint is full or broken never hides another
+// endpoint's deliveries.
+const claimSQL = `
+		WITH hooks AS (
+			SELECT w.account_id, ` + keyExpr + ` AS key FROM webhooks w WHERE w.activated
+		), cand AS (
+			SELECT d.id, d.next_attempt_at, h.key
+			FROM hooks h CROSS JOIN LATERAL (
+				SELECT d.id, d.next_attempt_at FROM deliveries d
+				WHERE d.account_id = h.account_id AND d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
+				  AND ` + leaseFree + `
+				ORDER BY d.next_attempt_at
+				LIMIT @per_account) d
+			WHERE NOT (h.key = ANY(@full::text[]))
+		), ranked AS (
+			SELECT id, key, next_attempt_at,
+			       row_number() OVER (PARTITION BY key ORDER BY next_attempt_at, id) AS rn
+			FROM cand
+		), picked AS (
+			SELECT r.id FROM ranked r
+			LEFT JOIN unnest(@keys::text[], @free::int4[]) AS f(key, free) ON f.key = r.key
+			WHERE r.rn <= coalesce(f.free, @default_free)
+			ORDER BY r.next_attempt_at
+			LIMIT @n
+		), locked AS (
+			-- Only the rows taken are locked; one claimed meanwhile by another
+			-- process is skipped, or re-checked (and dropped) if it committed.
+			SELECT d.id FROM deliveries d
+			WHERE d.id = ANY(ARRAY(SELECT id FROM picked))
+			  AND d.status IN ('PENDING', 'FAILED') AND ` + leaseFree + `
+			FOR UPDATE SKIP LOCKED
+		), c AS (
+			UPDATE deliveries d SET lease_until = @lease_until, lease_token = @token, lease_owner = @owner
+			FROM locked l WHERE d.id = l.id
+			RETURNING d.id, d.account_id, d.subscription_id, d.attempts, d.round_attempts, d.event_count, d.created_at
+		)
+		SELECT c.id::text, c.account_id::text, a.env, c.subscription_id::text, c.attempts, c.round_attempts,
+		       c.event_count, c.created_at, w.target_url, w.secret_enc, ` + bodySelect + `
+		FROM c JOIN webhooks w ON w.account_id = c.account_id
+		JOIN accounts a ON a.id = c.account_id
+		JOIN subscriptions s ON s.id = c.subscription_id`
+
+// claim leases up to n due deliveries of activated webhooks, oldest due
+// first, at most limits allow per endpoint, and builds their bodies. Rows
+// locked by another claimer are skipped, not waited for.
+func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.Time) ([]claimed, error) {
+	token := uuid.New()
+	full := limits.Full
+	if full == nil {
+		full = []string{}
+	}
+	keys, free := limits.Keys, limits.Free
+	if keys == nil {
+		keys, free = []string{}, []int32{}
+	}
+	var out []claimed
+	b := &pgx.Batch{}
+	b.Queue(asyncCommit)
+	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "keys": keys, "free": free,
+		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token,
+		"owner": s.owner(), "alive_after": now.Add(-s.cfg.InstanceTimeout)}).Query(func(rows pgx.Rows) error {
+		var err error
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {
+			c := claimed{Token: token}
+			var refs References
+			var events [][]byte
+			err := row.Scan(append([]any{&c.ID, &c.AccountID, &c.Env, &c.SubscriptionID, &c.Attempts, &c.RoundAttempts,
+				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.TrackingID)...)...)
+			if err != nil {
+				return c, err
+			}
+			c.Endpoint = endpointKey(c.AccountID, c.TargetURL)
+			c.Body, err = buildBody(refs, events)
+			return c, err
+		})
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	return out, nil
+}

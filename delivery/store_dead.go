@@ -1,0 +1,103 @@
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// deadLetter is a DEAD delivery to publish on the dead-letter topic.
+type deadLetter struct {
+	ID             string          `json:"id"`
+	AccountID      string          `json:"accountId"`
+	SubscriptionID string          `json:"subscriptionId"`
+	Reference      string          `json:"subscriptionReference"`
+	Attempts       int             `json:"attempts"`
+	Replays        int             `json:"replays"`
+	LastHTTPCode   *int            `json:"lastHttpCode"`
+	LastError      string          `json:"lastError"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	DeadAt         time.Time       `json:"deadAt"`
+	Payload        json.RawMessage `json:"payload"`
+}
+
+func (s *store) unpublishedDead(ctx context.Context, limit int) ([]deadLetter, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT c.id::text, c.account_id::text, c.subscription_id::text, c.attempts, c.replays,
+		       c.last_http_code, c.last_error, c.created_at, c.dead_at, `+bodySelect+`
+		FROM deliveries c JOIN subscriptions s ON s.id = c.subscription_id
+		WHERE c.status = 'DEAD' AND c.dlq_published_at IS NULL
+		ORDER BY c.dead_at LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read dead letters: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (deadLetter, error) {
+		var d deadLetter
+		var refs References
+		var events [][]byte
+		var tracking string
+		err := row.Scan(append([]any{&d.ID, &d.AccountID, &d.SubscriptionID, &d.Attempts, &d.Replays,
+			&d.LastHTTPCode, &d.LastError, &d.CreatedAt, &d.DeadAt}, scanBody(&refs, &events, &tracking)...)...)
+		if err != nil {
+			return d, err
+		}
+		d.Reference = refs.SubscriptionReference
+		d.Payload, err = buildBody(refs, events)
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read dead letters: %w", err)
+	}
+	return out, nil
+}
+
+func (s *store) markPublished(ctx context.Context, ids []string, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE deliveries SET dlq_published_at = $2 WHERE id = ANY($1::uuid[]) AND status = 'DEAD'`, ids, now)
+	if err != nil {
+		return fmt.Errorf("mark dead letters published: %w", err)
+	}
+	return nil
+}
+
+// Replay puts a DEAD delivery of account back in the queue: PENDING, due at
+// now, with a fresh retry schedule and its earlier attempts kept in its
+// history (the attempt count goes on). It is sent outside its subscription's
+// ordered stream, the same body and webhook-id as before. ErrNotFound: no
+// such delivery of this account (a malformed id included); ErrNotDead: it is
+// not dead-lettered.
+func Replay(ctx context.Context, pool *pgxpool.Pool, accountID, id string, now time.Time) error {
+	did, err := uuid.Parse(id)
+	if err != nil {
+		return ErrNotFound
+	}
+	aid, err := uuid.Parse(accountID)
+	if err != nil {
+		return ErrNotFound
+	}
+	var status string
+	err = pool.QueryRow(ctx, `
+		WITH cur AS (SELECT id, status FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE),
+		upd AS (
+			UPDATE deliveries d SET status = 'PENDING', replayed = true, replays = d.replays + 1,
+				round_attempts = 0, next_attempt_at = $3, lease_until = NULL, lease_token = NULL,
+				dead_at = NULL, dlq_published_at = NULL, updated_at = $3
+			FROM cur WHERE d.id = cur.id AND cur.status = 'DEAD'
+			RETURNING d.id)
+		SELECT cur.status FROM cur`, did, aid, now).Scan(&status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("delivery: replay: %w", err)
+	}
+	if status != StatusDead {
+		return ErrNotDead
+	}
+	return nil
+}
