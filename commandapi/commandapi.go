@@ -9,7 +9,6 @@ package commandapi
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/go-fuego/fuego"
@@ -38,12 +37,6 @@ type Deps struct {
 	// AllowPrivateWebhooks lets webhook targets be loopback, private or
 	// link-local addresses (development only).
 	AllowPrivateWebhooks bool
-	// WebhookClient sends verification messages; nil builds one that refuses
-	// private targets (unless allowed) and never follows redirects.
-	WebhookClient *http.Client
-	// VerificationBackoff are the waits between verification attempts
-	// (default 2 s, 10 s, 1 min, 5 min).
-	VerificationBackoff []time.Duration
 
 	// Prober answers POST /carrier/health-check.
 	Prober HealthProber
@@ -57,12 +50,6 @@ type Deps struct {
 	InferTimeout time.Duration
 	// InferConcurrency bounds the probes of one inference in flight (default 4).
 	InferConcurrency int
-
-	// Background bounds work that outlives a request (webhook verification
-	// retries); cancel it at shutdown. Default context.Background().
-	Background context.Context
-	// Version names contrack in the User-Agent of outgoing webhooks.
-	Version string
 }
 
 func (d *Deps) defaults() {
@@ -72,9 +59,6 @@ func (d *Deps) defaults() {
 	if d.SubscriptionLifetime == 0 {
 		d.SubscriptionLifetime = 90 * 24 * time.Hour
 	}
-	if d.VerificationBackoff == nil {
-		d.VerificationBackoff = []time.Duration{2 * time.Second, 10 * time.Second, time.Minute, 5 * time.Minute}
-	}
 	if d.InferTimeout == 0 {
 		d.InferTimeout = 10 * time.Second
 	}
@@ -83,12 +67,6 @@ func (d *Deps) defaults() {
 	}
 	if d.Log == nil {
 		d.Log = slog.Default()
-	}
-	if d.Background == nil {
-		d.Background = context.Background()
-	}
-	if d.Version == "" {
-		d.Version = "dev"
 	}
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/go-fuego/fuego"
 
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/delivery/signature"
 	"github.com/contrack/contrack/platform/auth"
-	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/queryapi"
 )
@@ -82,15 +82,23 @@ func (r *receiver) secret(n int) string {
 	}
 }
 
+// webhookAPI is the API with the delivery stage running on its database:
+// the stage sends verification messages (and test deliveries).
 func webhookAPI(t *testing.T, allowPrivate bool) (*testenv.API, testenv.PGDatabase) {
-	db := testenv.Postgres(t)
-	box, _ := secretbox.New("test")
-	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, TokenKey: []byte("k")})
-		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), AllowPrivateWebhooks: allowPrivate,
-			VerificationBackoff: []time.Duration{20 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond}})
-	})
+	api, db, h := webhookAPIHarness(t, allowPrivate)
+	h.Start(deliverytest.Config())
 	return api, db
+}
+
+// webhookAPIHarness is webhookAPI with the delivery stage not started.
+func webhookAPIHarness(t *testing.T, allowPrivate bool) (*testenv.API, testenv.PGDatabase, *deliverytest.Harness) {
+	db := testenv.Postgres(t)
+	h := deliverytest.NewOn(t, db, false)
+	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: h.Box, TokenKey: []byte("k")})
+		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: h.Box, Log: testenv.Log(t), AllowPrivateWebhooks: allowPrivate})
+	})
+	return api, db, h
 }
 
 func TestWebhookLifecycle(t *testing.T) {

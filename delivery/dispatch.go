@@ -364,6 +364,13 @@ func (d *dispatcher) deliver(ctx context.Context, c *claimed, ep *endpoint) outc
 	if err != nil {
 		return d.judge(c, attempt{Outcome: OutcomeSecretError, Error: "webhook secret cannot be opened (was CONTRACK_SECRET_KEY changed?)"})
 	}
+	if c.Kind != kindEvents {
+		body, err := d.box.Open(c.MessageEnc, secretbox.WebhookMessageContext(c.AccountID))
+		if err != nil {
+			return d.judge(c, attempt{Outcome: OutcomeSecretError, Error: "webhook message cannot be opened (was CONTRACK_SECRET_KEY changed?)"})
+		}
+		c.Body = body
+	}
 	if msg, ok := target.Validate(c.TargetURL, c.Env, d.cfg.AllowPrivate); !ok {
 		return d.judge(c, attempt{Outcome: OutcomeRejectedTarget, Error: "target refused: " + msg})
 	}
@@ -393,8 +400,10 @@ func (d *dispatcher) judge(c *claimed, a attempt) outcome {
 	case a.ok():
 		o.Status = StatusDelivered
 		d.metrics.endToEnd.Observe(now.Sub(c.CreatedAt).Seconds())
-	case a.Outcome == OutcomeGone:
-		// Parked: due at once, but claimed only when the webhook is activated again.
+	case a.Outcome == OutcomeGone && c.Kind != kindVerification:
+		// Parked: due at once, but claimed only when the webhook is activated
+		// again. (A verification's webhook is not activated: its 410 is a
+		// failure like any other.)
 		o.Status, o.Gone = StatusFailed, true
 	default:
 		if next, more := d.cfg.nextAttempt(c.RoundAttempts+1, a.RetryAfter, now, d.rnd); more {

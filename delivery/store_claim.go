@@ -12,7 +12,9 @@ import (
 
 // claimed is a delivery leased to this process for one attempt.
 type claimed struct {
-	ID, AccountID, Env, SubscriptionID string
+	ID, AccountID, Env, SubscriptionID string // SubscriptionID: "" for a message delivery
+	Kind                               string // kindEvents, kindVerification, kindTest
+	MessageEnc                         []byte // a message delivery's sealed body, opened at send time
 	TrackingID                         string // the subscription's: its events' trace contexts are kept by tracking
 	Token                              uuid.UUID
 	Body                               []byte
@@ -35,8 +37,10 @@ type claimLimits struct {
 
 // bodySelect are the columns a delivery's body is built from, for a
 // delivery aliased c joined to its subscription s.
-const bodySelect = `s.reference, s.container_number, s.bill_number, s.booking_number, s.scac,
-	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id), s.tracking_id::text`
+// (s is NULL for a message delivery: every column then reads "".)
+const bodySelect = `coalesce(s.reference, ''), coalesce(s.container_number, ''), coalesce(s.bill_number, ''),
+	coalesce(s.booking_number, ''), coalesce(s.scac, ''),
+	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id), coalesce(s.tracking_id::text, '')`
 
 // scanBody builds a body from the bodySelect columns; tracking is the
 // subscription's tracking (the key of its events' trace contexts).
@@ -64,7 +68,8 @@ const leaseFree = `(d.lease_until IS NULL OR d.lease_until <= @now
 // endpoint (account and host) has room (an index range each), so its cost
 // follows the number of webhooks, never the backlog, and a backlog at the
 // head of the queue whose endpoint is full or broken never hides another
-// endpoint's deliveries.
+// endpoint's deliveries. Verifications are looked up apart (their own due
+// index): their webhook is not activated yet.
 const claimSQL = `
 		WITH hooks AS (
 			SELECT w.account_id, ` + keyExpr + ` AS key FROM webhooks w WHERE w.activated
@@ -73,10 +78,20 @@ const claimSQL = `
 			FROM hooks h CROSS JOIN LATERAL (
 				SELECT d.id, d.next_attempt_at FROM deliveries d
 				WHERE d.account_id = h.account_id AND d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
-				  AND ` + leaseFree + `
+				  AND d.kind <> 'verification' AND ` + leaseFree + `
 				ORDER BY d.next_attempt_at
 				LIMIT @per_account) d
 			WHERE NOT (h.key = ANY(@full::text[]))
+			UNION ALL
+			SELECT v.id, v.next_attempt_at, k.key
+			FROM (
+				SELECT d.id, d.account_id, d.next_attempt_at FROM deliveries d
+				WHERE d.kind = 'verification' AND d.status IN ('PENDING', 'FAILED') AND d.next_attempt_at <= @now
+				  AND ` + leaseFree + `
+				ORDER BY d.next_attempt_at
+				LIMIT @n) v
+			CROSS JOIN LATERAL (SELECT ` + keyExpr + ` AS key FROM webhooks w WHERE w.account_id = v.account_id) k
+			WHERE NOT (k.key = ANY(@full::text[]))
 		), ranked AS (
 			SELECT id, key, next_attempt_at,
 			       row_number() OVER (PARTITION BY key ORDER BY next_attempt_at, id) AS rn
@@ -97,13 +112,14 @@ const claimSQL = `
 		), c AS (
 			UPDATE deliveries d SET lease_until = @lease_until, lease_token = @token, lease_owner = @owner
 			FROM locked l WHERE d.id = l.id
-			RETURNING d.id, d.account_id, d.subscription_id, d.attempts, d.round_attempts, d.event_count, d.created_at
+			RETURNING d.id, d.account_id, d.subscription_id, d.attempts, d.round_attempts, d.event_count, d.created_at,
+			          d.kind, d.message_enc
 		)
-		SELECT c.id::text, c.account_id::text, a.env, c.subscription_id::text, c.attempts, c.round_attempts,
-		       c.event_count, c.created_at, w.target_url, w.secret_enc, ` + bodySelect + `
+		SELECT c.id::text, c.account_id::text, a.env, coalesce(c.subscription_id::text, ''), c.attempts, c.round_attempts,
+		       c.event_count, c.created_at, w.target_url, w.secret_enc, c.kind, c.message_enc, ` + bodySelect + `
 		FROM c JOIN webhooks w ON w.account_id = c.account_id
 		JOIN accounts a ON a.id = c.account_id
-		JOIN subscriptions s ON s.id = c.subscription_id`
+		LEFT JOIN subscriptions s ON s.id = c.subscription_id`
 
 // claim leases up to n due deliveries of activated webhooks, oldest due
 // first, at most limits allow per endpoint, and builds their bodies. Rows
@@ -130,11 +146,14 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 			var refs References
 			var events [][]byte
 			err := row.Scan(append([]any{&c.ID, &c.AccountID, &c.Env, &c.SubscriptionID, &c.Attempts, &c.RoundAttempts,
-				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.TrackingID)...)...)
+				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc, &c.Kind, &c.MessageEnc}, scanBody(&refs, &events, &c.TrackingID)...)...)
 			if err != nil {
 				return c, err
 			}
 			c.Endpoint = endpointKey(c.AccountID, c.TargetURL)
+			if c.Kind != kindEvents {
+				return c, nil // its body is sealed: opened at send time (deliver)
+			}
 			c.Body, err = buildBody(refs, events)
 			return c, err
 		})

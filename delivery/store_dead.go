@@ -70,7 +70,8 @@ func (s *store) markPublished(ctx context.Context, ids []string, now time.Time) 
 // history (the attempt count goes on). It is sent outside its subscription's
 // ordered stream, the same body and webhook-id as before. ErrNotFound: no
 // such delivery of this account (a malformed id included); ErrNotDead: it is
-// not dead-lettered.
+// not dead-lettered. A verification is not replayed (not found): configuring
+// the webhook again sends a new one.
 func Replay(ctx context.Context, pool *pgxpool.Pool, accountID, id string, now time.Time) error {
 	did, err := uuid.Parse(id)
 	if err != nil {
@@ -82,7 +83,7 @@ func Replay(ctx context.Context, pool *pgxpool.Pool, accountID, id string, now t
 	}
 	var status string
 	err = pool.QueryRow(ctx, `
-		WITH cur AS (SELECT id, status FROM deliveries WHERE id = $1 AND account_id = $2 FOR UPDATE),
+		WITH cur AS (SELECT id, status FROM deliveries WHERE id = $1 AND account_id = $2 AND kind <> 'verification' FOR UPDATE),
 		upd AS (
 			UPDATE deliveries d SET status = 'PENDING', replayed = true, replays = d.replays + 1,
 				round_attempts = 0, next_attempt_at = $3, lease_until = NULL, lease_token = NULL,

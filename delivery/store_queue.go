@@ -199,7 +199,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 	b.Queue(lockSQL(queueTargets), args)
 	b.Queue(queueSQL, args).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
-			c := claimed{Token: g.Token}
+			c := claimed{Token: g.Token, Kind: kindEvents}
 			var isLeased bool
 			var refs References
 			var events [][]byte

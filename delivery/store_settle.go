@@ -45,7 +45,7 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 			relIDs, relTokens = append(relIDs, o.c.ID), append(relTokens, o.c.Token)
 			continue
 		}
-		if o.Status == StatusDelivered || o.Status == StatusDead {
+		if (o.Status == StatusDelivered || o.Status == StatusDead) && o.c.Kind == kindEvents {
 			closing = append(closing, o.c.SubscriptionID)
 		}
 		if o.Status == StatusDead {
@@ -80,7 +80,10 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 				next_attempt_at = u.next_at, last_http_code = u.code, last_error = u.err,
 				lease_until = NULL, lease_token = NULL, updated_at = u.at,
 				delivered_at = CASE WHEN u.status = 'DELIVERED' THEN u.at END,
-				dead_at = CASE WHEN u.status = 'DEAD' THEN u.at END
+				dead_at = CASE WHEN u.status = 'DEAD' THEN u.at END,
+				-- A dead message delivery is not published: a dead letter is a
+				-- subscription's events (and a verification carries a secret).
+				dlq_published_at = CASE WHEN u.status = 'DEAD' AND d.kind <> 'events' THEN u.at END
 			FROM unnest(@ids::uuid[], @tokens::uuid[], @statuses::text[], @nexts::timestamptz[], @codes::int4[],
 			            @errs::text[], @ats::timestamptz[]) AS u(id, token, status, next_at, code, err, at)
 			WHERE d.id = u.id AND d.lease_token = u.token`)

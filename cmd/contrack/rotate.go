@@ -42,6 +42,12 @@ var sealedColumns = []sealedColumn{
 		update: `UPDATE api_keys SET signing_secret_enc = $3 WHERE id = $1::uuid AND $2 = '' AND signing_secret_enc = $4`,
 		ctx:    func(a, _ string) string { return secretbox.SigningSecretContext(a) },
 	},
+	{
+		name:   "webhook messages",
+		list:   `SELECT account_id::text, id::text, message_enc FROM deliveries WHERE message_enc IS NOT NULL`,
+		update: `UPDATE deliveries SET message_enc = $3 WHERE account_id = $1::uuid AND id = $2::uuid AND message_enc = $4`,
+		ctx:    func(a, _ string) string { return secretbox.WebhookMessageContext(a) },
+	},
 }
 
 // rotateResult counts what rotateSecrets did.

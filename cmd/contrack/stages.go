@@ -336,7 +336,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Journeys:          journeys,
 	})
 	commandapi.Register(srv.Fuego, commandapi.Deps{
-		Pool: pool, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)}, Background: bg, Version: version,
+		Pool: pool, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)},
 		Shipments:            adapterProber{adapters(cfg)},
 		SubscriptionLifetime: cfg.SubscriptionLifetime,
 		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,

@@ -162,5 +162,9 @@ func CarrierCredentialsContext(accountID, scac string) string {
 // WebhookSecretContext binds an account's webhook secret.
 func WebhookSecretContext(accountID string) string { return accountID + "/webhook-secret" }
 
+// WebhookMessageContext is the context of a sealed webhook message body (a
+// verification carries the webhook secret; see delivery.QueueVerification).
+func WebhookMessageContext(accountID string) string { return accountID + "/webhook-message" }
+
 // SigningSecretContext binds a carrier key's Notification-Signature secret.
 func SigningSecretContext(keyID string) string { return keyID + "/signing-secret" }
