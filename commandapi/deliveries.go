@@ -3,6 +3,9 @@ package commandapi
 import (
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
+	"strconv"
 
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
@@ -18,6 +21,22 @@ const (
 	msgDeliveryNotFound = "Delivery not found"
 	msgDeliveryNotDead  = "Delivery is not dead-lettered"
 )
+
+// Messages of POST /webhook/test.
+const (
+	msgTestQueued       = "Test delivery queued"
+	msgNotActivated     = "Webhook not activated"
+	msgTooManyTestsForm = "Too many test deliveries: at most %d a minute"
+)
+
+// TestDeliveryResponse answers POST /webhook/test.
+type TestDeliveryResponse struct {
+	Message string `json:"message"`
+	// ID is the test delivery's id: its webhook-id, and its id in GET
+	// /webhook/deliveries.
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
 
 // RetryDeliveryResponse answers POST /webhook/deliveries/{id}/retry.
 type RetryDeliveryResponse struct {
@@ -36,6 +55,32 @@ func registerDeliveries(s *fuego.Server, deps Deps) {
 		option.AddResponse(404, "No such delivery of this account", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Webhooks"),
 	)
+	fuego.Post(s, "/webhook/test", h.test,
+		option.Summary("Send a test delivery to the webhook"),
+		option.Description(fmt.Sprintf("Queues a signed test delivery {\"type\":\"webhook.test\",\"targetUrl\":...,\"env\":...,\"timestamp\":...} to the activated webhook. It goes the way every delivery goes (signed, retried on the schedule, behind the endpoint's circuit breaker, logged) and is listed by GET /webhook/deliveries with \"test\": true. At most %d a minute per account.", delivery.TestDeliveriesPerWindow)),
+		option.AddResponse(400, "No webhook configured, or not activated", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(429, "Too many test deliveries (Retry-After says when the next is allowed)", fuego.Response{Type: httpapi.Body{}}),
+		option.Tags("Webhooks"),
+	)
+}
+
+func (h deliveryHandlers) test(c fuego.ContextNoBody) (TestDeliveryResponse, error) {
+	k, _ := auth.FromContext(c.Context())
+	id, retryAfter, err := delivery.QueueTest(c.Context(), h.deps.Pool, h.deps.Box, k.Account.ID, h.deps.Now().UTC())
+	switch {
+	case errors.Is(err, delivery.ErrNoWebhook):
+		return TestDeliveryResponse{}, httpapi.BadRequest(msgNoWebhook)
+	case errors.Is(err, delivery.ErrNotActivated):
+		return TestDeliveryResponse{}, httpapi.BadRequest(msgNotActivated)
+	case errors.Is(err, delivery.ErrTooManyTests):
+		secs := int(math.Ceil(retryAfter.Seconds()))
+		return TestDeliveryResponse{}, &httpapi.Error{Status: http.StatusTooManyRequests,
+			Message: fmt.Sprintf(msgTooManyTestsForm, delivery.TestDeliveriesPerWindow),
+			Header:  http.Header{"Retry-After": []string{strconv.Itoa(secs)}}}
+	case err != nil:
+		return TestDeliveryResponse{}, err
+	}
+	return TestDeliveryResponse{Message: msgTestQueued, ID: id, Status: delivery.StatusPending}, nil
 }
 
 type deliveryHandlers struct{ deps Deps }

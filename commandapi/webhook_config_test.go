@@ -15,6 +15,7 @@ import (
 	"github.com/go-fuego/fuego"
 
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/delivery/signature"
 	"github.com/contrack/contrack/platform/auth"
@@ -194,4 +195,98 @@ func TestWebhookTargetRules(t *testing.T) {
 			t.Errorf("refused target stored: %s", g.Raw)
 		}
 	}
+}
+
+// POST /webhook/test queues a signed test delivery that the delivery stage
+// sends and GET /webhook/deliveries lists; it is per account: another
+// account can neither trigger, see nor replay it, and each has its own rate
+// limit.
+func TestTestDelivery(t *testing.T) {
+	api, _, h := webhookAPIHarness(t, true)
+	cfg := deliverytest.Config()
+	h.Start(cfg)
+	rcv := deliverytest.NewReceiver(t, nil)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	other := api.Key(auth.CreateKeyParams{ClientSlug: "globex", Env: "sandbox"})
+	expect := func(r testenv.Response, status int, msg string) {
+		t.Helper()
+		if r.Status != status || r.Message() != msg {
+			t.Fatalf("got %d %s, want %d %q", r.Status, r.Raw, status, msg)
+		}
+	}
+	expect(api.Do("POST", "/webhook/test", key, nil), 400, "No Web-hook Configured")
+	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.URL + "/hook"}), 200, "Successful Configuration")
+	expect(api.Do("POST", "/webhook/test", key, nil), 400, "Webhook not activated")
+	var secret string
+	deliverytest.Eventually(t, 10*time.Second, "the verification", func() bool {
+		for _, r := range rcv.Acked() {
+			var msg commandapi.VerificationMessage
+			if json.Unmarshal(r.Body, &msg) == nil && msg.Type == "webhook.verification" {
+				secret = msg.Secret
+			}
+		}
+		return secret != ""
+	})
+	expect(api.Do("POST", "/webhook/activate", key, map[string]string{"secret": secret}), 200, "Successful Activation")
+
+	r := api.Do("POST", "/webhook/test", key, nil)
+	expect(r, 200, "Test delivery queued")
+	id, _ := r.JSON["id"].(string)
+	if id == "" || r.JSON["status"] != "PENDING" {
+		t.Fatalf("POST /webhook/test: %s", r.Raw)
+	}
+	var got deliverytest.Received
+	deliverytest.Eventually(t, 10*time.Second, "the test delivery", func() bool {
+		for _, r := range rcv.Acked() {
+			if r.WebhookID() == id {
+				got = r
+				return true
+			}
+		}
+		return false
+	})
+	if err := deliverytest.Verify(secret, got.Header, got.Body); err != nil {
+		t.Errorf("test delivery signature: %v", err)
+	}
+	var msg struct{ Type, TargetURL, Env string }
+	if err := json.Unmarshal(got.Body, &msg); err != nil || msg.Type != "webhook.test" || msg.TargetURL != rcv.URL+"/hook" || msg.Env != "sandbox" {
+		t.Errorf("test delivery body %s", got.Body)
+	}
+	// Listed with its outcome; the verification is not listed.
+	deliverytest.Eventually(t, 10*time.Second, "the test delivery listed as delivered", func() bool {
+		l := api.Do("GET", "/webhook/deliveries", key, nil)
+		ds, _ := l.JSON["deliveries"].([]any)
+		if len(ds) != 1 {
+			return false
+		}
+		d := ds[0].(map[string]any)
+		return d["id"] == id && d["test"] == true && d["status"] == "DELIVERED" && d["attempts"] == float64(1) &&
+			d["lastHttpCode"] == float64(200) && d["subscriptionReference"] == ""
+	})
+	// Isolation: the other account sees none of it and cannot replay it.
+	if l := api.Do("GET", "/webhook/deliveries", other, nil); norm(t, l.Raw) != `{"deliveries":[]}` {
+		t.Errorf("other account lists: %s", l.Raw)
+	}
+	expect(api.Do("POST", "/webhook/deliveries/"+id+"/retry", other, nil), 404, "Delivery not found")
+	expect(api.Do("POST", "/webhook/test", other, nil), 400, "No Web-hook Configured")
+
+	// The limit: five a minute per account, then 429 with Retry-After.
+	for i := 2; i <= 5; i++ {
+		expect(api.Do("POST", "/webhook/test", key, nil), 200, "Test delivery queued")
+	}
+	limited := api.Do("POST", "/webhook/test", key, nil)
+	expect(limited, 429, "Too many test deliveries: at most 5 a minute")
+	if ra, err := strconv.Atoi(limited.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 60 {
+		t.Errorf("Retry-After %q, want 1-60 s", limited.Header.Get("Retry-After"))
+	}
+	// Another account's limit is its own.
+	rcv2 := deliverytest.NewReceiver(t, nil)
+	acct2 := h.Account("sandbox")
+	h.Webhook(acct2, rcv2.URL, true)
+	if _, _, err := delivery.QueueTest(context.Background(), h.DB.Pool, h.Box, acct2, time.Now()); err != nil {
+		t.Errorf("another account's test delivery refused: %v", err)
+	}
+	deliverytest.Eventually(t, 10*time.Second, "every test delivery", func() bool {
+		return len(rcv.Acked()) == 1+5 && len(rcv2.Acked()) == 1
+	})
 }

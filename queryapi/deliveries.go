@@ -25,7 +25,9 @@ const deliveriesScope = "/webhook/deliveries?subscriptionReference="
 type DeliveryRecord struct {
 	// ID is also the webhook-id header of every attempt of the delivery.
 	ID                    string `json:"id"`
-	SubscriptionReference string `json:"subscriptionReference"`
+	SubscriptionReference string `json:"subscriptionReference"` // "" for a test delivery
+	// Test marks a test delivery (POST /webhook/test); absent otherwise.
+	Test bool `json:"test,omitempty"`
 	// Status is PENDING (not attempted yet), FAILED (failed, retrying),
 	// DELIVERED (acknowledged) or DEAD (every attempt failed; replayable).
 	Status   string `json:"status"`
@@ -95,12 +97,12 @@ func (h deliveryQueries) list(c fuego.ContextNoBody) (DeliveryList, error) {
 		}
 	}
 	rows, err := h.deps.Pool.Query(c.Context(), `
-		SELECT d.id::text, s.reference, d.status, d.attempts, d.next_attempt_at, coalesce(w.activated, false),
+		SELECT d.id::text, coalesce(s.reference, ''), d.kind = 'test', d.status, d.attempts, d.next_attempt_at, coalesce(w.activated, false),
 		       d.last_http_code, d.last_error, d.created_at, d.event_count, d.seq
 		FROM deliveries d
-		JOIN subscriptions s ON s.id = d.subscription_id
+		LEFT JOIN subscriptions s ON s.id = d.subscription_id
 		LEFT JOIN webhooks w ON w.account_id = d.account_id
-		WHERE d.account_id = $1 AND ($2 = '' OR d.status = $2) AND ($3 = '' OR s.reference = $3)
+		WHERE d.account_id = $1 AND d.kind <> 'verification' AND ($2 = '' OR d.status = $2) AND ($3 = '' OR s.reference = $3)
 		  AND ($4 = 0 OR d.seq < $4)
 		ORDER BY d.seq DESC
 		LIMIT $5`, k.Account.ID, status, ref, before, limit+1)
@@ -115,7 +117,7 @@ func (h deliveryQueries) list(c fuego.ContextNoBody) (DeliveryList, error) {
 		var r paged
 		var next, created time.Time
 		var activated bool
-		err := row.Scan(&r.ID, &r.SubscriptionReference, &r.Status, &r.Attempts, &next, &activated,
+		err := row.Scan(&r.ID, &r.SubscriptionReference, &r.Test, &r.Status, &r.Attempts, &next, &activated,
 			&r.LastHTTPCode, &r.LastError, &created, &r.EventCount, &r.seq)
 		if activated && (r.Status == delivery.StatusPending || r.Status == delivery.StatusFailed) {
 			t := httpapi.Time(next)

@@ -339,6 +339,13 @@ function Webhook() {
       loadCfg(); loadDels();
     } catch (e) { setS(bad(e)); }
   };
+  const sendTest = async () => {
+    try {
+      const r = await call('POST', '/webhook/test');
+      setS(ok(`${r.message}: ${r.id}`));
+      loadDels();
+    } catch (e) { setS(bad(e)); }
+  };
   const replay = async (id) => {
     try {
       const r = await call('POST', `/webhook/deliveries/${encodeURIComponent(id)}/retry`);
@@ -383,7 +390,7 @@ function Webhook() {
                 {dels.map((d) => (
                   <tr key={d.id} data-id={d.id}>
                     <td data-label="Created">{when(d.createdAt)}</td>
-                    <td data-label="Subscription">{d.subscriptionReference}</td>
+                    <td data-label="Subscription">{d.test ? <span class="badge b-muted d-test">Test</span> : d.subscriptionReference}</td>
                     <td data-label="Status" class="d-status"><Badge v={d.status} /></td>
                     <td data-label="Attempts">{d.attempts}</td>
                     <td data-label="Last HTTP">{d.lastHttpCode ?? '—'}{d.lastError ? <span class="muted"> {d.lastError}</span> : ''}</td>
@@ -401,8 +408,10 @@ function Webhook() {
       </section>
       <section class="panel" aria-labelledby="wh-test">
         <h2 id="wh-test">Test delivery</h2>
-        <p>Not available yet: the public API has no endpoint that sends a test delivery, and re-configuring would deactivate the webhook.
-          To see a real delivery, subscribe to a sandbox container: its events are delivered within seconds.</p>
+        <p>Sends a signed <span class="mono">{'{"type":"webhook.test",…}'}</span> message to the activated webhook, the way every delivery goes
+          (same signature, retries and circuit breaker). It appears in the list above, marked Test. At most 5 a minute.</p>
+        <button type="button" id="wh-test-send" onClick={sendTest} disabled={!(cfg && cfg.activated)}>Send test delivery</button>
+        {cfg && !cfg.activated && <p class="muted">Activate the webhook first.</p>}
       </section>
     </>
   );
