@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -279,6 +280,32 @@ func TestConsoleInBrowser(t *testing.T) {
 	if _, body := s.do("GET", "/webhook/deliveries?status=PENDING", key, ""); !strings.Contains(fmt.Sprint(body), deadID) {
 		t.Errorf("the API does not show the replayed delivery PENDING: %v", body)
 	}
+
+	// A test delivery with a click: it reaches a local receiver, signed, and
+	// the list shows it delivered. (The webhook is activated only now, so the
+	// replayed delivery above stayed PENDING while the test looked.)
+	hook := newHookReceiver(t)
+	if code, body := s.do("POST", "/webhook/configure", key, `{"targetUrl":"`+hook.srv.URL+`/hook"}`); code != 200 {
+		t.Fatalf("configure: %d %v", code, body)
+	}
+	var verification struct{ Secret string }
+	json.Unmarshal(hook.waitFor(t, "webhook.verification", 20*time.Second).body, &verification)
+	if code, body := s.do("POST", "/webhook/activate", key, `{"secret":"`+verification.Secret+`"}`); code != 200 {
+		t.Fatalf("activate: %d %v", code, body)
+	}
+	b.run("leave the webhook page", chromedp.Navigate(base+"/console/#/subscriptions"))
+	b.run("back to the webhook page", chromedp.Navigate(base+"/console/#/webhook"))
+	b.waitJS("the test button enabled", `(()=>{const x=document.querySelector('#wh-test-send');return !!x&&!x.disabled})()`)
+	b.run("send a test delivery", chromedp.Click(chromedp.ID("wh-test-send")))
+	b.waitJS("the queued message", `document.querySelector('main').textContent.includes('Test delivery queued')`)
+	test := hook.waitFor(t, `"type":"webhook.test"`, 20*time.Second)
+	if !strings.Contains(string(test.body), hook.srv.URL+"/hook") {
+		t.Errorf("test delivery body: %s", test.body)
+	}
+	b.waitJS("the test delivery listed as delivered", `(()=>{
+		const r=[...document.querySelectorAll('#deliveries tbody tr')].find(r=>r.querySelector('.d-test'));
+		if(r&&r.querySelector('.d-status').textContent.includes('DELIVERED')&&r.textContent.includes('200'))return true;
+		document.querySelector('section[aria-labelledby="wh-del"] button.secondary').click();return false})()`)
 
 	// The carriers page: masked credentials, a health check, the charts.
 	b.run("open the carriers page", chromedp.Navigate(base+"/console/#/carriers"))
