@@ -58,11 +58,12 @@ type attemptLog struct {
 	dropped  int // rows dropped from the front of rows, ever
 	full     chan struct{}
 	warnedAt time.Time
-	inserts  atomic.Int64 // inserts made, ever
+	inserts  atomic.Int64     // inserts made, ever
+	now      func() time.Time // the stage's clock (Deps.Now)
 }
 
 func newAttemptLog(conn driver.Conn, cfg Config, log *slog.Logger, m *Metrics) *attemptLog {
-	return &attemptLog{conn: conn, cfg: cfg, log: log, metrics: m, full: make(chan struct{}, 1)}
+	return &attemptLog{conn: conn, cfg: cfg, log: log, metrics: m, full: make(chan struct{}, 1), now: time.Now}
 }
 
 func (l *attemptLog) add(r attemptRow) {
@@ -83,6 +84,8 @@ func (l *attemptLog) add(r attemptRow) {
 // run flushes every LogFlushInterval (sooner when a batch is full) until
 // ctx ends, then flushes once more within flushCtx.
 func (l *attemptLog) run(ctx context.Context, final func() (context.Context, context.CancelFunc)) {
+	// The flush cadence is real time (a ticker), like every wait in the
+	// stage; the injected clock stamps and schedules, it does not sleep.
 	t := time.NewTicker(l.cfg.LogFlushInterval)
 	defer t.Stop()
 	for {
@@ -105,9 +108,9 @@ func (l *attemptLog) run(ctx context.Context, final func() (context.Context, con
 		// insert would be a small part for ClickHouse to merge.
 		for first := true; first || l.pending() >= l.cfg.LogBatchSize; first = false {
 			if err := l.flush(ctx); err != nil {
-				if time.Since(l.warnedAt) > time.Minute {
+				if now := l.now(); now.Sub(l.warnedAt) > time.Minute {
 					l.log.Error("write attempt log to clickhouse, keeping rows", "rows", l.pending(), "err", err)
-					l.warnedAt = time.Now()
+					l.warnedAt = now
 				}
 				break
 			}

@@ -141,6 +141,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}
 	if deps.CH != nil {
 		d.alog = newAttemptLog(deps.CH, cfg, log, deps.Metrics)
+		d.alog.now = deps.Now
 	} else {
 		log.Warn("no clickhouse connection: delivery attempts are not logged")
 	}
@@ -216,6 +217,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	d.stopSending()
 	inFlight := make(chan struct{})
 	go func() { d.sends.Wait(); close(inFlight) }()
+	// Shutdown budgets are real time whatever Deps.Now says: they bound how
+	// long the process waits.
 	select {
 	case <-inFlight:
 	case <-time.After(cfg.ShutdownGrace):
@@ -270,6 +273,8 @@ type stage struct {
 // housekeeping publishes dead letters, sweeps, prunes and refreshes the
 // queue gauges until ctx ends.
 func (s *stage) housekeeping(ctx context.Context) {
+	// Intervals are real time (tickers); what is due, and prune's cadence,
+	// follow the injected clock.
 	sweep := time.NewTicker(s.cfg.SweepInterval)
 	defer sweep.Stop()
 	gauges := time.NewTicker(s.cfg.MetricsInterval)
@@ -292,8 +297,8 @@ func (s *stage) housekeeping(ctx context.Context) {
 				signal(s.d.poke)
 			}
 			s.publishDead(ctx)
-			if time.Since(pruned) > time.Hour {
-				pruned = time.Now()
+			if now := s.now(); now.Sub(pruned) > time.Hour {
+				pruned = now
 				s.prune(ctx)
 			}
 		}
@@ -376,6 +381,8 @@ func (s *stage) publishDead(ctx context.Context) {
 // ends. A missed beat is reported; after InstanceTimeout without one,
 // other processes may take over this one's leases.
 func (s *stage) heartbeats(ctx context.Context, started time.Time) {
+	// Beats are paced in real time; their stamps are the injected clock's,
+	// as are the liveness checks that read them (claim).
 	t := time.NewTicker(s.cfg.Heartbeat)
 	defer t.Stop()
 	for {

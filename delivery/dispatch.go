@@ -254,6 +254,10 @@ func (d *dispatcher) handoff(g leaseGrant, cs []claimed, unleased []string) (rej
 }
 
 // claimLoop claims and starts deliveries until ctx ends.
+//
+// Its waits (the poll interval, the spacing between claims) are real time:
+// they pace work on the database. What is due is decided by the injected
+// clock (d.now).
 func (d *dispatcher) claimLoop(ctx context.Context) {
 	idle := time.NewTimer(d.cfg.PollInterval)
 	defer idle.Stop()
@@ -262,7 +266,13 @@ func (d *dispatcher) claimLoop(ctx context.Context) {
 		// Under load, let slots free up between claims: one claim of many
 		// rows costs the database about what one of a single row does.
 		if wait := claimSpacing - time.Since(last); wait > 0 {
-			time.Sleep(wait)
+			spacing := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				spacing.Stop()
+				return
+			case <-spacing.C:
+			}
 		}
 		last = time.Now()
 		more := false
@@ -312,6 +322,7 @@ func (d *dispatcher) startLocked(c *claimed, ep *endpoint) {
 	d.inflight++
 	d.sends.Add(1)
 	var ended, slow bool // guarded by d.mu
+	// Real time: SlowAfter bounds how long a live request holds a worker.
 	aging := time.AfterFunc(d.cfg.SlowAfter, func() {
 		d.mu.Lock()
 		if ended {
@@ -431,7 +442,7 @@ func (d *dispatcher) judge(c *claimed, a attempt) outcome {
 func (d *dispatcher) complete(ctx context.Context) {
 	const maxBatch = 256
 	outs := make([]outcome, 0, maxBatch)
-	linger := time.NewTimer(0)
+	linger := time.NewTimer(0) // real time: it batches writes to the database
 	for o := range d.results {
 		outs = append(outs[:0], o)
 		linger.Reset(recordLinger)
@@ -453,6 +464,7 @@ func (d *dispatcher) complete(ctx context.Context) {
 }
 
 func (d *dispatcher) record(ctx context.Context, outs []outcome) {
+	// The backoff between failed writes is real time (it paces the database).
 	wait := 100 * time.Millisecond
 	for {
 		opened, died, err := d.store.record(ctx, outs, d.now())

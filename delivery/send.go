@@ -87,6 +87,8 @@ func (s *sender) send(ctx context.Context, c *claimed, secret string) attempt {
 	req.Header.Set("User-Agent", s.userAgent)
 	// traceparent: the attempt's span (nothing when tracing is off).
 	tracing.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	// Latency is elapsed real time (the monotonic clock), not the injected
+	// clock, which stamps the signature and judges Retry-After dates.
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
