@@ -6,13 +6,18 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/delivery"
 	dt "github.com/contrack/contrack/delivery/deliverytest"
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
 )
 
 // queueVerification queues acct's verification as POST /webhook/configure does.
@@ -151,4 +156,55 @@ func TestVerificationCancelled(t *testing.T) {
 	if h.Count(`SELECT count(*) FROM deliveries WHERE id = $1`, second) != 1 || first == second {
 		t.Fatal("the newest verification is not the one kept")
 	}
+}
+
+// Dead message deliveries are not dead letters: a dead verification and a
+// dead test delivery are marked published without reaching the dead-letter
+// topic (the verification carries a secret), while an events delivery that
+// dies after them — the sentinel — is published. A dead test delivery is
+// replayable; a verification is not.
+func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
+	h := dt.New(t, false)
+	rc := dt.NewReceiver(t, func(int, *http.Request) int { return 503 })
+	verifying, active := h.Account("sandbox"), h.Account("sandbox")
+	secret := h.Webhook(verifying, rc.URL+"/v", false)
+	h.Webhook(active, rc.URL+"/a", true)
+	vid := queueVerification(t, h, verifying, rc.URL+"/v", secret)
+	tid, _, err := delivery.QueueTest(context.Background(), h.DB.Pool, h.Box, active, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := dt.Config()
+	cfg.Schedule = []time.Duration{10 * time.Millisecond}
+	h.Start(cfg)
+	dt.Eventually(t, 15*time.Second, "both messages dead and settled", func() bool {
+		return h.Count(`SELECT count(*) FROM deliveries WHERE id IN ($1, $2) AND status = 'DEAD' AND dlq_published_at IS NOT NULL`, vid, tid) == 2
+	})
+	s := h.Subscribe(active, "sentinel")
+	h.Produce(s, "e1")
+	dt.Eventually(t, 15*time.Second, "the events delivery dead", func() bool {
+		d := h.Deliveries(s.ID)
+		return len(d) == 1 && d[0].Status == delivery.StatusDead
+	})
+	sentinel := h.Deliveries(s.ID)[0].ID
+	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(schemas.TopicDeliveryDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ids []string
+	for !slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, sentinel) }) && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) { ids = append(ids, kafka.Header(r, schemas.HeaderID)) })
+	}
+	if len(ids) != 1 || !strings.HasPrefix(ids[0], sentinel) {
+		t.Errorf("dead letters %v, want only the events delivery %s", ids, sentinel)
+	}
+	if err := delivery.Replay(context.Background(), h.DB.Pool, verifying, vid, time.Now()); err != delivery.ErrNotFound {
+		t.Errorf("replaying a verification: %v, want not found", err)
+	}
+	rc.SetAnswer(nil)
+	if err := delivery.Replay(context.Background(), h.DB.Pool, active, tid, time.Now()); err != nil {
+		t.Fatalf("replaying a test delivery: %v", err)
+	}
+	dt.Eventually(t, 15*time.Second, "the replayed test delivery", func() bool {
+		return h.Count(`SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'DELIVERED' AND attempts = 3`, tid) == 1
+	})
 }

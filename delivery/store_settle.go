@@ -83,7 +83,7 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 				dead_at = CASE WHEN u.status = 'DEAD' THEN u.at END,
 				-- A dead message delivery is not published: a dead letter is a
 				-- subscription's events (and a verification carries a secret).
-				dlq_published_at = CASE WHEN u.status = 'DEAD' AND d.kind <> 'events' THEN u.at END
+				dlq_published_at = CASE WHEN u.status = 'DEAD' AND d.kind <> 'events' THEN u.at ELSE d.dlq_published_at END
 			FROM unnest(@ids::uuid[], @tokens::uuid[], @statuses::text[], @nexts::timestamptz[], @codes::int4[],
 			            @errs::text[], @ats::timestamptz[]) AS u(id, token, status, next_at, code, err, at)
 			WHERE d.id = u.id AND d.lease_token = u.token`)
