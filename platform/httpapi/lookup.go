@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/contrack/contrack/platform/auth"
@@ -36,7 +37,15 @@ var errClientGone = errors.New("client left during the key look-up")
 func (s *Server) lookUp(r *http.Request, plaintext string) (auth.Key, error) {
 	addr := s.clientAddr(r)
 	flight := context.WithoutCancel(r.Context())
-	ch := s.lookups.DoChan(plaintext, func() (any, error) {
+	ch := s.lookups.DoChan(plaintext, func() (_ any, err error) {
+		// A panic here would escape the handlers' recover (the flight is its
+		// own goroutine) and end the process: every caller gets a 500.
+		defer func() {
+			if v := recover(); v != nil {
+				s.cfg.Log.Error("panic in key look-up", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				err = fmt.Errorf("key look-up panicked: %v", v)
+			}
+		}()
 		ctx, cancel := context.WithTimeout(flight, lookUpTimeout)
 		defer cancel()
 		// A flight that starts just after another one of the same key

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -173,5 +174,45 @@ func TestConcurrentFirstLookUpsOfOneKeyCostOneToken(t *testing.T) {
 	}
 	if got[403]+got[429] != 200 {
 		t.Fatalf("random keys: statuses %v, want only 403 and 429", got)
+	}
+}
+
+// failingLookups is a key store whose look-ups fail: with an error, or by
+// panicking (a bug), after delay.
+type failingLookups struct {
+	delay   time.Duration
+	panics  bool
+	lookups atomic.Int64
+}
+
+func (f *failingLookups) Authenticate(context.Context, string) (auth.Key, error) {
+	f.lookups.Add(1)
+	time.Sleep(f.delay)
+	if f.panics {
+		panic("look-up bug")
+	}
+	return auth.Key{}, errors.New("store unreachable")
+}
+
+// A failed shared look-up answers every caller 500 (not 403, not 429), and
+// a panicking one does too instead of ending the process (the flight runs
+// outside the handlers' recover); the next request looks up again.
+func TestSharedLookUpFailureReachesEveryCaller(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		store := &failingLookups{delay: 200 * time.Millisecond, panics: panics}
+		srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: store, PreAuth: httpapi.NewAddrLimiter(20, 40, 0)})
+		srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+		ts := httptest.NewServer(srv.Handler())
+		key := fmt.Sprintf("ct_sandbox_%043d", 7)
+		if got := statuses(t, ts.URL, 32, func(int) string { return key }); got[500] != 32 {
+			t.Fatalf("panics %v: 32 concurrent requests on a failing look-up: statuses %v, want 32 × 500", panics, got)
+		}
+		if n := store.lookups.Load(); n != 1 {
+			t.Fatalf("panics %v: %d look-ups for one burst, want 1", panics, n)
+		}
+		if got := statuses(t, ts.URL, 1, func(int) string { return key }); got[500] != 1 || store.lookups.Load() != 2 {
+			t.Fatalf("panics %v: the next request: statuses %v after %d look-ups, want a new look-up", panics, got, store.lookups.Load())
+		}
+		ts.Close()
 	}
 }
