@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean
+.PHONY: build run test test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -28,6 +28,21 @@ test: services browser
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	./scripts/fuzz.sh $(FUZZTIME)
+
+# The same suite on real servers in containers (testcontainers-go): Apache
+# Kafka (KRaft) instead of kfake, Postgres 15 and a current ClickHouse, when a
+# Docker engine answers. Otherwise one line says the containers were skipped
+# and it runs as `make test`. See docs/testing.md.
+test-containers: browser
+	@mkdir -p bin && $(GO) build -o bin/containerprobe ./platform/testenv/containerprobe
+	@rc=0; ./bin/containerprobe || rc=$$?; \
+	if [ $$rc = 0 ]; then \
+		$(GO) vet ./... && CONTRACK_TEST_CONTAINERS=1 $(GO) test -count=1 -timeout 60m ./... && ./scripts/fuzz.sh $(FUZZTIME); \
+	elif [ $$rc = 3 ]; then \
+		$(MAKE) --no-print-directory test; \
+	else \
+		exit $$rc; \
+	fi
 
 # Chromium for the console's browser test (installed if missing; skipped if it cannot be).
 browser:

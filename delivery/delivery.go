@@ -132,7 +132,6 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			client: &noRedirects, timeout: cfg.Timeout, userAgent: "contrack-webhooks/" + cfg.Version,
 			limit: cfg.ResponseLimit, now: deps.Now,
 		},
-		traces:    newTraceIndex(),
 		results:   make(chan outcome, cfg.Workers),
 		poke:      make(chan struct{}, 1),
 		dlqPoke:   make(chan struct{}, 1),

@@ -40,7 +40,6 @@ type dispatcher struct {
 	log     *slog.Logger
 	metrics *Metrics
 	alog    *attemptLog // nil: attempts are not logged to ClickHouse
-	traces  *traceIndex // the trace contexts of the events fanned out here
 	now     func() time.Time
 	rnd     func() float64
 
@@ -386,7 +385,7 @@ func (d *dispatcher) deliver(ctx context.Context, c *claimed, ep *endpoint) outc
 		return d.judge(c, attempt{Outcome: OutcomeRejectedTarget, Error: "target refused: " + msg})
 	}
 	a, err := ep.breaker.Execute(func() (attempt, error) {
-		actx, span := d.traces.startAttempt(ctx, c)
+		actx, span := startAttempt(ctx, c)
 		a := d.sender.send(actx, c, string(secret))
 		endAttempt(span, a)
 		switch {

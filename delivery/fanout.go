@@ -31,7 +31,7 @@ func (s *stage) handle(ctx context.Context, r *kgo.Record) (err error) {
 		return nil
 	}
 	// The fan-out continues the trace the normaliser put on the record;
-	// the attempts delivering the event are its children (traceIndex).
+	// the attempts delivering the event are its children (see trace.go).
 	ctx, span := tracing.Tracer().Start(tracing.Extract(ctx, r), "delivery fan-out", trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(attribute.String("messaging.destination.name", r.Topic),
 			attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
@@ -47,9 +47,10 @@ func (s *stage) handle(ctx context.Context, r *kgo.Record) (err error) {
 	if err != nil {
 		return nil // not a tracking of any subscription
 	}
-	// Before the queue: a delivery leased at birth is sent at once.
-	s.d.traces.put(tid.String(), ev.EventID, span.SpanContext())
-	if err := s.queue.add(ctx, queued{ev: ev, tracking: tid}); err != nil {
+	// The span's context is queued with the event: whichever process sends
+	// an attempt continues this trace.
+	q := queued{ev: ev, tracking: tid, traceparent: tracing.Traceparent(span.SpanContext())}
+	if err := s.queue.add(ctx, q); err != nil {
 		return fmt.Errorf("delivery: queue event %s: %w", ev.EventID, err)
 	}
 	return nil

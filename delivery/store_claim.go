@@ -15,7 +15,7 @@ type claimed struct {
 	ID, AccountID, Env, SubscriptionID string // SubscriptionID: "" for a message delivery
 	Kind                               string // kindEvents, kindVerification, kindTest
 	MessageEnc                         []byte // a message delivery's sealed body, opened at send time
-	TrackingID                         string // the subscription's: its events' trace contexts are kept by tracking
+	Traceparents                       []string // of the body's events, in body order ("" when not sampled)
 	Token                              uuid.UUID
 	Body                               []byte
 	Attempts, RoundAttempts            int
@@ -40,12 +40,13 @@ type claimLimits struct {
 // (s is NULL for a message delivery: every column then reads "".)
 const bodySelect = `coalesce(s.reference, ''), coalesce(s.container_number, ''), coalesce(s.bill_number, ''),
 	coalesce(s.booking_number, ''), coalesce(s.scac, ''),
-	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id), coalesce(s.tracking_id::text, '')`
+	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id),
+	ARRAY(SELECT coalesce(q.traceparent, '') FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id)`
 
-// scanBody builds a body from the bodySelect columns; tracking is the
-// subscription's tracking (the key of its events' trace contexts).
-func scanBody(refs *References, events *[][]byte, tracking *string) []any {
-	return []any{&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, events, tracking}
+// scanBody builds a body from the bodySelect columns; traceparents are its
+// events' trace contexts, in body order.
+func scanBody(refs *References, events *[][]byte, traceparents *[]string) []any {
+	return []any{&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, events, traceparents}
 }
 
 func buildBody(refs References, events [][]byte) ([]byte, error) {
@@ -146,7 +147,7 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 			var refs References
 			var events [][]byte
 			err := row.Scan(append([]any{&c.ID, &c.AccountID, &c.Env, &c.SubscriptionID, &c.Attempts, &c.RoundAttempts,
-				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc, &c.Kind, &c.MessageEnc}, scanBody(&refs, &events, &c.TrackingID)...)...)
+				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc, &c.Kind, &c.MessageEnc}, scanBody(&refs, &events, &c.Traceparents)...)...)
 			if err != nil {
 				return c, err
 			}

@@ -41,9 +41,9 @@ func (s *store) unpublishedDead(ctx context.Context, limit int) ([]deadLetter, e
 		var d deadLetter
 		var refs References
 		var events [][]byte
-		var tracking string
+		var traceparents []string
 		err := row.Scan(append([]any{&d.ID, &d.AccountID, &d.SubscriptionID, &d.Attempts, &d.Replays,
-			&d.LastHTTPCode, &d.LastError, &d.CreatedAt, &d.DeadAt}, scanBody(&refs, &events, &tracking)...)...)
+			&d.LastHTTPCode, &d.LastError, &d.CreatedAt, &d.DeadAt}, scanBody(&refs, &events, &traceparents)...)...)
 		if err != nil {
 			return d, err
 		}

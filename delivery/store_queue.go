@@ -77,10 +77,11 @@ func openSQL(subs string) string {
 // delivery for each batch.
 const queueSQL = `
 	WITH ev AS (
-		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[])
-			AS e(tracking_id, event_id, hash, emitted_at, event)
+		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
+		                     @traceparents::text[])
+			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent)
 	), fresh AS (
-		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.emitted_at, ev.event,
+		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.emitted_at, ev.event, ev.traceparent,
 		       CASE WHEN NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
 		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
 		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL)
@@ -94,8 +95,8 @@ const queueSQL = `
 			                    ORDER BY q.id DESC LIMIT 1), false)
 			OFFSET 0) s
 	), queued AS (
-		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, delivery_id)
-		SELECT id, event_id, hash, emitted_at, event, @now, delivery_id FROM fresh
+		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, delivery_id, traceparent)
+		SELECT id, event_id, hash, emitted_at, event, @now, delivery_id, NULLIF(traceparent, '') FROM fresh
 		ON CONFLICT (subscription_id, event_id, emitted_at, content_hash) DO NOTHING
 		RETURNING delivery_id
 	), opened AS (
@@ -119,7 +120,7 @@ const queueSQL = `
 	)
 	SELECT o.id::text, o.account_id::text, o.subscription_id::text, o.created_at, o.lease_token IS NOT NULL,
 	       a.env, w.target_url, w.secret_enc, s.reference, s.container_number, s.bill_number, s.booking_number, s.scac,
-	       ARRAY[f.event], s.tracking_id::text
+	       ARRAY[f.event], ARRAY[f.traceparent]
 	FROM opened o JOIN fresh f ON f.delivery_id = o.id
 	JOIN accounts a ON a.id = o.account_id
 	JOIN webhooks w ON w.account_id = o.account_id
@@ -155,10 +156,12 @@ func (s *store) openArgs(now time.Time) pgx.NamedArgs {
 	return pgx.NamedArgs{"max_events": s.cfg.MaxBatchEvents, "max_bytes": s.cfg.MaxBatchBytes, "now": now}
 }
 
-// queued is one event to queue: its record and tracking.
+// queued is one event to queue: its record, tracking, and the traceparent
+// of its fan-out span ("" when not sampled), which every attempt continues.
 type queued struct {
-	ev       schemas.EventRecord
-	tracking uuid.UUID
+	ev          schemas.EventRecord
+	tracking    uuid.UUID
+	traceparent string
 }
 
 // leaseGrant lets enqueue lease the deliveries it opens to this process at
@@ -184,15 +187,17 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
 	emitted := make([]time.Time, len(evs))
 	events := make([][]byte, len(evs))
+	traceparents := make([]string, len(evs))
 	for i, q := range evs {
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
-		emitted[i] = q.ev.EmittedAt
+		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
 	}
 	skip := g.Skip
 	if skip == nil {
 		skip = []uuid.UUID{}
 	}
-	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "emitted": emitted, "events": events, "now": now,
+	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "emitted": emitted, "events": events,
+		"traceparents": traceparents, "now": now,
 		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until,
 		"owner": s.owner()}
 	b := &pgx.Batch{}
@@ -204,7 +209,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 			var refs References
 			var events [][]byte
 			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.Env,
-				&c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.TrackingID)...)...); err != nil {
+				&c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.Traceparents)...)...); err != nil {
 				return err
 			}
 			if !isLeased {

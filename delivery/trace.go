@@ -2,8 +2,6 @@ package delivery
 
 import (
 	"context"
-	"encoding/json"
-	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -12,77 +10,19 @@ import (
 	"github.com/contrack/contrack/platform/tracing"
 )
 
-// traceIndexCap bounds the event trace contexts remembered (about 10 MB).
-const traceIndexCap = 50_000
+// The trace context of each queued event (its fan-out span) is stored with
+// its queue row (delivery_queue.traceparent) and read back with the body
+// whenever a delivery is claimed, so the attempts of any process — the one
+// that queued it, another after a restart or a takeover, a retry hours
+// later — continue the events' traces. Rows are per subscription, so an
+// attempt only ever carries its own account's traces. Nothing is stored
+// while tracing is off or for traces not sampled.
 
-// traceKey names one event of one tracking. Keyed by tracking, not event id
-// alone: two trackings of the same container (different accounts) emit the
-// same event id from different polls, and one account's webhook must never
-// carry the trace of work done for another's tracking.
-type traceKey struct{ tracking, event string }
-
-// traceIndex remembers the trace context of each event record this process
-// fanned out, so the attempts that deliver it continue its trace. It lives
-// in memory only (the queue in Postgres does not store it): a delivery
-// claimed by another process, after a restart or once its events were
-// evicted (oldest first, past traceIndexCap) starts a new trace instead.
-// It stays empty while tracing is off (no span is sampled then). A nil
-// index remembers nothing.
-type traceIndex struct {
-	mu    sync.Mutex
-	m     map[traceKey]trace.SpanContext
-	order []traceKey // ring, oldest at next
-	next  int
-}
-
-func newTraceIndex() *traceIndex {
-	return &traceIndex{m: map[traceKey]trace.SpanContext{}}
-}
-
-func (x *traceIndex) put(tracking, event string, sc trace.SpanContext) {
-	if x == nil || !sc.IsSampled() {
-		return
-	}
-	k := traceKey{tracking, event}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if _, ok := x.m[k]; !ok {
-		if len(x.order) < traceIndexCap {
-			x.order = append(x.order, k)
-		} else {
-			delete(x.m, x.order[x.next])
-			x.order[x.next] = k
-			x.next = (x.next + 1) % traceIndexCap
-		}
-	}
-	x.m[k] = sc
-}
-
-// contexts returns the remembered contexts of a delivery's events, in body
-// order; nil without reading the body when the index is empty.
-func (x *traceIndex) contexts(tracking string, body []byte) []trace.SpanContext {
-	if x == nil {
-		return nil
-	}
-	x.mu.Lock()
-	empty := len(x.m) == 0
-	x.mu.Unlock()
-	if empty || tracking == "" {
-		return nil
-	}
-	var p struct {
-		Events []struct {
-			EventID string `json:"eventID"`
-		} `json:"events"`
-	}
-	if json.Unmarshal(body, &p) != nil {
-		return nil
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
+// eventContexts are the valid stored contexts of c's events, in body order.
+func eventContexts(c *claimed) []trace.SpanContext {
 	var out []trace.SpanContext
-	for _, e := range p.Events {
-		if sc, ok := x.m[traceKey{tracking, e.EventID}]; ok {
+	for _, v := range c.Traceparents {
+		if sc := tracing.ParseTraceparent(v); sc.IsValid() {
 			out = append(out, sc)
 		}
 	}
@@ -93,8 +33,8 @@ func (x *traceIndex) contexts(tracking string, body []byte) []trace.SpanContext 
 // several events, each with its own trace: the span is a child of the first
 // event's context (so the webhook's traceparent continues that trace) and
 // links to every event's context, the first included.
-func (x *traceIndex) startAttempt(ctx context.Context, c *claimed) (context.Context, trace.Span) {
-	scs := x.contexts(c.TrackingID, c.Body)
+func startAttempt(ctx context.Context, c *claimed) (context.Context, trace.Span) {
+	scs := eventContexts(c)
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String("contrack.delivery_id", c.ID), attribute.String("contrack.subscription_id", c.SubscriptionID),
 		attribute.Int("contrack.attempt", c.Attempts+1), attribute.Int("contrack.event_count", c.EventCount),

@@ -179,3 +179,19 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 		t.Errorf("closed port: %+v", a)
 	}
 }
+
+// An attempt continues its events' stored trace contexts in body order,
+// skipping events whose trace was not sampled (stored as "").
+func TestEventContextsComeFromTheStoredTraceparents(t *testing.T) {
+	a := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	b := "00-1af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01"
+	c := &claimed{Traceparents: []string{"", b, "garbage", a}}
+	got := eventContexts(c)
+	if len(got) != 2 || got[0].TraceID().String() != "1af7651916cd43dd8448eb211c80319c" ||
+		got[1].TraceID().String() != "0af7651916cd43dd8448eb211c80319c" || !got[0].IsRemote() {
+		t.Fatalf("contexts %v", got)
+	}
+	if got := eventContexts(&claimed{}); got != nil {
+		t.Fatalf("a delivery without stored contexts: %v", got)
+	}
+}

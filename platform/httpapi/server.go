@@ -16,6 +16,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-fuego/fuego"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/contrack/contrack/platform/auth"
 )
@@ -89,6 +90,7 @@ type Server struct {
 	http     *http.Server
 	operator map[string]http.Handler // path → handler of operator routes (GET)
 	held     chan struct{}           // requests held by the pre-authentication limit
+	lookups  singleflight.Group      // key look-ups in flight, by plaintext key
 }
 
 // New returns a server with /healthz, /readyz, /openapi.json and /docs registered.
@@ -296,26 +298,30 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			err error
 			hit bool
 		)
-		if m, ok := s.cfg.Auth.(MemoryAuthenticator); ok {
+		m, memory := s.cfg.Auth.(MemoryAuthenticator)
+		if memory {
 			k, hit, err = m.Cached(plaintext)
 		}
-		// Every request but a known key's is charged: misses protect the
-		// store, refusals from memory protect the CPU.
-		var limit *AddrLimiter
 		switch {
 		case !hit:
-			limit = s.cfg.PreAuth
-		case err != nil:
-			limit = s.cfg.PreAuthRefusals
-		}
-		if limit != nil {
-			if wait, ok := limit.Allow(s.clientAddr(r), MaxPreAuthWait); !ok || !s.hold(r, wait) {
+			// A miss is charged to PreAuth inside the look-up's flight, so
+			// concurrent misses of one key cost one token and one query.
+			k, err = s.lookUp(r, plaintext)
+			var refused *preAuthRefusal
+			if errors.As(err, &refused) {
+				tooMany(w, r, s.cfg.Log, refused.wait)
+				return
+			}
+			if errors.Is(err, errClientGone) {
+				tooMany(w, r, s.cfg.Log, 0) // as when a held request's client leaves
+				return
+			}
+		case err != nil && s.cfg.PreAuthRefusals != nil:
+			// Refusals from memory protect the CPU; a known key is free.
+			if wait, ok := s.cfg.PreAuthRefusals.Allow(s.clientAddr(r), MaxPreAuthWait); !ok || !s.hold(r.Context(), wait) {
 				tooMany(w, r, s.cfg.Log, wait)
 				return
 			}
-		}
-		if !hit {
-			k, err = s.cfg.Auth.Authenticate(r.Context(), plaintext)
 		}
 		if err != nil {
 			if !errors.Is(err, auth.ErrUnknownKey) {
@@ -389,7 +395,7 @@ const MaxPreAuthWait = time.Second
 // client going a little fast is slowed, not refused, and a flooder waiting
 // for its answers is paced at the limit. False when MaxTarpitted requests
 // are already held or the client left.
-func (s *Server) hold(r *http.Request, wait time.Duration) bool {
+func (s *Server) hold(ctx context.Context, wait time.Duration) bool {
 	if wait <= 0 {
 		return true
 	}
@@ -404,7 +410,7 @@ func (s *Server) hold(r *http.Request, wait time.Duration) bool {
 	select {
 	case <-t.C:
 		return true
-	case <-r.Context().Done():
+	case <-ctx.Done():
 		return false
 	}
 }

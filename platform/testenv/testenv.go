@@ -1,15 +1,19 @@
 // Package testenv gives integration tests fresh, isolated stores and a
-// Kafka-protocol broker, from environment variables if set, else from
-// containers (testcontainers-go) when a Docker engine answers, else from the
-// local services (deploy/services.sh) and an in-process kfake:
+// Kafka-protocol broker. By default (`make test`) they are the local services
+// (deploy/services.sh) and an in-process kfake; with CONTRACK_TEST_CONTAINERS=1
+// and a Docker engine answering they are containers started by
+// testcontainers-go (apache/kafka in KRaft mode, postgres:15, a current
+// ClickHouse; see containers.go and docs/testing.md); variables naming a
+// server win over both:
 //
 //   - Postgres: a new database per test, cloned from a migrated template
-//     (server from CONTRACK_TEST_PG_URL, default the local 127.0.0.1:5432).
+//     (server from CONTRACK_TEST_PG_URL, else the process's container, else
+//     the local 127.0.0.1:5432).
 //   - ClickHouse: a new migrated database per test (CONTRACK_TEST_CLICKHOUSE_ADDR,
-//     default 127.0.0.1:9000).
+//     else the process's container, else 127.0.0.1:9000).
 //   - Kafka: CONTRACK_TEST_KAFKA_BROKERS if set (tests then share its topics:
-//     run packages one at a time), else an in-process kfake cluster per test —
-//     also when Docker answers, because a broker per test is what isolates
+//     run packages one at a time), else a broker per test — a container, or an
+//     in-process kfake cluster — because a broker per test is what isolates
 //     tests that assert on a topic's whole content.
 //
 // Each store is dropped when the test ends. Tests that need a store skip
@@ -64,8 +68,8 @@ func PGServerURL() string {
 	if v := os.Getenv("CONTRACK_TEST_PG_URL"); v != "" {
 		return v
 	}
-	if d, err := fromDocker(); err == nil && d != nil {
-		return d.pgURL
+	if url, ok := containerServer(func(s *containerStores) string { return s.pgURL }); ok {
+		return url
 	}
 	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 }
@@ -165,6 +169,9 @@ type PGDatabase struct {
 // Postgres returns a fresh migrated database, dropped when the test ends.
 func Postgres(t testing.TB) PGDatabase {
 	t.Helper()
+	if os.Getenv("CONTRACK_TEST_PG_URL") == "" {
+		checkContainerStores(t)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tmpl, err := templateDB(ctx)
@@ -211,8 +218,8 @@ func CHAddr() string {
 	if v := os.Getenv("CONTRACK_TEST_CLICKHOUSE_ADDR"); v != "" {
 		return v
 	}
-	if d, err := fromDocker(); err == nil && d != nil {
-		return d.chAddr
+	if addr, ok := containerServer(func(s *containerStores) string { return s.chAddr }); ok {
+		return addr
 	}
 	return "127.0.0.1:9000"
 }
@@ -227,6 +234,9 @@ type CHDatabase struct {
 // ClickHouse returns a fresh migrated database, dropped when the test ends.
 func ClickHouse(t testing.TB) CHDatabase {
 	t.Helper()
+	if os.Getenv("CONTRACK_TEST_CLICKHOUSE_ADDR") == "" {
+		checkContainerStores(t)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	name := "contrack_test_" + randomSuffix()
@@ -253,6 +263,8 @@ func Kafka(t testing.TB, partitions int32) []string {
 	var brokers []string
 	if v := os.Getenv("CONTRACK_TEST_KAFKA_BROKERS"); v != "" {
 		brokers = strings.Split(v, ",")
+	} else if useContainers() {
+		brokers = containerKafka(t, partitions)
 	} else {
 		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(int(partitions)))
 		if err != nil {

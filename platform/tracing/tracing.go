@@ -174,6 +174,28 @@ func RecordContext(r *kgo.Record) trace.SpanContext {
 	return trace.SpanContextFromContext(Extract(context.Background(), r))
 }
 
+// Traceparent is sc as a W3C traceparent value, for storing with work that
+// another process may resume; "" when sc is invalid or not sampled (tracing
+// off, or the trace not kept), so nothing is stored for it.
+func Traceparent(sc trace.SpanContext) string {
+	if !sc.IsValid() || !sc.IsSampled() {
+		return ""
+	}
+	c := propagation.MapCarrier{}
+	Propagator.Inject(trace.ContextWithSpanContext(context.Background(), sc), c)
+	return c.Get("traceparent")
+}
+
+// ParseTraceparent is the remote span context a Traceparent value names
+// (invalid for "" or a malformed value).
+func ParseTraceparent(v string) trace.SpanContext {
+	if v == "" {
+		return trace.SpanContext{}
+	}
+	ctx := Propagator.Extract(context.Background(), propagation.MapCarrier{"traceparent": v})
+	return trace.SpanContextFromContext(ctx)
+}
+
 // End ends span, recording err (if any) as its status.
 func End(span trace.Span, err error) {
 	if err != nil {

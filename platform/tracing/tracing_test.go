@@ -133,3 +133,27 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// A sampled span context survives Traceparent and ParseTraceparent; an
+// unsampled or invalid one is not stored.
+func TestTraceparentRoundTrip(t *testing.T) {
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5}, TraceFlags: trace.FlagsSampled})
+	v := Traceparent(sc)
+	if v != "00-01020300000000000000000000000000-0405000000000000-01" {
+		t.Fatalf("traceparent %q", v)
+	}
+	got := ParseTraceparent(v)
+	if got.TraceID() != sc.TraceID() || got.SpanID() != sc.SpanID() || !got.IsSampled() || !got.IsRemote() {
+		t.Fatalf("parsed %v, want %v", got, sc)
+	}
+	unsampled := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}})
+	if v := Traceparent(unsampled); v != "" {
+		t.Fatalf("unsampled context stored as %q", v)
+	}
+	if v := Traceparent(trace.SpanContext{}); v != "" {
+		t.Fatalf("invalid context stored as %q", v)
+	}
+	if ParseTraceparent("").IsValid() || ParseTraceparent("00-zz").IsValid() {
+		t.Fatal("an empty or malformed value parsed as valid")
+	}
+}
