@@ -149,11 +149,20 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 		w.Header().Set("Retry-After", "90")
 		w.WriteHeader(http.StatusTooManyRequests)
 	})
-	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond) })
+	// /slow answers only when the client gives up: the timeout, not a race
+	// against a fixed delay, decides (a loaded machine made 100 ms too short).
+	slowDone := make(chan struct{})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-slowDone:
+		}
+	})
 	srv := testServer(t, mux)
+	t.Cleanup(func() { close(slowDone) }) // before the server's Close, which waits for handlers
 	client := *http.DefaultClient
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	s := &sender{client: &client, timeout: 100 * time.Millisecond, userAgent: "t", limit: 4096, now: time.Now}
+	s := &sender{client: &client, timeout: time.Second, userAgent: "t", limit: 4096, now: time.Now}
 	c := &claimed{ID: "id", Body: []byte(`{}`)}
 	send := func(path string) attempt {
 		c.TargetURL = srv + path
