@@ -56,10 +56,10 @@ type Producer interface {
 
 var _ Producer = (*kgo.Client)(nil)
 
-// SigningSecrets returns the shared secret of a carrier key, "" when the key
-// has none (then Notification-Signature is not required).
+// SigningSecrets returns the shared secret of an authenticated carrier key,
+// "" when the key has none (then Notification-Signature is not required).
 type SigningSecrets interface {
-	SigningSecret(ctx context.Context, keyID string) (string, error)
+	KeySigningSecret(k auth.Key) (string, error)
 }
 
 // EventsDeps are what POST /events needs.
@@ -115,7 +115,7 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 	if err != nil {
 		return AddedResponse{}, err
 	}
-	if err := h.verifySignature(ctx, k, raw, c.Request().Header.Get("Notification-Signature")); err != nil {
+	if err := h.verifySignature(k, raw, c.Request().Header.Get("Notification-Signature")); err != nil {
 		return AddedResponse{}, err
 	}
 	if msg, ok := h.deps.Check(raw); !ok {
@@ -172,11 +172,11 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 
 // verifySignature checks a DCSA Notification-Signature when the key has a
 // shared secret.
-func (h eventsHandler) verifySignature(ctx context.Context, k auth.Key, body []byte, header string) error {
+func (h eventsHandler) verifySignature(k auth.Key, body []byte, header string) error {
 	if h.deps.Secrets == nil {
 		return nil
 	}
-	secret, err := h.deps.Secrets.SigningSecret(ctx, k.ID)
+	secret, err := h.deps.Secrets.KeySigningSecret(k)
 	if err != nil {
 		return fmt.Errorf("signing secret: %w", err)
 	}

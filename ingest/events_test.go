@@ -192,3 +192,64 @@ func TestPostEventsAcceptsSpecShapedEvents(t *testing.T) {
 		}
 	}
 }
+
+// The signing secret travels with the cached key (no query per request):
+// setting or clearing it drops the key from every process's cache, so the
+// next request sees the change.
+func TestSigningSecretChangeReachesCachedKey(t *testing.T) {
+	db := testenv.Postgres(t)
+	box, _ := secretbox.New("test")
+	secrets := &ingest.SigningSecretStore{Pool: db.Pool, Box: box}
+	store := auth.NewStore(db.Pool)
+	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go cache.Run(ctx)
+	key, k, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "hapag", Env: "live", Role: auth.RoleCarrier, SCAC: "HLCU"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cached once the listener is up.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if _, err := cache.Authenticate(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		if _, hit, _ := cache.Cached(key); hit {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("key not cached within 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	waitSecret := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			got, err := cache.Authenticate(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := secrets.KeySigningSecret(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("cached key's signing secret %q, want %q after 2 s", s, want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitSecret("")
+	if err := secrets.SetSigningSecret(ctx, k.ID, "shared-secret"); err != nil {
+		t.Fatal(err)
+	}
+	waitSecret("shared-secret")
+	if err := secrets.SetSigningSecret(ctx, k.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	waitSecret("")
+}

@@ -4,7 +4,10 @@ import (
 	"container/list"
 	"context"
 	"fmt"
+	"log/slog"
+	"sort"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,6 +22,10 @@ type seenStore struct {
 	capacity int
 	order    *list.List // front = most recent
 	entries  map[string]*list.Element
+	// unsaved are hashes committed to Kafka and not yet written to
+	// Postgres, by key; wake tells saveLoop there are some.
+	unsaved map[string]seenUpdate
+	wake    chan struct{}
 }
 
 type seenEntry struct {
@@ -26,7 +33,7 @@ type seenEntry struct {
 }
 
 func newSeenStore(pool *pgxpool.Pool, capacity int) *seenStore {
-	return &seenStore{pool: pool, capacity: capacity, order: list.New(), entries: map[string]*list.Element{}}
+	return &seenStore{pool: pool, capacity: capacity, order: list.New(), entries: map[string]*list.Element{}, wake: make(chan struct{}, 1)}
 }
 
 func seenKey(tracking, event string) string { return tracking + "\x00" + event }
@@ -100,22 +107,109 @@ func (s *seenStore) remember(k, h string) {
 
 type seenUpdate struct{ tracking, event, hash string }
 
-// save records emitted hashes, after the transaction that emitted them committed.
-func (s *seenStore) save(ctx context.Context, ups []seenUpdate) error {
+// committed records in the cache the hashes a committed transaction
+// emitted and hands them to the saver. The next batch reads the cache, so
+// the Postgres write is off the transaction's path: a crash before it lands
+// re-emits those events once with the same id and hash, as a crash between
+// commit and save always could, and consumers drop them.
+func (s *seenStore) committed(ups []seenUpdate) {
 	if len(ups) == 0 {
-		return nil
-	}
-	b := &pgx.Batch{}
-	for _, u := range ups {
-		b.Queue(`INSERT INTO normalize_seen (tracking_id, event_id, content_hash) VALUES ($1, $2, $3)
-			ON CONFLICT (tracking_id, event_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, updated_at = now()`,
-			u.tracking, u.event, u.hash)
-	}
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("save dedupe state: %w", err)
+		return
 	}
 	for _, u := range ups {
 		s.remember(seenKey(u.tracking, u.event), u.hash)
+	}
+	s.mu.Lock()
+	if s.unsaved == nil {
+		s.unsaved = map[string]seenUpdate{}
+	}
+	for _, u := range ups {
+		s.unsaved[seenKey(u.tracking, u.event)] = u // a later hash of a key replaces an earlier one
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// saveLoop writes the unsaved hashes until stop is closed, then once more
+// (within flushTimeout). A failed write is kept and retried a second later
+// together with what arrived meanwhile.
+func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, log *slog.Logger) {
+	for {
+		select {
+		case <-s.wake:
+		case <-stop:
+			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
+			defer cancel()
+			if err := s.flush(fctx); err != nil {
+				log.Error("dedupe state not saved at shutdown; repeats may be emitted once", "err", err)
+			}
+			return
+		}
+		fctx, cancel := context.WithTimeout(ctx, flushTimeout)
+		err := s.flush(fctx)
+		cancel()
+		if err != nil {
+			log.Error("dedupe state not saved yet; retrying", "err", err)
+			select {
+			case <-stop:
+			case <-time.After(time.Second):
+			}
+			select {
+			case s.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// flushTimeout bounds one save (a hung store must not stop the saver).
+const flushTimeout = 10 * time.Second
+
+// flush writes every unsaved hash in one statement; on failure they stay
+// unsaved (a newer hash of a key that arrived meanwhile wins).
+func (s *seenStore) flush(ctx context.Context) error {
+	s.mu.Lock()
+	batch := s.unsaved
+	s.unsaved = nil
+	s.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	if err := s.save(ctx, batch); err != nil {
+		s.mu.Lock()
+		for k, u := range s.unsaved {
+			batch[k] = u
+		}
+		s.unsaved = batch
+		s.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// save upserts hashes with one statement, rows in key order (two
+// normalisers saving overlapping keys lock them in the same order).
+func (s *seenStore) save(ctx context.Context, batch map[string]seenUpdate) error {
+	keys := make([]string, 0, len(batch))
+	for k := range batch {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	trackings, events, hashes := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		u := batch[k]
+		trackings[i], events[i], hashes[i] = u.tracking, u.event, u.hash
+	}
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO normalize_seen (tracking_id, event_id, content_hash)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+		ON CONFLICT (tracking_id, event_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, updated_at = now()`,
+		trackings, events, hashes)
+	if err != nil {
+		return fmt.Errorf("save dedupe state: %w", err)
 	}
 	return nil
 }

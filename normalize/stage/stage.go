@@ -76,6 +76,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	defer stopIdx()
 	idxDone := make(chan error, 1)
 	go func() { idxDone <- s.index.follow(idxCtx, deps.Brokers, log) }()
+	stopSaver := make(chan struct{})
+	saverDone := make(chan struct{})
+	go func() { s.seen.saveLoop(context.WithoutCancel(ctx), stopSaver, log); close(saverDone) }()
+	// Last: the saver writes what the final transactions emitted.
+	defer func() { close(stopSaver); <-saverDone }()
 
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(deps.Brokers...),
@@ -127,8 +132,9 @@ type stage struct {
 }
 
 // batch processes fetched records in one transaction. Dedupe state is saved
-// only after the commit: a crash in between re-emits the batch's events with
-// the same id and hash, which consumers drop.
+// only after the commit, by the saver, off the next transaction's path: a
+// crash in between re-emits the batch's events with the same id and hash,
+// which consumers drop.
 func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs []*kgo.Record) error {
 	if err := sess.Begin(); err != nil {
 		return fmt.Errorf("normalize: begin: %w", err)
@@ -198,9 +204,7 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 		s.log.Warn("transaction aborted (rebalance); records will be processed again")
 		return nil
 	}
-	if err := s.seen.save(context.WithoutCancel(ctx), updates); err != nil {
-		s.log.Error("dedupe state not saved; repeats may be emitted once", "err", err)
-	}
+	s.seen.committed(updates)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/normalize"
@@ -176,4 +177,86 @@ func mustRead(tb testing.TB, path string) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// The dedupe state is written to Postgres off the transaction's path, soon
+// after the commit, and a new normaliser (empty cache) re-emits nothing of
+// a payload polled again.
+func TestStageDedupeStateSurvivesRestart(t *testing.T) {
+	db := testenv.Postgres(t)
+	brokers := testenv.Kafka(t, 3)
+	run := func() (stop func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- stage.Run(ctx, stage.Config{RoutingWait: time.Second}, stage.Deps{
+				Brokers: brokers, Pool: db.Pool, Log: testenv.Log(t),
+				Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse},
+			})
+		}()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("stage shutdown: %v", err)
+			}
+		}
+	}
+	h := harness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers)}
+	payload := sample(t)
+
+	stop := run()
+	h.raw(carriers.FormatTNT22, "trk-1", payload)
+	first := collect(t, brokers, schemas.TopicEvents, 4, 20*time.Second)
+	if len(first) != 4 {
+		stop()
+		t.Fatalf("events = %d, want 4", len(first))
+	}
+	want := map[string]string{}
+	for _, r := range first {
+		rec, _ := decode(t, r)
+		want[rec.EventID] = rec.ContentHash
+	}
+	saved := func() map[string]string {
+		rows, err := db.Pool.Query(context.Background(), `SELECT event_id, content_hash FROM normalize_seen WHERE tracking_id = 'trk-1'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		var id, hash string
+		if _, err := pgx.ForEachRow(rows, []any{&id, &hash}, func() error { got[id] = hash; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// The saver writes soon after the commit (which the events being
+	// readable shows); poll for it.
+	got := saved()
+	for deadline := time.Now().Add(10 * time.Second); len(got) < len(want) && time.Now().Before(deadline); got = saved() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	if len(got) != len(want) {
+		t.Fatalf("saved dedupe state %v, want %v", got, want)
+	}
+	for id, hash := range want {
+		if got[id] != hash {
+			t.Fatalf("saved hash of %s = %q, want %q", id, got[id], hash)
+		}
+	}
+
+	stop = run()
+	defer stop()
+	h.raw(carriers.FormatTNT22, "trk-1", payload)    // polled again: nothing new
+	h.raw(carriers.FormatTNT22, "trk-mark", payload) // a sentinel: its 4 events end the wait
+	all := collect(t, brokers, schemas.TopicEvents, 8, 20*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	all = collect(t, brokers, schemas.TopicEvents, 99, 2*time.Second)
+	if len(all) != 8 {
+		t.Fatalf("events after restart = %d, want the first 4 and the sentinel's 4", len(all))
+	}
+	for _, r := range all[4:] {
+		if rec, _ := decode(t, r); rec.TrackingID != "trk-mark" {
+			t.Fatalf("re-emitted after restart: %+v", rec)
+		}
+	}
 }

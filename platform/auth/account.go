@@ -46,6 +46,11 @@ type Key struct {
 	Role    string
 	SCAC    string // the carrier a carrier-role key speaks for
 	Account Account
+	// SigningSecretEnc is a carrier key's DCSA signing secret, sealed
+	// (secretbox context SigningSecretContext(ID)); nil when it has none.
+	// It is cached with the key, so POST /events checks signatures without
+	// a query; setting it notifies KeyChangedChannel like a revocation.
+	SigningSecretEnc []byte
 }
 
 // ErrUnknownKey is returned for a missing, unknown or revoked key.
@@ -206,12 +211,12 @@ func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error)
 		SELECT k.id, k.name, k.role, COALESCE(k.carrier_scac, ''),
 		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, ''),
 		       p.name, COALESCE(p.id, ''), COALESCE(p.display_name, ''), COALESCE(p.rate_per_second, 0),
-		       COALESCE(p.burst, 0), COALESCE(p.daily_quota, 0)
+		       COALESCE(p.burst, 0), COALESCE(p.daily_quota, 0), k.signing_secret_enc
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		LEFT JOIN usage_plans p ON p.name = a.plan
 		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, sum[:]).
 		Scan(&k.ID, &k.Name, &k.Role, &k.SCAC, &k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan,
-			&pName, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota)
+			&pName, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &k.SigningSecretEnc)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Key{}, ErrUnknownKey
 	}

@@ -19,6 +19,11 @@ import (
 // empties the whole cache.
 const revocationChannel = "contrack_key_revoked"
 
+// KeyChangedChannel is revocationChannel for writers outside this package
+// that change what a cached Key holds (a carrier key's signing secret): a
+// NOTIFY with the key's hash in hex drops it from every process's cache.
+const KeyChangedChannel = revocationChannel
+
 // CachedAuthenticator keeps resolved keys (with their account's plan) in
 // memory for TTL so the hot path
 // (POST /events) does not query Postgres per request. A revocation reaches
