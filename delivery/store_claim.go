@@ -12,9 +12,9 @@ import (
 
 // claimed is a delivery leased to this process for one attempt.
 type claimed struct {
-	ID, AccountID, Env, SubscriptionID string // SubscriptionID: "" for a message delivery
-	Kind                               string // kindEvents, kindVerification, kindTest
-	MessageEnc                         []byte // a message delivery's sealed body, opened at send time
+	ID, AccountID, Env, SubscriptionID string   // SubscriptionID: "" for a message delivery
+	Kind                               string   // kindEvents, kindVerification, kindTest
+	MessageEnc                         []byte   // a message delivery's sealed body, opened at send time
 	Traceparents                       []string // of the body's events, in body order ("" when not sampled)
 	Token                              uuid.UUID
 	Body                               []byte
