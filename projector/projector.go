@@ -30,7 +30,9 @@ type Config struct {
 	GenerationCheck time.Duration
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its documented default;
+// Run applies it after Validate, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
 	if c.MaxBatch <= 0 {
 		c.MaxBatch = 5000
 	}
@@ -68,7 +70,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	views := []view{attemptsView, eventsView}
 	errc := make(chan error, len(views)+1)
 	for _, v := range views {

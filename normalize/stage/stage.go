@@ -33,16 +33,45 @@ import (
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
-// Config tunes the stage.
+// Config tunes the stage. Zero values take the documented defaults.
 type Config struct {
-	// TransactionalID names this instance's producer; unique per instance
-	// (default "contrack-normalize-<hostname-free random>").
+	// TransactionalID names this instance's producer (default
+	// "contrack-normalize-<random>", new at every start). Trap: it must be
+	// unique per running instance — two instances sharing one fence each
+	// other off — so set it only with one normaliser per value.
 	TransactionalID string
 	// SeenCapacity bounds the in-memory dedupe cache (default 200,000 entries).
 	SeenCapacity int
 	// RoutingWait is how long pushed events wait at start-up for the routing
 	// index to catch up with the subscriptions topic (default 10 s).
 	RoutingWait time.Duration
+}
+
+// Validate reports every invalid field (zero values are valid: they take the defaults).
+func (c Config) Validate() error {
+	var errs []error
+	if c.SeenCapacity < 0 {
+		errs = append(errs, errors.New("normalize: SeenCapacity must not be negative"))
+	}
+	if c.RoutingWait < 0 {
+		errs = append(errs, errors.New("normalize: RoutingWait must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// WithDefaults returns c with every zero field set to its documented default;
+// Run applies it after Validate, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
+	if c.TransactionalID == "" {
+		c.TransactionalID = "contrack-normalize-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	if c.SeenCapacity == 0 {
+		c.SeenCapacity = 200_000
+	}
+	if c.RoutingWait == 0 {
+		c.RoutingWait = 10 * time.Second
+	}
+	return c
 }
 
 // Deps are the stage's connections and parsers.
@@ -57,15 +86,10 @@ type Deps struct {
 
 // Run normalises until ctx ends; nil on a clean shutdown.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
-	if cfg.TransactionalID == "" {
-		cfg.TransactionalID = "contrack-normalize-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	if cfg.SeenCapacity <= 0 {
-		cfg.SeenCapacity = 200_000
-	}
-	if cfg.RoutingWait <= 0 {
-		cfg.RoutingWait = 10 * time.Second
-	}
+	cfg = cfg.WithDefaults()
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"html"
 	"io"
 	"log/slog"
@@ -75,6 +76,9 @@ type Config struct {
 	// Public lists paths served without a key: exact paths, prefixes ending
 	// in "/", or "METHOD /path" for one method only.
 	Public []string
+	// Metrics is the process's registry (NewRegistry): the server counts its
+	// requests on it. Nil counts nothing.
+	Metrics *prometheus.Registry
 	// DocsUI serves /docs/ given the spec URL (every path under /docs/ reaches
 	// it, so it can serve its own assets). Nil: a plain page linking the spec,
 	// never fuego's default, which loads its viewer from a public CDN.
@@ -89,6 +93,7 @@ type Server struct {
 	http     *http.Server
 	operator map[string]http.Handler // path → handler of operator routes (GET)
 	held     chan struct{}           // requests held by the pre-authentication limit
+	requests *requestMetrics         // nil: Config.Metrics unset
 }
 
 // New returns a server with /healthz, /readyz, /openapi.json and /docs registered.
@@ -133,6 +138,9 @@ func New(cfg Config) *Server {
 		cfg.Health = NewHealth(cfg.Checks, 0, cfg.Log)
 	}
 	s := &Server{cfg: cfg, Fuego: f, operator: map[string]http.Handler{}, held: make(chan struct{}, MaxTarpitted)}
+	if cfg.Metrics != nil {
+		s.requests = newRequestMetrics(cfg.Metrics)
+	}
 	f.Mux.HandleFunc("GET /healthz", cfg.Health.ServeHealthz)
 	f.Mux.HandleFunc("GET /readyz", cfg.Health.ServeReadyz)
 	return s
@@ -222,6 +230,9 @@ func (s *Server) Handler() http.Handler {
 	h = s.rateLimit(h)
 	h = s.authenticate(h)
 	h = s.recover(h)
+	if s.requests != nil {
+		h = s.requests.wrap(h)
+	}
 	return h
 }
 
