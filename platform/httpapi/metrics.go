@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -51,8 +52,21 @@ func newRequestMetrics(reg prometheus.Registerer) *requestMetrics {
 			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10, 30},
 		}, []string{"method"}),
 	}
-	reg.MustRegister(m.requests, m.duration)
+	// Servers sharing a registry (tests, a rebuilt server) share the counters.
+	m.requests = registerOnce(reg, m.requests)
+	m.duration = registerOnce(reg, m.duration)
 	return m
+}
+
+// registerOnce registers c on reg, or returns the equal collector already there.
+func registerOnce[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		if are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
+			return are.ExistingCollector.(C)
+		}
+		panic(err)
+	}
+	return c
 }
 
 // knownMethods bounds the method label: anything else counts as OTHER.
