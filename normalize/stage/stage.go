@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
@@ -84,8 +85,11 @@ type Deps struct {
 	Now     func() time.Time
 }
 
-// Run normalises until ctx ends; nil on a clean shutdown.
-func Run(ctx context.Context, cfg Config, deps Deps) error {
+// Run normalises until parent ends; nil on a clean shutdown. The routing
+// index's follower and the consume loop run under one errgroup: if the
+// follower fails, the loop stops and Run returns the reason, rather than
+// pushed events waiting for an index that will never be ready.
+func Run(parent context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -96,10 +100,19 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log := deps.Log.With("stage", "normalize")
 	s := &stage{cfg: cfg, deps: deps, log: log, seen: newSeenStore(deps.Pool, cfg.SeenCapacity), index: newRoutingIndex()}
 
+	g, ctx := errgroup.WithContext(parent)
 	idxCtx, stopIdx := context.WithCancel(ctx)
 	defer stopIdx()
-	idxDone := make(chan error, 1)
-	go func() { idxDone <- s.index.follow(idxCtx, deps.Brokers, log) }()
+	g.Go(func() error {
+		err := s.index.follow(idxCtx, deps.Brokers, log)
+		switch {
+		case idxCtx.Err() != nil:
+			return nil // asked to stop
+		case err == nil:
+			err = errors.New("stopped without being asked to")
+		}
+		return fmt.Errorf("normalize: routing index: %w", err)
+	})
 
 	sess, err := kgo.NewGroupTransactSession(
 		kgo.SeedBrokers(deps.Brokers...),
@@ -116,7 +129,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		kgo.RequireStableFetchOffsets(),
 	)
 	if err != nil {
-		return fmt.Errorf("normalize: transact session: %w", err)
+		stopIdx()
+		return errors.Join(fmt.Errorf("normalize: transact session: %w", err), g.Wait())
 	}
 	defer sess.Close()
 
@@ -134,12 +148,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			if ctx.Err() != nil {
 				break
 			}
-			return err
+			stopIdx()
+			return errors.Join(err, g.Wait())
 		}
 	}
 	stopIdx()
-	<-idxDone
-	return nil
+	return g.Wait() // the follower's failure, if that is what stopped the loop
 }
 
 type stage struct {
