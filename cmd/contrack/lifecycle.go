@@ -26,6 +26,16 @@ type shutdown struct {
 
 	mu      sync.Mutex
 	running map[string]int // parts started and not yet returned
+	cause   error          // the first part's failure, if one failed
+}
+
+// failed records why the process is stopping (the first failure only).
+func (s *shutdown) failed(err error) {
+	s.mu.Lock()
+	if s.cause == nil {
+		s.cause = err
+	}
+	s.mu.Unlock()
 }
 
 func newShutdown(budget time.Duration) *shutdown {
@@ -78,8 +88,12 @@ func (s *shutdown) await(ctx context.Context, run func() error) error {
 	case err := <-done:
 		return err
 	case <-s.expired:
-		return fmt.Errorf("%w (CONTRACK_SHUTDOWN_TIMEOUT %s): still running: %s",
-			errHung, s.budget, strings.Join(s.hung(), ", "))
+		s.mu.Lock()
+		cause := s.cause
+		s.mu.Unlock()
+		// The failure that started the stop comes first: it is the reason.
+		return errors.Join(cause, fmt.Errorf("%w (CONTRACK_SHUTDOWN_TIMEOUT %s): still running: %s",
+			errHung, s.budget, strings.Join(s.hung(), ", ")))
 	}
 }
 
@@ -116,7 +130,9 @@ func (p *group) Go(name string, ctx context.Context, run func(context.Context) e
 		}
 		if err != nil {
 			p.log.Error("stage failed; stopping the process", "stage", name, "err", err)
-			return fmt.Errorf("%s: %w", name, err)
+			err = fmt.Errorf("%s: %w", name, err)
+			p.sd.failed(err)
+			return err
 		}
 		return nil
 	})

@@ -131,6 +131,25 @@ func TestShutdownBudgetNamesHungStages(t *testing.T) {
 	}
 }
 
+// TestShutdownBudgetKeepsTheFailure: a stage fails, another hangs: the
+// role's error gives the failure first, then the hung stage.
+func TestShutdownBudgetKeepsTheFailure(t *testing.T) {
+	sd := newShutdown(200 * time.Millisecond)
+	release := make(chan struct{})
+	defer close(release)
+	err := wait(t, 10*time.Second, "await", func() error {
+		return sd.await(context.Background(), func() error {
+			g := newGroup(context.Background(), sd, nil, testenv.Log(t))
+			g.Go("stuck", g.ctx, func(context.Context) error { <-release; return nil })
+			g.Go("projector", g.ctx, func(context.Context) error { return errors.New("commit refused") })
+			return g.Wait()
+		})
+	})
+	if !errors.Is(err, errHung) || !strings.HasPrefix(err.Error(), "projector: commit refused\n") || !strings.HasSuffix(err.Error(), "still running: stuck") {
+		t.Fatalf("got %q", err)
+	}
+}
+
 // TestShutdownWithinBudgetIsClean: parts that stop when asked make a nil
 // return, however short the budget left unspent.
 func TestShutdownWithinBudgetIsClean(t *testing.T) {
