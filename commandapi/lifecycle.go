@@ -80,7 +80,9 @@ func (c LifecycleConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c LifecycleConfig) withDefaults() LifecycleConfig {
+// WithDefaults returns c with every zero field set to its documented default;
+// RunLifecycle applies it after Validate.
+func (c LifecycleConfig) WithDefaults() LifecycleConfig {
 	if c.Every == 0 {
 		c.Every = time.Minute
 	}
@@ -115,7 +117,7 @@ func RunLifecycle(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) 
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
@@ -140,7 +142,7 @@ func RunLifecycle(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) 
 // Sweep closes every subscription whose time is up now (in rounds of
 // Batch) and returns how many it closed.
 func Sweep(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (int, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}

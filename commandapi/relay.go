@@ -21,7 +21,7 @@ const outboxChannel = "contrack_outbox"
 // rows are published in order even with several API replicas running.
 const relayLock = 7_402_120
 
-// RelayConfig configures the outbox relay.
+// RelayConfig configures the outbox relay. Zero values take the documented defaults.
 type RelayConfig struct {
 	// BatchSize is the most rows published per round (default 500).
 	BatchSize int
@@ -29,6 +29,29 @@ type RelayConfig struct {
 	Idle time.Duration
 	// Retention is how long published rows are kept for audit (default 7 days).
 	Retention time.Duration
+}
+
+// Validate reports every invalid field (zero values are valid: they take the defaults).
+func (c RelayConfig) Validate() error {
+	if c.BatchSize < 0 || c.Idle < 0 || c.Retention < 0 {
+		return errors.New("outbox relay: BatchSize, Idle and Retention must not be negative")
+	}
+	return nil
+}
+
+// WithDefaults returns c with every zero field set to its documented default;
+// NewRelay applies it.
+func (c RelayConfig) WithDefaults() RelayConfig {
+	if c.BatchSize == 0 {
+		c.BatchSize = 500
+	}
+	if c.Idle == 0 {
+		c.Idle = time.Second
+	}
+	if c.Retention == 0 {
+		c.Retention = 7 * 24 * time.Hour
+	}
+	return c
 }
 
 // Relay publishes outbox rows to Kafka in commit order and marks them
@@ -48,16 +71,7 @@ type Relay struct {
 
 // NewRelay returns a relay publishing through kcl.
 func NewRelay(cfg RelayConfig, pool *pgxpool.Pool, kcl *kgo.Client, log *slog.Logger) *Relay {
-	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = 500
-	}
-	if cfg.Idle <= 0 {
-		cfg.Idle = time.Second
-	}
-	if cfg.Retention <= 0 {
-		cfg.Retention = 7 * 24 * time.Hour
-	}
-	return &Relay{cfg: cfg, pool: pool, kcl: kcl, log: log.With("stage", "outbox-relay")}
+	return &Relay{cfg: cfg.WithDefaults(), pool: pool, kcl: kcl, log: log.With("stage", "outbox-relay")}
 }
 
 // Run publishes until ctx ends; it returns nil on a clean shutdown.

@@ -21,7 +21,7 @@ func testServer(t *testing.T, h http.Handler) string {
 // against (18.16 locally): String, UInt16, UInt32, DateTime, Date.
 func TestAttemptLogRoundTrip(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	cfg := Config{}.withDefaults()
+	cfg := Config{}.WithDefaults()
 	l := newAttemptLog(ch.Conn, cfg, testenv.Log(t), NewMetrics())
 	at := time.Date(2026, 11, 20, 23, 59, 58, 700_000_000, time.UTC)
 	in := attemptRow{
@@ -73,7 +73,7 @@ func TestAttemptLogRoundTrip(t *testing.T) {
 // beyond LogBuffer the oldest are dropped and counted.
 func TestAttemptLogKeepsRowsUntilWritten(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	cfg := Config{LogBuffer: 3}.withDefaults()
+	cfg := Config{LogBuffer: 3}.WithDefaults()
 	m := NewMetrics()
 	l := newAttemptLog(ch.Conn, cfg, testenv.Log(t), m)
 	ctx := context.Background()
@@ -109,7 +109,7 @@ func TestAttemptLogKeepsRowsUntilWritten(t *testing.T) {
 // part ClickHouse must merge.
 func TestAttemptLogInsertsOncePerInterval(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	cfg := Config{LogFlushInterval: 200 * time.Millisecond}.withDefaults()
+	cfg := Config{LogFlushInterval: 200 * time.Millisecond}.WithDefaults()
 	l := newAttemptLog(ch.Conn, cfg, testenv.Log(t), NewMetrics())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

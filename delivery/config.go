@@ -144,7 +144,7 @@ func (c Config) Validate() error {
 	neg("Retention", c.Retention)
 	neg("DeadRetention", c.DeadRetention)
 	neg("MetricsInterval", c.MetricsInterval)
-	d := c.withDefaults()
+	d := c.WithDefaults()
 	if d.EndpointConcurrency > d.Workers {
 		errs = append(errs, errors.New("delivery: EndpointConcurrency must not exceed Workers"))
 	}
@@ -157,7 +157,9 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its documented default;
+// Run applies it after Validate, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
 	if c.Workers == 0 {
 		c.Workers = 64
 	}

@@ -44,6 +44,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/delivery/target"
@@ -72,7 +73,11 @@ type Deps struct {
 	// cfg.Timeout), which re-checks resolved addresses at dial time. Redirects
 	// are never followed, whichever client.
 	HTTPClient *http.Client
-	// Metrics defaults to DefaultMetrics.
+	// Registry is the process's metrics registry, served on its admin
+	// listener; Run registers the stage's collectors on it. Nil: a registry
+	// of their own, served nowhere.
+	Registry *prometheus.Registry
+	// Metrics, if set, are used instead of registering new ones (tests read them).
 	Metrics *Metrics
 }
 
@@ -85,7 +90,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if deps.Pool == nil || deps.Box == nil || len(deps.Brokers) == 0 {
 		return errors.New("delivery: Deps.Pool, Deps.Box and Deps.Brokers are required")
 	}
@@ -95,8 +100,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
-	if deps.Metrics == nil {
-		deps.Metrics = DefaultMetrics
+	switch {
+	case deps.Metrics != nil:
+	case deps.Registry != nil:
+		deps.Metrics = RegisterMetrics(deps.Registry)
+	default:
+		deps.Metrics = NewMetrics()
 	}
 	log := deps.Log.With("stage", "delivery")
 	client := deps.HTTPClient

@@ -16,7 +16,8 @@ import (
 // not reported one series per endpoint. Per-account detail is in the
 // attempt log (ClickHouse), which every query scopes by account.
 type Metrics struct {
-	// Registry holds every collector below; mount Handler at /metrics.
+	// Registry holds every collector below (and, when it is the process's,
+	// other stages' too); mount Handler at /metrics.
 	Registry *prometheus.Registry
 
 	attempts   *prometheus.CounterVec // by outcome
@@ -29,13 +30,15 @@ type Metrics struct {
 	logDropped prometheus.Counter     // attempt-log rows dropped
 }
 
-// DefaultMetrics is used by Run when Deps.Metrics is nil.
-var DefaultMetrics = NewMetrics()
+// NewMetrics returns the collectors registered on a new registry of their
+// own (tests read it).
+func NewMetrics() *Metrics { return RegisterMetrics(prometheus.NewRegistry()) }
 
-// NewMetrics returns the collectors registered on a new registry.
-func NewMetrics() *Metrics {
+// RegisterMetrics returns the collectors registered on reg, the process's
+// registry that its admin listener serves. Register once per registry.
+func RegisterMetrics(reg *prometheus.Registry) *Metrics {
 	m := &Metrics{
-		Registry: prometheus.NewRegistry(),
+		Registry: reg,
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "contrack_delivery_attempts_total",
 			Help: "Webhook delivery attempts by outcome (delivered, http_error, gone, timeout, connection_error, rejected_target, secret_error).",

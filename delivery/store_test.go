@@ -32,7 +32,7 @@ func storeWithSubscription(t *testing.T) (*store, string, string) {
 			t.Fatal(err)
 		}
 	}
-	return &store{pool: db.Pool, cfg: Config{MaxBatchEvents: 2}.withDefaults()}, acct, sub
+	return &store{pool: db.Pool, cfg: Config{MaxBatchEvents: 2}.WithDefaults()}, acct, sub
 }
 
 // Events left queued with no open delivery (which enqueue and record never

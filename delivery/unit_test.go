@@ -12,7 +12,7 @@ import (
 )
 
 func TestDefaultScheduleSpansThreeDays(t *testing.T) {
-	c := Config{}.withDefaults()
+	c := Config{}.WithDefaults()
 	var total time.Duration
 	for _, d := range c.Schedule {
 		total += d
@@ -28,7 +28,7 @@ func TestDefaultScheduleSpansThreeDays(t *testing.T) {
 
 func TestNextAttempt(t *testing.T) {
 	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	c := Config{Schedule: []time.Duration{time.Minute, time.Hour}, Jitter: 0.2, MaxRetryAfter: 30 * time.Minute}.withDefaults()
+	c := Config{Schedule: []time.Duration{time.Minute, time.Hour}, Jitter: 0.2, MaxRetryAfter: 30 * time.Minute}.WithDefaults()
 	half := func() float64 { return 0.5 }
 	cases := []struct {
 		name       string

@@ -66,7 +66,9 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its documented default;
+// Run applies it after Validate, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
 	if c.Retention == 0 {
 		c.Retention = MinRetention
 	}
@@ -94,7 +96,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if deps.Pool == nil || len(deps.Brokers) == 0 {
 		return errors.New("feed: Deps.Pool and Deps.Brokers are required")
 	}

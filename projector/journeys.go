@@ -367,7 +367,7 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 // the generation before the previous one is dropped. It returns the new
 // generation.
 func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	cur, err := CurrentGeneration(ctx, deps.CH)
 	if err != nil {
 		return 0, err

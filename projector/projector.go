@@ -9,6 +9,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
@@ -30,7 +31,9 @@ type Config struct {
 	GenerationCheck time.Duration
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its documented default;
+// Run applies it after Validate, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
 	if c.MaxBatch <= 0 {
 		c.MaxBatch = 5000
 	}
@@ -63,23 +66,32 @@ type Deps struct {
 }
 
 // Run runs every projection until ctx ends; nil on a clean shutdown: poll
-// attempts and events for analysts, and the journey read model.
+// attempts and events for analysts, and the journey read model. They run
+// under one errgroup: one that fails — or stops while ctx is live — stops
+// the others and Run returns its reason, so a view never stalls unseen.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.withDefaults()
-	views := []view{attemptsView, eventsView}
-	errc := make(chan error, len(views)+1)
-	for _, v := range views {
-		go func() { errc <- project(ctx, cfg, deps, v) }()
+	cfg = cfg.WithDefaults()
+	g, gctx := errgroup.WithContext(ctx)
+	supervise := func(name string, run func(context.Context) error) {
+		g.Go(func() error {
+			err := run(gctx)
+			if err == nil && gctx.Err() == nil {
+				err = errors.New("stopped without being asked to")
+			}
+			if err != nil {
+				return fmt.Errorf("projector: %s: %w", name, err)
+			}
+			return nil
+		})
 	}
-	go func() { errc <- runJourneys(ctx, cfg, deps) }()
-	var errs []error
-	for range len(views) + 1 {
-		errs = append(errs, <-errc)
+	for _, v := range []view{attemptsView, eventsView} {
+		supervise(v.table, func(ctx context.Context) error { return project(ctx, cfg, deps, v) })
 	}
-	return errors.Join(errs...)
+	supervise("journeys", func(ctx context.Context) error { return runJourneys(ctx, cfg, deps) })
+	return g.Wait()
 }
 
 // view is one projection: a topic read by its own consumer group into a table.

@@ -64,7 +64,7 @@ func (r JourneysResponse) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// JourneysConfig tunes the serving of journeys.
+// JourneysConfig tunes the serving of journeys. Zero values take the documented defaults.
 type JourneysConfig struct {
 	// CacheBytes bounds the in-process cache of encoded journeys (default
 	// 256 MiB; negative disables it).
@@ -84,6 +84,21 @@ func (c JourneysConfig) Validate() error {
 	return nil
 }
 
+// WithDefaults returns c with every zero field set to its documented default;
+// NewJourneys applies it.
+func (c JourneysConfig) WithDefaults() JourneysConfig {
+	if c.CacheBytes == 0 {
+		c.CacheBytes = 256 << 20
+	}
+	if c.MaxAge == 0 {
+		c.MaxAge = 30 * time.Second
+	}
+	if c.GenerationCheck == 0 {
+		c.GenerationCheck = 5 * time.Second
+	}
+	return c
+}
+
 // Journeys serves journey lookups from the read model in ClickHouse
 // (journeys_g<N>, one row per container, point reads by lookup key) through
 // a byte-bounded cache that Run keeps fresh by following the projector's
@@ -101,15 +116,7 @@ type Journeys struct {
 
 // NewJourneys returns the journey reader of an API process.
 func NewJourneys(cfg JourneysConfig, ch driver.Conn, log *slog.Logger) *Journeys {
-	if cfg.CacheBytes == 0 {
-		cfg.CacheBytes = 256 << 20
-	}
-	if cfg.MaxAge <= 0 {
-		cfg.MaxAge = 30 * time.Second
-	}
-	if cfg.GenerationCheck <= 0 {
-		cfg.GenerationCheck = 5 * time.Second
-	}
+	cfg = cfg.WithDefaults()
 	if log == nil {
 		log = slog.Default()
 	}

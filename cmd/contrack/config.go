@@ -5,18 +5,32 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/delivery"
+	"github.com/contrack/contrack/feed"
+	"github.com/contrack/contrack/ingest/poller"
+	"github.com/contrack/contrack/ingest/sandbox"
+	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/tracing"
+	"github.com/contrack/contrack/projector"
+	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas/carriers"
 )
 
 // Config is the whole process configuration, read from the environment once,
-// here, and handed to the stages as their own Config values.
+// here (envVars maps every variable to its field), and handed to the stages
+// as their own Config values. A stage's config is left zero where its
+// variable is unset: the stage's WithDefaults applies the default, so
+// defaults that depend on other fields (Delivery.Lease) stay right.
 type Config struct {
 	HTTPAddr          string
 	PGURL             string
@@ -39,6 +53,12 @@ type Config struct {
 	// AdminAddr serves /metrics, /healthz and /readyz without a token; ""
 	// (CONTRACK_ADMIN_ADDR=off) serves no admin listener.
 	AdminAddr string
+	// ShutdownTimeout is the budget from SIGTERM to exit: every stage's
+	// context is cancelled and each must return within it, or the process
+	// exits non-zero naming the stages that hung (0: 20 s). Trap: it must
+	// exceed Delivery.ShutdownGrace and the HTTP server's drain, or a clean
+	// shutdown is reported as a hang.
+	ShutdownTimeout time.Duration
 	// PreAuthRate is the rate of key look-ups that miss the key cache that
 	// one client address may cause, per second (burst twice that); requests
 	// refused from memory may come ten times as fast.
@@ -52,57 +72,158 @@ type Config struct {
 	AllowPrivateWebhooks      bool
 	SandboxAddr               string
 	SubscriptionLifetime      time.Duration
-	// TrackingIdleLimit closes subscriptions without a new event for this long;
-	// LifecycleEvery is the time between lifecycle sweeps.
-	TrackingIdleLimit time.Duration
-	LifecycleEvery    time.Duration
-	SandboxAccelerate float64
 	// CarrierURLs are live carriers' API base URLs by SCAC (CONTRACK_CARRIER_URL_<SCAC>).
 	CarrierURLs map[string]string
 	LogLevel    string
-	// JourneyCacheBytes bounds the API's cache of encoded journeys.
+	// JourneyCacheBytes bounds the API's cache of encoded journeys; 0
+	// disables it (Journeys.CacheBytes gets -1).
 	JourneyCacheBytes int64
 	// Tracing: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME (the role
 	// completes the default name in main).
 	Tracing tracing.Config
+
+	// The stages' own configs.
+	Relay     commandapi.RelayConfig
+	Lifecycle commandapi.LifecycleConfig
+	Journeys  queryapi.JourneysConfig
+	Sandbox   sandbox.Config
+	Poller    poller.Config
+	Normalize stage.Config
+	Projector projector.Config
+	Delivery  delivery.Config
+	Feed      feed.Config
 }
 
-// env describes one variable for `contrack config`.
+// defaultShutdownTimeout is ShutdownTimeout's default, for a zero Config.
+const defaultShutdownTimeout = 20 * time.Second
+
+// envVar is one environment variable: its default, its documentation (for
+// `contrack config` and the README) and the Config field it sets, a dotted
+// path ("Delivery.Workers"). Values are parsed by the field's type: numbers,
+// booleans, Go durations (90s, 15m, 720h), comma-separated lists, and
+// comma-separated key=value maps.
 type envVar struct {
 	Name, Default, Doc string
 	Secret             bool
+	Field              string
 }
 
+// envVars is the one table of the process's environment. A row whose field
+// is in a stage's config documents the stage's default (a test checks that
+// it is the one the stage's WithDefaults applies); the field stays zero when
+// the variable is unset.
 var envVars = []envVar{
-	{"CONTRACK_HTTP_ADDR", "127.0.0.1:8080", "HTTP API listen address", false},
-	{"CONTRACK_PG_URL", "postgres://postgres@127.0.0.1:5432/contrack?sslmode=disable", "Postgres URL (the database is created if missing)", true},
-	{"CONTRACK_CLICKHOUSE_ADDR", "127.0.0.1:9000", "ClickHouse native-protocol address", false},
-	{"CONTRACK_CLICKHOUSE_DB", "contrack", "ClickHouse database (created if missing)", false},
-	{"KAFKA_BROKERS", "", "comma-separated Kafka seed brokers; empty = embedded single-node broker", false},
-	{"CONTRACK_EMBEDDED_KAFKA_ADDR", "127.0.0.1:9092", "listen address of the embedded broker", false},
-	{"CONTRACK_KAFKA_PARTITIONS", "6", "partitions of topics created at start-up", false},
-	{"CONTRACK_DATA_DIR", ".data", "local state: the embedded broker's log, ClickHouse data", false},
-	{"CONTRACK_SECRET_KEY", "", "key encrypting stored secrets and signing page tokens; unset: generated once into <data dir>/secret.key", true},
-	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true},
-	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address; empty: /metrics is refused there", true},
-	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener (/metrics, /healthz, /readyz, no token); off disables", false},
-	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false},
-	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false},
-	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay)", false},
-	{"CONTRACK_PG_API_MAX_CONNS", "10", "Postgres connections of the HTTP API, a separate pool", false},
-	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets (development only)", false},
-	{"CONTRACK_SANDBOX_ADDR", "127.0.0.1:8081", "listen address of the sandbox carriers", false},
-	{"CONTRACK_SANDBOX_ACCELERATE", "1", "sandbox journeys run this many times faster than real time", false},
-	{"CONTRACK_SUBSCRIPTION_LIFETIME", "2160h", "subscription expiry after creation (90 days)", false},
-	{"CONTRACK_TRACKING_IDLE_LIMIT", "720h", "close subscriptions whose polled tracking saw no new event for this long (30 days)", false},
-	{"CONTRACK_LIFECYCLE_INTERVAL", "1m", "time between sweeps closing expired, ended and idle subscriptions", false},
-	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false},
-	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of encoded journeys each API process caches (0 disables the cache)", false},
-	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP collector base URL (e.g. http://otel-collector:4318) receiving traces at /v1/traces; empty: tracing off (no-op)", false},
-	{"OTEL_SERVICE_NAME", "", "service.name of the spans; empty: contrack-<role>", false},
-	{"CONTRACK_TRACE_SAMPLE_RATIO", "1", "share of new traces recorded when tracing is on, 0 < r ≤ 1 (a continued trace follows its parent's decision)", false},
+	{"CONTRACK_HTTP_ADDR", "127.0.0.1:8080", "HTTP API listen address", false, "HTTPAddr"},
+	{"CONTRACK_PG_URL", "postgres://postgres@127.0.0.1:5432/contrack?sslmode=disable", "Postgres URL (the database is created if missing)", true, "PGURL"},
+	{"CONTRACK_CLICKHOUSE_ADDR", "127.0.0.1:9000", "ClickHouse native-protocol address", false, "ClickHouseAddr"},
+	{"CONTRACK_CLICKHOUSE_DB", "contrack", "ClickHouse database (created if missing)", false, "ClickHouseDB"},
+	{"KAFKA_BROKERS", "", "comma-separated Kafka seed brokers; empty = embedded single-node broker", false, "KafkaBrokers"},
+	{"CONTRACK_EMBEDDED_KAFKA_ADDR", "127.0.0.1:9092", "listen address of the embedded broker", false, "EmbeddedKafkaAddr"},
+	{"CONTRACK_KAFKA_PARTITIONS", "6", "partitions of topics created at start-up (1 to 1000)", false, "KafkaPartitions"},
+	{"CONTRACK_DATA_DIR", ".data", "local state: the embedded broker's log, ClickHouse data, the generated secret key; ignored by git", false, "DataDir"},
+	{"CONTRACK_SECRET_KEY", "", "key encrypting stored secrets and signing page tokens; unset: generated once into <data dir>/secret.key (0600). Set it, the same value, when processes run on several hosts", true, "SecretKey"},
+	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true, "SecretKeysPrevious"},
+	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address; empty: /metrics is refused there", true, "OperatorToken"},
+	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz, no token); off disables", false, "AdminAddr"},
+	{"CONTRACK_SHUTDOWN_TIMEOUT", "20s", "budget from SIGTERM to exit: every stage must stop within it, else the process exits non-zero naming the stages that hung; must exceed CONTRACK_DELIVERY_SHUTDOWN_GRACE", false, "ShutdownTimeout"},
+	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false, "PreAuthRate"},
+	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false, "ClientIPHeader"},
+	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay), 2 to 1000", false, "PGMaxConns"},
+	{"CONTRACK_PG_API_MAX_CONNS", "10", "Postgres connections of the HTTP API, a separate pool, 2 to 1000", false, "PGAPIMaxConns"},
+	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets (development only)", false, "AllowPrivateWebhooks"},
+	{"CONTRACK_SANDBOX_ADDR", "127.0.0.1:8081", "listen address of the sandbox carriers", false, "SandboxAddr"},
+	{"CONTRACK_SANDBOX_ACCELERATE", "1", "sandbox journeys run this many times faster than real time (≥ 1; above 1 they start today)", false, "Sandbox.Accelerate"},
+	{"CONTRACK_SANDBOX_PAGE_SIZE", "20", "largest page of the sandbox's DCSA TNT 2.2 carrier", false, "Sandbox.PageSize"},
+	{"CONTRACK_SANDBOX_SLOW_DELAY", "3s", "how long a slow sandbox test number (prefix SLOU) waits before answering", false, "Sandbox.SlowDelay"},
+	{"CONTRACK_SANDBOX_TOKEN_TTL", "1h", "lifetime of the sandbox carriers' access tokens", false, "Sandbox.TokenTTL"},
+	{"CONTRACK_SANDBOX_COSCO_CLIENTS", "", "clientId=secret,… of sandbox COSU clients whose signatures are verified in full", true, "Sandbox.CoscoClients"},
+	{"CONTRACK_SUBSCRIPTION_LIFETIME", "2160h", "subscription expiry after creation (90 days)", false, "SubscriptionLifetime"},
+	{"CONTRACK_TRACKING_IDLE_LIMIT", "720h", "close subscriptions whose polled tracking saw no new event for this long (30 days)", false, "Lifecycle.IdleLimit"},
+	{"CONTRACK_LIFECYCLE_INTERVAL", "1m", "time between sweeps closing expired, ended and idle subscriptions", false, "Lifecycle.Every"},
+	{"CONTRACK_LIFECYCLE_BATCH", "500", "subscriptions closed per sweep round", false, "Lifecycle.Batch"},
+	{"CONTRACK_RELAY_BATCH_SIZE", "500", "outbox rows published per relay round", false, "Relay.BatchSize"},
+	{"CONTRACK_RELAY_IDLE", "1s", "longest wait between outbox relay rounds without a notification", false, "Relay.Idle"},
+	{"CONTRACK_RELAY_RETENTION", "168h", "how long published outbox rows are kept for audit", false, "Relay.Retention"},
+	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false, "LogLevel"},
+	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of encoded journeys each API process caches (0 disables the cache)", false, "JourneyCacheBytes"},
+	{"CONTRACK_JOURNEY_CACHE_MAX_AGE", "30s", "a cached journey lookup is dropped this long after it was read, even without a change notification", false, "Journeys.MaxAge"},
+	{"CONTRACK_JOURNEY_GENERATION_CHECK", "5s", "how often the API looks for a rebuilt journey generation", false, "Journeys.GenerationCheck"},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP collector base URL (e.g. http://otel-collector:4318) receiving traces at /v1/traces; empty: tracing off (no-op). See docs/operations.md, Tracing", false, "Tracing.Endpoint"},
+	{"OTEL_SERVICE_NAME", "", "service.name of the spans; empty: contrack-<role>", false, "Tracing.ServiceName"},
+	{"CONTRACK_TRACE_SAMPLE_RATIO", "1", "share of new traces recorded when tracing is on, 0 < r ≤ 1 (a continued trace follows its parent's decision)", false, "Tracing.SampleRatio"},
+
+	{"CONTRACK_POLLER_INTERVALS", "live=15m,sandbox=1m", "time between polls of one tracking, per environment (env=duration,…; unnamed environments keep their default)", false, "Poller.Interval"},
+	{"CONTRACK_POLLER_CARRIER_INTERVALS", "", "per-carrier overrides of the poll interval (env/SCAC=duration,…, e.g. live/MAEU=5m)", false, "Poller.CarrierInterval"},
+	{"CONTRACK_POLLER_JITTER", "0.1", "fraction of the poll interval added or removed at random, in [0, 1); 0 takes the default", false, "Poller.Jitter"},
+	{"CONTRACK_POLLER_FIRST_POLL", "1s", "delay before a new tracking's first poll", false, "Poller.FirstPoll"},
+	{"CONTRACK_POLLER_RETRY_BASE", "30s", "first wait after a transient carrier error, doubled per consecutive error up to the interval", false, "Poller.RetryBase"},
+	{"CONTRACK_POLLER_WORKERS", "32", "polls in flight in this process", false, "Poller.Workers"},
+	{"CONTRACK_POLLER_CARRIER_CONCURRENCY", "8", "polls in flight per carrier and environment, over all accounts", false, "Poller.CarrierConcurrency"},
+	{"CONTRACK_POLLER_CARRIER_RATE", "20", "requests per second per carrier and environment, over all accounts", false, "Poller.CarrierRate"},
+	{"CONTRACK_POLLER_ACCOUNT_CONCURRENCY", "4", "one account's polls in flight per carrier (default 4, at most CONTRACK_POLLER_CARRIER_CONCURRENCY)", false, "Poller.AccountConcurrency"},
+	{"CONTRACK_POLLER_ACCOUNT_RATE", "10", "one account's requests per second per carrier (default 10, at most the carrier rate)", false, "Poller.AccountRate"},
+	{"CONTRACK_POLLER_ACCOUNT_FAILURES", "5", "consecutive failures of one account at one carrier that pause its polls of that carrier", false, "Poller.AccountFailures"},
+	{"CONTRACK_POLLER_ACCOUNT_BACKOFF_MAX", "5m", "longest pause of one account's polls of one carrier", false, "Poller.AccountBackoffMax"},
+	{"CONTRACK_POLLER_BREAKER_FAILURES", "5", "consecutive carrier faults (5xx, timeouts) that open a carrier's breaker for every account", false, "Poller.BreakerFailures"},
+	{"CONTRACK_POLLER_BREAKER_ACCOUNTS", "2", "accounts the carrier faults must come from to open its breaker", false, "Poller.BreakerAccounts"},
+	{"CONTRACK_POLLER_BREAKER_TIMEOUT", "30s", "time before an open carrier breaker lets one probe through", false, "Poller.BreakerTimeout"},
+	{"CONTRACK_POLLER_MAX_RECORD_BYTES", "1000000", "largest carrier-raw record produced; larger pages are dead-lettered with their reason", false, "Poller.MaxRecordBytes"},
+	{"CONTRACK_POLLER_POLL_TIMEOUT", "1m", "bound of one poll", false, "Poller.PollTimeout"},
+	{"CONTRACK_POLLER_EXPECTED_GRACE", "2m", "a tracking whose carrier expects an event before the next poll is polled this long after it", false, "Poller.ExpectedGrace"},
+	{"CONTRACK_POLLER_MIN_INTERVAL", "1m", "least time between two polls of a tracking brought forward by an expected event", false, "Poller.MinInterval"},
+
+	{"CONTRACK_NORMALIZE_TRANSACTIONAL_ID", "", "Kafka transactional id of this normaliser; unique per running instance (empty: random at every start)", false, "Normalize.TransactionalID"},
+	{"CONTRACK_NORMALIZE_SEEN_CAPACITY", "200000", "entries of the normaliser's in-memory dedupe cache", false, "Normalize.SeenCapacity"},
+	{"CONTRACK_NORMALIZE_ROUTING_WAIT", "10s", "how long pushed events wait at start-up for the routing index to catch up", false, "Normalize.RoutingWait"},
+
+	{"CONTRACK_PROJECTOR_MAX_BATCH", "5000", "rows per ClickHouse insert of the projector", false, "Projector.MaxBatch"},
+	{"CONTRACK_PROJECTOR_MAX_WAIT", "1s", "how long a partial projector batch waits", false, "Projector.MaxWait"},
+	{"CONTRACK_PROJECTOR_JOURNEY_MAX_WAIT", "250ms", "how long the journey projection batches (a pull is fresh this long after the event plus an insert)", false, "Projector.JourneyMaxWait"},
+	{"CONTRACK_PROJECTOR_GENERATION_CHECK", "5s", "how often the journey projection looks for a rebuilt generation", false, "Projector.GenerationCheck"},
+
+	{"CONTRACK_DELIVERY_WORKERS", "64", "webhook deliveries in flight in this process that started less than CONTRACK_DELIVERY_SLOW_AFTER ago", false, "Delivery.Workers"},
+	{"CONTRACK_DELIVERY_ENDPOINT_CONCURRENCY", "8", "deliveries in flight per endpoint (an account's target host:port), at most CONTRACK_DELIVERY_WORKERS", false, "Delivery.EndpointConcurrency"},
+	{"CONTRACK_DELIVERY_SLOW_AFTER", "1s", "past this an attempt keeps only its endpoint's slot, not a shared worker", false, "Delivery.SlowAfter"},
+	{"CONTRACK_DELIVERY_TIMEOUT", "15s", "bound of one delivery attempt, connection to last response byte", false, "Delivery.Timeout"},
+	{"CONTRACK_DELIVERY_SCHEDULE", "5s,5m,30m,2h,5h,10h,14h,20h,24h", "waits before each retry; a delivery gets one attempt more than the list, then is dead", false, "Delivery.Schedule"},
+	{"CONTRACK_DELIVERY_JITTER", "0.2", "fraction of each retry wait added or removed at random, below 1; 0 takes the default, a negative value means none", false, "Delivery.Jitter"},
+	{"CONTRACK_DELIVERY_MAX_RETRY_AFTER", "1h", "cap on how far a 429/503 Retry-After pushes the next attempt back", false, "Delivery.MaxRetryAfter"},
+	{"CONTRACK_DELIVERY_MAX_BATCH_EVENTS", "100", "events batched into one delivery", false, "Delivery.MaxBatchEvents"},
+	{"CONTRACK_DELIVERY_MAX_BATCH_BYTES", "262144", "bytes of event JSON batched into one delivery (a larger single event is sent alone)", false, "Delivery.MaxBatchBytes"},
+	{"CONTRACK_DELIVERY_RESPONSE_LIMIT", "4096", "bytes of a webhook response body read", false, "Delivery.ResponseLimit"},
+	{"CONTRACK_DELIVERY_BREAKER_FAILURES", "5", "consecutive failed attempts that open an endpoint's circuit breaker", false, "Delivery.BreakerFailures"},
+	{"CONTRACK_DELIVERY_BREAKER_TIMEOUT", "30s", "time before an open endpoint breaker lets one probe through", false, "Delivery.BreakerTimeout"},
+	{"CONTRACK_DELIVERY_POLL_INTERVAL", "1s", "longest a due delivery waits to be claimed without a signal", false, "Delivery.PollInterval"},
+	{"CONTRACK_DELIVERY_LEASE", "50s", "how long a claimed delivery belongs to its process (default timeout + shutdown grace + 30s; must exceed timeout + shutdown grace)", false, "Delivery.Lease"},
+	{"CONTRACK_DELIVERY_HEARTBEAT", "1s", "how often a delivery process proves in Postgres that it is alive", false, "Delivery.Heartbeat"},
+	{"CONTRACK_DELIVERY_INSTANCE_TIMEOUT", "3s", "heartbeat age after which a process's leased deliveries are resumed by another (at least twice the heartbeat)", false, "Delivery.InstanceTimeout"},
+	{"CONTRACK_DELIVERY_SHUTDOWN_GRACE", "5s", "how long in-flight attempts may finish at shutdown; the rest are sent again after a restart", false, "Delivery.ShutdownGrace"},
+	{"CONTRACK_DELIVERY_LOG_FLUSH_INTERVAL", "1s", "longest an attempt-log row waits before it is written to ClickHouse", false, "Delivery.LogFlushInterval"},
+	{"CONTRACK_DELIVERY_LOG_BATCH_SIZE", "5000", "attempt-log rows per ClickHouse insert", false, "Delivery.LogBatchSize"},
+	{"CONTRACK_DELIVERY_LOG_BUFFER", "100000", "attempt-log rows kept while ClickHouse is unreachable (beyond it the oldest are dropped and counted)", false, "Delivery.LogBuffer"},
+	{"CONTRACK_DELIVERY_SWEEP_INTERVAL", "30s", "how often stray queued events are batched, failed dead-letter publishes retried and old rows pruned", false, "Delivery.SweepInterval"},
+	{"CONTRACK_DELIVERY_RETENTION", "720h", "how long DELIVERED deliveries are kept", false, "Delivery.Retention"},
+	{"CONTRACK_DELIVERY_DEAD_RETENTION", "2160h", "how long DEAD deliveries are kept", false, "Delivery.DeadRetention"},
+	{"CONTRACK_DELIVERY_METRICS_INTERVAL", "15s", "how often the delivery queue-depth gauges are refreshed", false, "Delivery.MetricsInterval"},
+
+	{"CONTRACK_FEED_RETENTION", "720h", "how long account feed events are kept (at least 720h, the promised 30 days)", false, "Feed.Retention"},
+	{"CONTRACK_FEED_PRUNE_INTERVAL", "1h", "how often feed events past retention are deleted", false, "Feed.PruneInterval"},
+	{"CONTRACK_FEED_MAX_GROUP", "256", "feed events written in one transaction", false, "Feed.MaxGroup"},
 }
 
+// derivedFields are the Config fields no variable sets directly, and why:
+// loadConfig (or the stage wiring) fills them.
+var derivedFields = map[string]string{
+	"CarrierURLs":           "CONTRACK_CARRIER_URL_<SCAC>, one variable per registered carrier",
+	"Tracing.Version":       "the binary's version",
+	"Delivery.AllowPrivate": "CONTRACK_ALLOW_PRIVATE_WEBHOOKS",
+	"Delivery.Version":      "the binary's version",
+	"Journeys.CacheBytes":   "CONTRACK_JOURNEY_CACHE_BYTES (0 there disables the cache: -1 here)",
+	"Sandbox.Clock":         "the wall clock",
+	"Sandbox.Epoch":         "today when CONTRACK_SANDBOX_ACCELERATE is above 1, else the journeys' fixed epoch",
+}
+
+// getenv returns a variable's value, or its default in the table when unset.
 func getenv(name string) string {
 	if v, ok := os.LookupEnv(name); ok {
 		return strings.TrimSpace(v)
@@ -115,56 +236,35 @@ func getenv(name string) string {
 	return ""
 }
 
+// loadConfig reads every variable of the table into its field, then
+// validates the whole: every error names its variable or field.
 func loadConfig() (Config, error) {
-	c := Config{
-		HTTPAddr:          getenv("CONTRACK_HTTP_ADDR"),
-		PGURL:             getenv("CONTRACK_PG_URL"),
-		ClickHouseAddr:    getenv("CONTRACK_CLICKHOUSE_ADDR"),
-		ClickHouseDB:      getenv("CONTRACK_CLICKHOUSE_DB"),
-		EmbeddedKafkaAddr: getenv("CONTRACK_EMBEDDED_KAFKA_ADDR"),
-		DataDir:           getenv("CONTRACK_DATA_DIR"),
-		SecretKey:         getenv("CONTRACK_SECRET_KEY"),
-		OperatorToken:     getenv("CONTRACK_OPERATOR_TOKEN"),
-		AdminAddr:         getenv("CONTRACK_ADMIN_ADDR"),
-		ClientIPHeader:    getenv("CONTRACK_CLIENT_IP_HEADER"),
-		SandboxAddr:       getenv("CONTRACK_SANDBOX_ADDR"),
-		LogLevel:          getenv("CONTRACK_LOG_LEVEL"),
-		Tracing:           tracing.Config{Endpoint: getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), ServiceName: getenv("OTEL_SERVICE_NAME")},
+	c, err := readEnv()
+	if err = errors.Join(err, c.Validate()); err != nil {
+		return c, fmt.Errorf("config: %w", err)
 	}
-	var errs []string
-	for _, b := range strings.Split(getenv("KAFKA_BROKERS"), ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			c.KafkaBrokers = append(c.KafkaBrokers, b)
+	return c, nil
+}
+
+// readEnv parses the environment into a Config, unvalidated.
+func readEnv() (Config, error) {
+	var c Config
+	var errs []error
+	for _, e := range envVars {
+		v, set := os.LookupEnv(e.Name)
+		v = strings.TrimSpace(v)
+		if !set || v == "" {
+			if inStageConfig(e.Field) {
+				continue // the stage's WithDefaults applies the documented default
+			}
+			v = e.Default
 		}
-	}
-	n, err := strconv.Atoi(getenv("CONTRACK_KAFKA_PARTITIONS"))
-	if err != nil || n < 1 || n > 1000 {
-		errs = append(errs, "CONTRACK_KAFKA_PARTITIONS must be an integer from 1 to 1000")
-	}
-	c.KafkaPartitions = n
-	c.AllowPrivateWebhooks, err = strconv.ParseBool(getenv("CONTRACK_ALLOW_PRIVATE_WEBHOOKS"))
-	if err != nil {
-		errs = append(errs, "CONTRACK_ALLOW_PRIVATE_WEBHOOKS must be true or false")
-	}
-	c.SubscriptionLifetime, err = time.ParseDuration(getenv("CONTRACK_SUBSCRIPTION_LIFETIME"))
-	if err != nil || c.SubscriptionLifetime <= 0 {
-		errs = append(errs, "CONTRACK_SUBSCRIPTION_LIFETIME must be a positive duration such as 2160h")
-	}
-	c.TrackingIdleLimit, err = time.ParseDuration(getenv("CONTRACK_TRACKING_IDLE_LIMIT"))
-	if err != nil || c.TrackingIdleLimit <= 0 {
-		errs = append(errs, "CONTRACK_TRACKING_IDLE_LIMIT must be a positive duration such as 720h")
-	}
-	c.LifecycleEvery, err = time.ParseDuration(getenv("CONTRACK_LIFECYCLE_INTERVAL"))
-	if err != nil || c.LifecycleEvery <= 0 {
-		errs = append(errs, "CONTRACK_LIFECYCLE_INTERVAL must be a positive duration such as 1m")
-	}
-	c.SandboxAccelerate, err = strconv.ParseFloat(getenv("CONTRACK_SANDBOX_ACCELERATE"), 64)
-	if err != nil || c.SandboxAccelerate < 1 {
-		errs = append(errs, "CONTRACK_SANDBOX_ACCELERATE must be a number ≥ 1")
-	}
-	c.JourneyCacheBytes, err = strconv.ParseInt(getenv("CONTRACK_JOURNEY_CACHE_BYTES"), 10, 64)
-	if err != nil || c.JourneyCacheBytes < 0 {
-		errs = append(errs, "CONTRACK_JOURNEY_CACHE_BYTES must be a non-negative integer")
+		if e.Name == "CONTRACK_ADMIN_ADDR" && strings.EqualFold(v, "off") {
+			v = ""
+		}
+		if err := setField(&c, e.Field, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", e.Name, err))
+		}
 	}
 	c.CarrierURLs = map[string]string{}
 	for _, car := range carriers.All() {
@@ -172,38 +272,72 @@ func loadConfig() (Config, error) {
 			c.CarrierURLs[car.SCAC] = strings.TrimRight(v, "/")
 		}
 	}
-	for _, k := range strings.Split(getenv("CONTRACK_SECRET_KEYS_PREVIOUS"), ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			c.SecretKeysPrevious = append(c.SecretKeysPrevious, k)
+	return c.withDerived(), errors.Join(errs...)
+}
+
+// withDerived fills the fields listed in derivedFields that follow from others.
+func (c Config) withDerived() Config {
+	c.Delivery.AllowPrivate = c.AllowPrivateWebhooks
+	c.Delivery.Version = version
+	c.Journeys.CacheBytes = c.JourneyCacheBytes
+	if c.JourneyCacheBytes == 0 {
+		c.Journeys.CacheBytes = -1 // disabled
+	}
+	return c
+}
+
+// Validate reports every invalid setting: the process's own, then each
+// stage's Validate.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(name, rule string) { errs = append(errs, fmt.Errorf("%s must be %s", name, rule)) }
+	if c.KafkaPartitions < 1 || c.KafkaPartitions > 1000 {
+		bad("CONTRACK_KAFKA_PARTITIONS", "an integer from 1 to 1000")
+	}
+	if c.PGMaxConns < 2 || c.PGMaxConns > 1000 {
+		bad("CONTRACK_PG_MAX_CONNS", "an integer from 2 to 1000")
+	}
+	if c.PGAPIMaxConns < 2 || c.PGAPIMaxConns > 1000 {
+		bad("CONTRACK_PG_API_MAX_CONNS", "an integer from 2 to 1000")
+	}
+	if c.SubscriptionLifetime <= 0 {
+		bad("CONTRACK_SUBSCRIPTION_LIFETIME", "a positive duration such as 2160h")
+	}
+	if c.Sandbox.Accelerate != 0 && c.Sandbox.Accelerate < 1 {
+		bad("CONTRACK_SANDBOX_ACCELERATE", "a number ≥ 1")
+	}
+	if c.JourneyCacheBytes < 0 {
+		bad("CONTRACK_JOURNEY_CACHE_BYTES", "a non-negative integer")
+	}
+	if c.PreAuthRate < 0 {
+		bad("CONTRACK_PREAUTH_RATE", "a number ≥ 0")
+	}
+	if c.Tracing.SampleRatio <= 0 || c.Tracing.SampleRatio > 1 {
+		bad("CONTRACK_TRACE_SAMPLE_RATIO", "a number above 0 and at most 1")
+	}
+	if c.ShutdownTimeout < 0 {
+		bad("CONTRACK_SHUTDOWN_TIMEOUT", "a positive duration such as 20s")
+	} else if grace := c.Delivery.WithDefaults().ShutdownGrace; c.shutdownTimeout() <= grace {
+		bad("CONTRACK_SHUTDOWN_TIMEOUT", fmt.Sprintf("longer than CONTRACK_DELIVERY_SHUTDOWN_GRACE (%s)", grace))
+	}
+	if c.LogLevel != "" {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+			bad("CONTRACK_LOG_LEVEL", "debug, info, warn or error")
 		}
 	}
-	if strings.EqualFold(c.AdminAddr, "off") {
-		c.AdminAddr = ""
+	errs = append(errs,
+		c.Tracing.Validate(), c.Relay.Validate(), c.Lifecycle.Validate(), c.Journeys.Validate(), c.Sandbox.Validate(),
+		c.Poller.Validate(), c.Normalize.Validate(), c.Projector.Validate(), c.Delivery.Validate(), c.Feed.Validate())
+	return errors.Join(errs...)
+}
+
+// shutdownTimeout is ShutdownTimeout or its default.
+func (c Config) shutdownTimeout() time.Duration {
+	if c.ShutdownTimeout > 0 {
+		return c.ShutdownTimeout
 	}
-	c.PreAuthRate, err = strconv.ParseFloat(getenv("CONTRACK_PREAUTH_RATE"), 64)
-	if err != nil || c.PreAuthRate < 0 {
-		errs = append(errs, "CONTRACK_PREAUTH_RATE must be a number ≥ 0")
-	}
-	for _, p := range []struct {
-		name string
-		dst  *int
-	}{{"CONTRACK_PG_MAX_CONNS", &c.PGMaxConns}, {"CONTRACK_PG_API_MAX_CONNS", &c.PGAPIMaxConns}} {
-		n, err := strconv.Atoi(getenv(p.name))
-		if err != nil || n < 2 || n > 1000 {
-			errs = append(errs, p.name+" must be an integer from 2 to 1000")
-		}
-		*p.dst = n
-	}
-	c.Tracing.SampleRatio, err = strconv.ParseFloat(getenv("CONTRACK_TRACE_SAMPLE_RATIO"), 64)
-	if err != nil || c.Tracing.SampleRatio <= 0 || c.Tracing.SampleRatio > 1 {
-		errs = append(errs, "CONTRACK_TRACE_SAMPLE_RATIO must be a number above 0 and at most 1")
-	} else if err := c.Tracing.Validate(); err != nil {
-		errs = append(errs, err.Error())
-	}
-	if len(errs) > 0 {
-		return c, fmt.Errorf("config: %s", strings.Join(errs, "; "))
-	}
-	return c, nil
+	return defaultShutdownTimeout
 }
 
 // brokers returns the seed brokers: KAFKA_BROKERS, or the embedded broker's address.
@@ -214,38 +348,58 @@ func (c Config) brokers() []string {
 	return []string{c.EmbeddedKafkaAddr}
 }
 
-// printConfig prints the effective configuration with secrets masked.
-func printConfig() {
+// printConfig prints the loaded configuration, one variable a line, with
+// each stage's defaults applied and secrets masked.
+func printConfig(w io.Writer, c Config) {
+	eff := withStageDefaults(c)
 	for _, e := range envVars {
-		v := getenv(e.Name)
-		shown := v
+		f := fieldByPath(reflect.ValueOf(eff), e.Field)
+		shown := formatField(f)
+		_, set := os.LookupEnv(e.Name)
 		switch {
-		case e.Name == "CONTRACK_SECRET_KEY" && v == "":
-			shown = "(unset: generated once into " + filepath.Join(getenv("CONTRACK_DATA_DIR"), secretKeyFile) + ")"
+		case e.Name == "CONTRACK_SECRET_KEY" && !set:
+			shown = "(unset: generated once into " + filepath.Join(c.DataDir, secretKeyFile) + ")"
+		case e.Name == "CONTRACK_ADMIN_ADDR" && shown == "":
+			shown = "off"
+		case e.Name == "CONTRACK_NORMALIZE_TRANSACTIONAL_ID" && c.Normalize.TransactionalID == "":
+			shown = "(unset: random at every start)"
 		case e.Name == "CONTRACK_PG_URL":
-			shown = maskURLPassword(v)
-		case e.Secret && v != "":
-			shown = mask(v)
-		case v == "":
+			shown = maskURLPassword(shown)
+		case e.Secret && f.Kind() == reflect.Map && f.Len() > 0:
+			shown = maskMapValues(f)
+		case e.Secret && shown != "":
+			shown = mask(shown)
+		case shown == "":
 			shown = "(empty)"
 		}
-		fmt.Printf("%-32s %s\n", e.Name, shown)
+		fmt.Fprintf(w, "%-40s %s\n", e.Name, shown)
 	}
 	for _, car := range carriers.All() {
 		name := "CONTRACK_CARRIER_URL_" + car.SCAC
-		v := os.Getenv(name)
+		v := c.CarrierURLs[car.SCAC]
 		if v == "" {
 			v = "(unset: live " + car.Name + " trackings are not polled)"
 		}
-		fmt.Printf("%-32s %s\n", name, v)
+		fmt.Fprintf(w, "%-40s %s\n", name, v)
 	}
 }
 
+// mask hides all but the last four characters of a secret (all of a short one).
 func mask(s string) string {
-	if len(s) <= 4 {
+	if len(s) <= 8 {
 		return "****"
 	}
 	return "****" + s[len(s)-4:]
+}
+
+// maskMapValues writes a map of secrets with every value hidden.
+func maskMapValues(m reflect.Value) string {
+	var items []string
+	for _, k := range m.MapKeys() {
+		items = append(items, k.String()+"=****")
+	}
+	slices.Sort(items)
+	return strings.Join(items, ",")
 }
 
 // maskURLPassword hides the password of a URL (user:password@host).

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
@@ -50,7 +51,7 @@ func startSystem(t *testing.T) *system {
 	cfg := Config{
 		HTTPAddr: freeAddr(t), PGURL: db.URL, ClickHouseAddr: ch.Addr, ClickHouseDB: ch.Name,
 		KafkaBrokers: brokers, KafkaPartitions: 3, SecretKey: "e2e-secret", AllowPrivateWebhooks: true,
-		SandboxAddr: freeAddr(t), SubscriptionLifetime: 90 * 24 * time.Hour, SandboxAccelerate: 1,
+		SandboxAddr: freeAddr(t), SubscriptionLifetime: 90 * 24 * time.Hour, Sandbox: sandbox.Config{Accelerate: 1},
 		CarrierURLs: map[string]string{},
 	}
 	ctx, cancel := context.WithCancel(context.Background())

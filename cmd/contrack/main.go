@@ -87,16 +87,8 @@ func run(args []string) error {
 		return runAll(ctx, cfg, log)
 	case "api":
 		return runAPI(ctx, cfg, log)
-	case "normalize":
-		return runNormalize(ctx, cfg, log)
-	case "delivery":
-		return runDelivery(ctx, cfg, log)
-	case "projector":
-		return runProjector(ctx, cfg, log)
-	case "feed":
-		return runFeed(ctx, cfg, log)
-	case "poller":
-		return runPoller(ctx, cfg, log)
+	case "normalize", "delivery", "projector", "feed", "poller":
+		return runStage(ctx, cfg, log, args[0])
 	case "sandbox":
 		return runSandbox(ctx, cfg, log)
 	case "broker":
@@ -104,7 +96,7 @@ func run(args []string) error {
 	case "migrate":
 		return runMigrate(ctx, cfg, log)
 	case "config":
-		printConfig()
+		printConfig(os.Stdout, cfg)
 		return nil
 	case "admin":
 		return runAdmin(ctx, cfg, log, args[1:])

@@ -16,6 +16,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
@@ -52,7 +53,7 @@ func newHarness(t *testing.T, cfg Config) *apiHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &infra{box: box, pg: db.Pool, ch: ch.Conn, kafka: cl}
+	in := &infra{box: box, pg: db.Pool, ch: ch.Conn, kafka: cl, metrics: httpapi.NewRegistry("api", version)}
 	cfg.CarrierURLs = map[string]string{}
 	cfg.SandboxAddr = "127.0.0.1:1"
 	log := testenv.Log(t)
@@ -332,7 +333,7 @@ func TestAllServesTheAdminListener(t *testing.T) {
 		HTTPAddr: freeAddr(t), AdminAddr: freeAddr(t), OperatorToken: "op-token",
 		PGURL: db.URL, ClickHouseAddr: ch.Addr, ClickHouseDB: ch.Name,
 		KafkaBrokers: brokers, KafkaPartitions: 1, SecretKey: "admin-test", AllowPrivateWebhooks: true,
-		SandboxAddr: freeAddr(t), SubscriptionLifetime: time.Hour, SandboxAccelerate: 1,
+		SandboxAddr: freeAddr(t), SubscriptionLifetime: time.Hour, Sandbox: sandbox.Config{Accelerate: 1},
 		CarrierURLs: map[string]string{}, PGMaxConns: 10, PGAPIMaxConns: 10,
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,11 +5,12 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
 	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -54,12 +55,16 @@ type infra struct {
 	feed *feed.Notifier
 
 	usage *auth.DailyUsage // plans' daily quotas (serveAPI); nil: not enforced
+
+	// metrics is the process's registry: its stages register on it and
+	// the admin listener serves it. Nil in tests that need none.
+	metrics *prometheus.Registry
 }
 
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
 // and creates topics: every stage does this at start-up.
-func openInfra(ctx context.Context, cfg Config, log *slog.Logger) (*infra, error) {
-	in := &infra{}
+func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (*infra, error) {
+	in := &infra{metrics: httpapi.NewRegistry(role, version)}
 	var err error
 	if in.box, err = secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...); err != nil {
 		return nil, err
@@ -172,24 +177,37 @@ func runBroker(ctx context.Context, cfg Config, log *slog.Logger) error {
 }
 
 // runAPI serves the HTTP API and runs the outbox relay that publishes its
-// writes (one relay is active at a time across replicas).
+// writes (one relay is active at a time across replicas) and the
+// subscription lifecycle. On a signal the HTTP intake stops first
+// (in-flight requests finish), then the relay and the lifecycle.
 func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
-	in, err := openInfra(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer in.close()
-	health := httpapi.NewHealth(in.checks(), 0, log)
-	relayDone, lifecycleDone := make(chan error, 1), make(chan error, 1)
-	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
-	health.SetReady("outbox-relay", true)
-	go func() { relayDone <- commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log).Run(relayCtx) }()
-	go func() {
-		lifecycleDone <- commandapi.RunLifecycle(relayCtx, lifecycleConfig(cfg), commandapi.LifecycleDeps{Pool: in.pg, Log: log})
-	}()
-	err = serveAPI(ctx, cfg, log, in, health)
-	stopRelay()
-	return errors.Join(err, <-relayDone, <-lifecycleDone)
+	sd := newShutdown(cfg.shutdownTimeout())
+	return sd.await(ctx, func() error {
+		in, err := openInfra(ctx, cfg, "api", log)
+		if err != nil {
+			return err
+		}
+		defer in.close()
+		health := httpapi.NewHealth(in.checks(), 0, log)
+		g := newGroup(ctx, sd, health, log)
+		bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+		defer stopBG()
+		goRelayAndLifecycle(g, bg, cfg, log, in)
+		g.Go("api", g.ctx, func(ctx context.Context) error {
+			defer stopBG() // the intake has stopped: the rest follows
+			return serveAPI(ctx, cfg, log, in, health)
+		})
+		return g.Wait()
+	})
+}
+
+// goRelayAndLifecycle runs the command side's background parts on ctx.
+func goRelayAndLifecycle(g *group, ctx context.Context, cfg Config, log *slog.Logger, in *infra) {
+	relay := commandapi.NewRelay(cfg.Relay, in.pg, in.kafka, log)
+	g.Go("outbox-relay", ctx, relay.Run)
+	g.Go("subscription-lifecycle", ctx, func(ctx context.Context) error {
+		return commandapi.RunLifecycle(ctx, cfg.Lifecycle, commandapi.LifecycleDeps{Pool: in.pg, Log: log})
+	})
 }
 
 // derivedKey derives a purpose-specific key from the secret key.
@@ -211,73 +229,67 @@ func derivedPrevious(cfg Config, purpose string) [][]byte {
 // serveAPI serves every HTTP stage on one port until ctx ends, with the
 // operator listener on CONTRACK_ADMIN_ADDR beside it. The API gets its own
 // Postgres pool (CONTRACK_PG_API_MAX_CONNS): a flood of requests queues for
-// API connections and never takes the stages'.
+// API connections and never takes the stages'. Its parts run under one
+// errgroup: one failing stops the rest and serveAPI returns the reason.
 func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, health *httpapi.Health) error {
 	apiPG, err := postgres.OpenPool(ctx, cfg.PGURL, cfg.PGAPIMaxConns)
 	if err != nil {
 		return err
 	}
 	in.apiPG = apiPG
-	keys := auth.NewCachedAuthenticator(auth.NewStore(apiPG), time.Minute, log.With("stage", "api"))
-	cacheCtx, stopCache := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopCache()
-	go keys.Run(cacheCtx)
-	// One LISTEN connection per API process wakes feed long-polls; it
-	// stops with ctx, as the server's shutdown starts, releasing them.
-	in.feed = feed.NewNotifier(apiPG, log.With("stage", "api"), 0)
-	go in.feed.Run(ctx)
-	in.usage = auth.NewDailyUsage(apiPG, auth.DefaultUsageFlush, log.With("stage", "api"))
-	usageDone := make(chan error, 1)
-	go func() { usageDone <- in.usage.Run(cacheCtx) }()
-	srv := newAPIServer(cacheCtx, cfg, log, in, keys, health)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("http: listen %s: %w", cfg.HTTPAddr, err)
 	}
-	adminDone, err := serveAdmin(ctx, cfg, log, srv.AdminHandler())
-	if err != nil {
-		ln.Close()
-		return err
+	g, gctx := errgroup.WithContext(ctx)
+	// bg outlives the intake: the key cache and the daily-usage counts stop
+	// after the server, so the last counts reach Postgres.
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBG()
+	keys := auth.NewCachedAuthenticator(auth.NewStore(apiPG), time.Minute, log.With("stage", "api"))
+	g.Go(func() error { return keys.Run(bg) })
+	// One LISTEN connection per API process wakes feed long-polls; it
+	// stops as the server's shutdown starts, releasing them.
+	in.feed = feed.NewNotifier(apiPG, log.With("stage", "api"), 0)
+	g.Go(func() error { return in.feed.Run(gctx) })
+	in.usage = auth.NewDailyUsage(apiPG, auth.DefaultUsageFlush, log.With("stage", "api"))
+	g.Go(func() error { return in.usage.Run(bg) })
+	srv := newAPIServer(bg, cfg, log, in, keys, health)
+	if cfg.AdminAddr != "" {
+		g.Go(func() error { return serveAdmin(gctx, cfg, log, srv.AdminHandler()) })
 	}
-	health.SetReady("http", true)
-	go func() { <-ctx.Done(); health.SetReady("http", false) }()
-	err = errors.Join(srv.Serve(ctx, ln), <-adminDone)
-	stopCache() // the last daily-usage counts reach Postgres before we return
-	return errors.Join(err, <-usageDone)
+	g.Go(func() error {
+		defer stopBG()
+		health.SetReady("http", true)
+		err := srv.Serve(gctx, ln)
+		health.SetReady("http", false)
+		return err
+	})
+	return g.Wait()
 }
 
 // serveAdmin serves the operator listener on CONTRACK_ADMIN_ADDR until ctx
-// ends (nothing when it is off); the returned channel gives its end.
-func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handler) (<-chan error, error) {
-	done := make(chan error, 1)
-	if cfg.AdminAddr == "" {
-		done <- nil
-		return done, nil
-	}
+// ends; callers skip it when the address is "" (off).
+func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handler) error {
 	ln, err := net.Listen("tcp", cfg.AdminAddr)
 	if err != nil {
-		return nil, fmt.Errorf("admin: listen %s (CONTRACK_ADMIN_ADDR; give each process on a host its own, or off): %w", cfg.AdminAddr, err)
+		return fmt.Errorf("admin: listen %s (CONTRACK_ADMIN_ADDR; give each process on a host its own, or off): %w", cfg.AdminAddr, err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("admin listener serving /metrics, /healthz, /readyz", "addr", ln.Addr().String())
-	go func() {
-		errc := make(chan error, 1)
-		go func() { errc <- srv.Serve(ln) }()
-		select {
-		case err := <-errc:
-			done <- fmt.Errorf("admin: serve: %w", err)
-			return
-		case <-ctx.Done():
-		}
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shut); err != nil {
-			done <- fmt.Errorf("admin: shutdown: %w", err)
-			return
-		}
-		done <- nil
-	}()
-	return done, nil
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("admin: serve: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		return fmt.Errorf("admin: shutdown: %w", err)
+	}
+	return nil
 }
 
 // newAPIServer registers every HTTP stage; bg bounds work that outlives a
@@ -310,17 +322,14 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		OperatorToken:   cfg.OperatorToken,
 		Public:          append([]string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"}, console.Public...),
 		DocsUI:          console.DocsHandler,
+		Metrics:         in.metrics,
 	})
 	console.Register(srv.Fuego.Mux)  // the browser console, embedded; it calls the API with the user's key
 	var notifier queryapi.FeedWaiter // a nil *feed.Notifier must stay a nil interface
 	if in.feed != nil {
 		notifier = in.feed
 	}
-	cacheBytes := cfg.JourneyCacheBytes
-	if cacheBytes == 0 {
-		cacheBytes = -1 // disabled
-	}
-	journeys := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: cacheBytes}, in.ch, log)
+	journeys := queryapi.NewJourneys(cfg.withDerived().Journeys, in.ch, log)
 	if in.ch != nil && len(cfg.brokers()) > 0 {
 		go func() {
 			// Without it the cache stays off and pulls read ClickHouse: degraded, not wrong.
@@ -347,88 +356,91 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Log:      log,
 		Check:    pushed.Check,
 	})
-	// Prometheus metrics: on the API address only with the operator token,
-	// on the admin listener (loopback by default) without.
-	srv.HandleOperator("/metrics", delivery.DefaultMetrics.Handler())
+	// The process's metrics: on the API address only with the operator
+	// token, on the admin listener (loopback by default) without.
+	if in.metrics != nil {
+		srv.HandleOperator("/metrics", httpapi.MetricsHandler(in.metrics))
+	}
 	return srv
 }
 
 // runAll runs every stage in one process, with the embedded broker unless
-// KAFKA_BROKERS is set. On SIGINT/SIGTERM the HTTP intake stops first
-// (in-flight requests finish), then the background stages, then Kafka is
-// flushed and connections closed, then the broker.
+// KAFKA_BROKERS is set, under one errgroup: a stage that fails stops the
+// process with its reason. On SIGINT/SIGTERM (or a failure) the HTTP
+// intake stops first (in-flight requests finish), then the background
+// stages, then Kafka is flushed and connections closed, then the broker —
+// all within CONTRACK_SHUTDOWN_TIMEOUT.
 func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
-	broker, err := startBroker(cfg, log)
-	if err != nil {
-		return err
-	}
-	if broker != nil {
-		defer broker.Close()
-	}
-	in, err := openInfra(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer in.close()
+	sd := newShutdown(cfg.shutdownTimeout())
+	return sd.await(ctx, func() error {
+		broker, err := startBroker(cfg, log)
+		if err != nil {
+			return err
+		}
+		if broker != nil {
+			defer broker.Close()
+		}
+		in, err := openInfra(ctx, cfg, "all", log)
+		if err != nil {
+			return err
+		}
+		defer in.close()
 
-	health := httpapi.NewHealth(in.checks(), 0, log)
-	var wg sync.WaitGroup
-	errc := make(chan error, 8)
-	// A stage that fails stops the process (runCtx), so a supervisor
-	// restarts it rather than leaving a half-working pipeline up.
-	runCtx, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	stageCtx, cancelStages := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelStages()
-	start := func(name string, fn func(context.Context) error) {
-		wg.Add(1)
-		health.SetReady(name, true)
-		go func() {
-			defer wg.Done()
-			defer health.SetReady(name, false)
-			if err := fn(stageCtx); err != nil {
-				log.Error("stage failed; stopping", "stage", name, "err", err)
-				errc <- fmt.Errorf("%s: %w", name, err)
-				stopRun()
-			}
-		}()
-	}
-	relay := commandapi.NewRelay(commandapi.RelayConfig{}, in.pg, in.kafka, log)
-	start("outbox-relay", relay.Run)
-	start("subscription-lifecycle", func(ctx context.Context) error {
-		return commandapi.RunLifecycle(ctx, lifecycleConfig(cfg), commandapi.LifecycleDeps{Pool: in.pg, Log: log})
+		health := httpapi.NewHealth(in.checks(), 0, log)
+		g := newGroup(ctx, sd, health, log)
+		// The stages outlive the intake: they stop once it has.
+		stageCtx, cancelStages := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancelStages()
+		goRelayAndLifecycle(g, stageCtx, cfg, log, in)
+		g.Go("sandbox", stageCtx, func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
+		for _, st := range pipeline(cfg, log, in) {
+			g.Go(st.name, stageCtx, st.run)
+		}
+		log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
+		g.Go("api", g.ctx, func(ctx context.Context) error {
+			defer cancelStages() // the intake has stopped: the rest follows
+			return serveAPI(ctx, cfg, log, in, health)
+		})
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		log.Info("contrack stopped cleanly")
+		return nil
 	})
-	start("sandbox", func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
-	start("poller", func(ctx context.Context) error { return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in)) })
-	start("normalize", func(ctx context.Context) error { return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in)) })
-	start("delivery", func(ctx context.Context) error {
-		return delivery.Run(ctx, deliveryConfig(cfg), deliveryDeps(cfg, log, in))
-	})
-	start("projector", func(ctx context.Context) error {
-		return projector.Run(ctx, projector.Config{}, projectorDeps(cfg, log, in))
-	})
-	start("feed", func(ctx context.Context) error { return feed.Run(ctx, feed.Config{}, feedDeps(cfg, log, in)) })
-
-	log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
-	httpErr := serveAPI(runCtx, cfg, log, in, health)
-	// HTTP intake has stopped (signal, a failed stage, or it failed): stop the rest.
-	cancelStages()
-	wg.Wait()
-	close(errc)
-	errs := []error{httpErr}
-	for err := range errc {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	log.Info("contrack stopped cleanly")
-	return nil
 }
 
-// lifecycleConfig closes subscriptions at expiry, journey end and idleness.
-func lifecycleConfig(cfg Config) commandapi.LifecycleConfig {
-	return commandapi.LifecycleConfig{Every: cfg.LifecycleEvery, IdleLimit: cfg.TrackingIdleLimit}
+// namedStage is one stage of the pipeline, ready to run.
+type namedStage struct {
+	name string
+	run  func(context.Context) error
+}
+
+// pipeline lists the background stages with their config and deps: the
+// one place each stage's Run is wired, for `contrack all` and its own role.
+func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
+	return []namedStage{
+		{"poller", func(ctx context.Context) error { return poller.Run(ctx, cfg.Poller, pollerDeps(cfg, log, in)) }},
+		{"normalize", func(ctx context.Context) error { return stage.Run(ctx, cfg.Normalize, normalizeDeps(cfg, log, in)) }},
+		{"delivery", func(ctx context.Context) error {
+			return delivery.Run(ctx, cfg.withDerived().Delivery, deliveryDeps(cfg, log, in))
+		}},
+		{"projector", func(ctx context.Context) error {
+			return projector.Run(ctx, cfg.Projector, projectorDeps(cfg, log, in))
+		}},
+		{"feed", func(ctx context.Context) error { return feed.Run(ctx, cfg.Feed, feedDeps(cfg, log, in)) }},
+	}
+}
+
+// runStage runs the pipeline stage called role alone (`contrack <role>`).
+func runStage(ctx context.Context, cfg Config, log *slog.Logger, role string) error {
+	return withInfra(ctx, cfg, log, role, func(ctx context.Context, in *infra) error {
+		for _, st := range pipeline(cfg, log, in) {
+			if st.name == role {
+				return st.run(ctx)
+			}
+		}
+		return fmt.Errorf("no stage %q", role)
+	})
 }
 
 // adapters picks a carrier adapter: sandbox keys' trackings go to the sandbox
@@ -468,8 +480,8 @@ func (p adapterProber) ProbeShipment(ctx context.Context, env, scac string, cred
 
 // serveSandbox serves the sandbox carriers on CONTRACK_SANDBOX_ADDR until ctx ends.
 func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
-	scfg := sandbox.Config{Accelerate: cfg.SandboxAccelerate}
-	if cfg.SandboxAccelerate > 1 {
+	scfg := cfg.Sandbox
+	if scfg.Accelerate > 1 {
 		// Accelerated journeys start now, not decades ahead.
 		scfg.Epoch = time.Now().UTC().Truncate(24 * time.Hour)
 	}
@@ -481,7 +493,7 @@ func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: listen %s: %w", cfg.SandboxAddr, err)
 	}
-	log.Info("sandbox carriers listening", "stage", "sandbox", "addr", ln.Addr().String(), "accelerate", cfg.SandboxAccelerate)
+	log.Info("sandbox carriers listening", "stage", "sandbox", "addr", ln.Addr().String(), "accelerate", scfg.WithDefaults().Accelerate)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -494,13 +506,15 @@ func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return srv.Shutdown(shut)
 }
 
+// runSandbox serves the sandbox carriers alone, with the admin listener.
 func runSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
-	return serveSandbox(ctx, cfg, log)
-}
-
-func runPoller(ctx context.Context, cfg Config, log *slog.Logger) error {
-	return withInfra(ctx, cfg, log, func(in *infra) error {
-		return poller.Run(ctx, poller.Config{}, pollerDeps(cfg, log, in))
+	sd := newShutdown(cfg.shutdownTimeout())
+	return sd.await(ctx, func() error {
+		health := httpapi.NewHealth(nil, 0, log)
+		metrics := httpapi.NewRegistry("sandbox", version)
+		return runWithAdmin(ctx, cfg, log, sd, health, metrics, "sandbox", func(ctx context.Context) error {
+			return serveSandbox(ctx, cfg, log)
+		})
 	})
 }
 
@@ -519,65 +533,48 @@ func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
 	return stage.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log, Parsers: parsers()}
 }
 
-func runNormalize(ctx context.Context, cfg Config, log *slog.Logger) error {
-	return withInfra(ctx, cfg, log, func(in *infra) error {
-		return stage.Run(ctx, stage.Config{}, normalizeDeps(cfg, log, in))
-	})
-}
-
-func runProjector(ctx context.Context, cfg Config, log *slog.Logger) error {
-	return withInfra(ctx, cfg, log, func(in *infra) error {
-		return projector.Run(ctx, projector.Config{}, projectorDeps(cfg, log, in))
-	})
-}
-
-func deliveryConfig(cfg Config) delivery.Config {
-	return delivery.Config{AllowPrivate: cfg.AllowPrivateWebhooks, Version: version}
-}
-
 func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
-	return delivery.Deps{Brokers: cfg.brokers(), Pool: in.pg, Box: in.box, CH: in.ch, Log: log}
-}
-
-func runDelivery(ctx context.Context, cfg Config, log *slog.Logger) error {
-	return withInfra(ctx, cfg, log, func(in *infra) error {
-		return delivery.Run(ctx, deliveryConfig(cfg), deliveryDeps(cfg, log, in))
-	})
+	return delivery.Deps{Brokers: cfg.brokers(), Pool: in.pg, Box: in.box, CH: in.ch, Log: log, Registry: in.metrics}
 }
 
 func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
 	return projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log}
 }
 
-// withInfra runs one stage over freshly opened connections, closed after,
-// with the admin listener (/healthz, /readyz, /metrics) beside it.
-func withInfra(ctx context.Context, cfg Config, log *slog.Logger, run func(in *infra) error) error {
-	in, err := openInfra(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer in.close()
-	health := httpapi.NewHealth(in.checks(), 0, log)
-	adminCtx, stopAdmin := context.WithCancel(ctx)
-	defer stopAdmin()
-	adminDone, err := serveAdmin(adminCtx, cfg, log, httpapi.NewAdminHandler(health, log,
-		map[string]http.Handler{"/metrics": delivery.DefaultMetrics.Handler()}))
-	if err != nil {
-		return err
-	}
-	health.SetReady("stage", true)
-	err = run(in)
-	health.SetReady("stage", false)
-	stopAdmin()
-	return errors.Join(err, <-adminDone)
-}
-
 func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {
 	return feed.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log}
 }
 
-func runFeed(ctx context.Context, cfg Config, log *slog.Logger) error {
-	return withInfra(ctx, cfg, log, func(in *infra) error {
-		return feed.Run(ctx, feed.Config{}, feedDeps(cfg, log, in))
+// withInfra runs one stage alone over freshly opened connections, closed
+// after, with the admin listener (/healthz, /readyz, the role's /metrics)
+// beside it, under the shutdown budget.
+func withInfra(ctx context.Context, cfg Config, log *slog.Logger, role string, run func(context.Context, *infra) error) error {
+	sd := newShutdown(cfg.shutdownTimeout())
+	return sd.await(ctx, func() error {
+		in, err := openInfra(ctx, cfg, role, log)
+		if err != nil {
+			return err
+		}
+		defer in.close()
+		health := httpapi.NewHealth(in.checks(), 0, log)
+		return runWithAdmin(ctx, cfg, log, sd, health, in.metrics, role, func(ctx context.Context) error { return run(ctx, in) })
 	})
+}
+
+// runWithAdmin runs one stage and the admin listener under one group; the
+// listener stops once the stage has.
+func runWithAdmin(ctx context.Context, cfg Config, log *slog.Logger, sd *shutdown, health *httpapi.Health,
+	metrics *prometheus.Registry, role string, run func(context.Context) error) error {
+	g := newGroup(ctx, sd, health, log)
+	adminCtx, stopAdmin := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAdmin()
+	if cfg.AdminAddr != "" {
+		h := httpapi.NewAdminHandler(health, log, map[string]http.Handler{"/metrics": httpapi.MetricsHandler(metrics)})
+		g.Go("admin", adminCtx, func(ctx context.Context) error { return serveAdmin(ctx, cfg, log, h) })
+	}
+	g.Go(role, g.ctx, func(ctx context.Context) error {
+		defer stopAdmin()
+		return run(ctx)
+	})
+	return g.Wait()
 }

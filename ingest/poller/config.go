@@ -104,7 +104,9 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its documented default;
+// Run applies it after Validate, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
 	iv := map[string]time.Duration{"live": 15 * time.Minute, "sandbox": time.Minute}
 	for k, v := range c.Interval {
 		iv[k] = v

@@ -21,7 +21,7 @@ func TestPollSoonAfterExpectedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &poller{
-		cfg:  Config{ExpectedGrace: 2 * time.Minute, MinInterval: 10 * time.Minute}.withDefaults(),
+		cfg:  Config{ExpectedGrace: 2 * time.Minute, MinInterval: 10 * time.Minute}.WithDefaults(),
 		deps: Deps{Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}},
 	}
 	res := carrier.Result{Outcome: carrier.OutcomeSuccess, Format: carriers.FormatTNT22, Pages: [][]byte{page}}

@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}

@@ -72,7 +72,9 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its documented default;
+// NewHandler applies it, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
 	if c.Clock == nil {
 		c.Clock = time.Now
 	}
@@ -144,7 +146,7 @@ func NewHandler(cfg Config) http.Handler {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
-	s := &server{cfg: cfg.withDefaults(), tokenKey: randomKey()}
+	s := &server{cfg: cfg.WithDefaults(), tokenKey: randomKey()}
 	mux := http.NewServeMux()
 
 	// DCSA TNT 2.2 carriers, each on its own documented path and auth.

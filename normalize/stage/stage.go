@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
@@ -33,16 +34,45 @@ import (
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
-// Config tunes the stage.
+// Config tunes the stage. Zero values take the documented defaults.
 type Config struct {
-	// TransactionalID names this instance's producer; unique per instance
-	// (default "contrack-normalize-<hostname-free random>").
+	// TransactionalID names this instance's producer (default
+	// "contrack-normalize-<random>", new at every start). Trap: it must be
+	// unique per running instance — two instances sharing one fence each
+	// other off — so set it only with one normaliser per value.
 	TransactionalID string
 	// SeenCapacity bounds the in-memory dedupe cache (default 200,000 entries).
 	SeenCapacity int
 	// RoutingWait is how long pushed events wait at start-up for the routing
 	// index to catch up with the subscriptions topic (default 10 s).
 	RoutingWait time.Duration
+}
+
+// Validate reports every invalid field (zero values are valid: they take the defaults).
+func (c Config) Validate() error {
+	var errs []error
+	if c.SeenCapacity < 0 {
+		errs = append(errs, errors.New("normalize: SeenCapacity must not be negative"))
+	}
+	if c.RoutingWait < 0 {
+		errs = append(errs, errors.New("normalize: RoutingWait must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// WithDefaults returns c with every zero field set to its documented default;
+// Run applies it after Validate, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
+	if c.TransactionalID == "" {
+		c.TransactionalID = "contrack-normalize-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	if c.SeenCapacity == 0 {
+		c.SeenCapacity = 200_000
+	}
+	if c.RoutingWait == 0 {
+		c.RoutingWait = 10 * time.Second
+	}
+	return c
 }
 
 // Deps are the stage's connections and parsers.
@@ -55,27 +85,34 @@ type Deps struct {
 	Now     func() time.Time
 }
 
-// Run normalises until ctx ends; nil on a clean shutdown.
-func Run(ctx context.Context, cfg Config, deps Deps) error {
-	if cfg.TransactionalID == "" {
-		cfg.TransactionalID = "contrack-normalize-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+// Run normalises until parent ends; nil on a clean shutdown. The routing
+// index's follower and the consume loop run under one errgroup: if the
+// follower fails, the loop stops and Run returns the reason, rather than
+// pushed events waiting for an index that will never be ready.
+func Run(parent context.Context, cfg Config, deps Deps) error {
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
-	if cfg.SeenCapacity <= 0 {
-		cfg.SeenCapacity = 200_000
-	}
-	if cfg.RoutingWait <= 0 {
-		cfg.RoutingWait = 10 * time.Second
-	}
+	cfg = cfg.WithDefaults()
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
 	log := deps.Log.With("stage", "normalize")
 	s := &stage{cfg: cfg, deps: deps, log: log, seen: newSeenStore(deps.Pool, cfg.SeenCapacity), index: newRoutingIndex()}
 
+	g, ctx := errgroup.WithContext(parent)
 	idxCtx, stopIdx := context.WithCancel(ctx)
 	defer stopIdx()
-	idxDone := make(chan error, 1)
-	go func() { idxDone <- s.index.follow(idxCtx, deps.Brokers, log) }()
+	g.Go(func() error {
+		err := s.index.follow(idxCtx, deps.Brokers, log)
+		switch {
+		case idxCtx.Err() != nil:
+			return nil // asked to stop
+		case err == nil:
+			err = errors.New("stopped without being asked to")
+		}
+		return fmt.Errorf("normalize: routing index: %w", err)
+	})
 	stopSaver := make(chan struct{})
 	saverDone := make(chan struct{})
 	go func() { s.seen.saveLoop(context.WithoutCancel(ctx), stopSaver, log); close(saverDone) }()
@@ -97,7 +134,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		kgo.RequireStableFetchOffsets(),
 	)
 	if err != nil {
-		return fmt.Errorf("normalize: transact session: %w", err)
+		stopIdx()
+		return errors.Join(fmt.Errorf("normalize: transact session: %w", err), g.Wait())
 	}
 	defer sess.Close()
 
@@ -115,12 +153,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			if ctx.Err() != nil {
 				break
 			}
-			return err
+			stopIdx()
+			return errors.Join(err, g.Wait())
 		}
 	}
 	stopIdx()
-	<-idxDone
-	return nil
+	return g.Wait() // the follower's failure, if that is what stopped the loop
 }
 
 type stage struct {

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"html"
 	"io"
 	"log/slog"
@@ -76,6 +77,9 @@ type Config struct {
 	// Public lists paths served without a key: exact paths, prefixes ending
 	// in "/", or "METHOD /path" for one method only.
 	Public []string
+	// Metrics is the process's registry (NewRegistry): the server counts its
+	// requests on it. Nil counts nothing.
+	Metrics *prometheus.Registry
 	// DocsUI serves /docs/ given the spec URL (every path under /docs/ reaches
 	// it, so it can serve its own assets). Nil: a plain page linking the spec,
 	// never fuego's default, which loads its viewer from a public CDN.
@@ -91,6 +95,7 @@ type Server struct {
 	operator map[string]http.Handler // path → handler of operator routes (GET)
 	held     chan struct{}           // requests held by the pre-authentication limit
 	lookups  singleflight.Group      // key look-ups in flight, by plaintext key
+	requests *requestMetrics         // nil: Config.Metrics unset
 }
 
 // New returns a server with /healthz, /readyz, /openapi.json and /docs registered.
@@ -135,6 +140,9 @@ func New(cfg Config) *Server {
 		cfg.Health = NewHealth(cfg.Checks, 0, cfg.Log)
 	}
 	s := &Server{cfg: cfg, Fuego: f, operator: map[string]http.Handler{}, held: make(chan struct{}, MaxTarpitted)}
+	if cfg.Metrics != nil {
+		s.requests = newRequestMetrics(cfg.Metrics)
+	}
 	f.Mux.HandleFunc("GET /healthz", cfg.Health.ServeHealthz)
 	f.Mux.HandleFunc("GET /readyz", cfg.Health.ServeReadyz)
 	return s
@@ -224,6 +232,9 @@ func (s *Server) Handler() http.Handler {
 	h = s.rateLimit(h)
 	h = s.authenticate(h)
 	h = s.recover(h)
+	if s.requests != nil {
+		h = s.requests.wrap(h)
+	}
 	return h
 }
 
