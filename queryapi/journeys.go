@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -290,27 +291,44 @@ func (j *Journeys) warm(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("warm: list lookups: %w", err)
 	}
-	loaded := 0
-	for lo := 0; lo < len(keys) && !j.cache.Full() && gen == j.gen.Load(); lo += 256 {
-		batch := keys[lo:min(lo+256, len(keys))]
-		t := j.cache.Ticket()
-		found, err := j.read(ctx, gen, batch)
-		if err != nil {
-			return fmt.Errorf("warm: %w", err)
-		}
-		for _, k := range batch {
-			// As pulls ask: a container by itself, a booking or bill whole.
-			filter := ""
-			if k.Kind == "container" {
-				filter = k.Value
+	// Two readers: one batch is encoded while ClickHouse reads the next.
+	var loaded atomic.Int64
+	var next atomic.Int64
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			for ctx.Err() == nil && !j.cache.Full() && gen == j.gen.Load() {
+				lo := int(next.Add(256)) - 256
+				if lo >= len(keys) {
+					break
+				}
+				batch := keys[lo:min(lo+256, len(keys))]
+				t := j.cache.Ticket()
+				found, err := j.read(ctx, gen, batch)
+				if err != nil {
+					errs <- fmt.Errorf("warm: %w", err)
+					return
+				}
+				for _, k := range batch {
+					// As pulls ask: a container by itself, a booking or bill whole.
+					filter := ""
+					if k.Kind == "container" {
+						filter = k.Value
+					}
+					if b, err := encode(found[k], filter); err == nil {
+						j.cache.Put(k, filter, b, t)
+					}
+				}
+				loaded.Add(int64(len(batch)))
 			}
-			if b, err := encode(found[k], filter); err == nil {
-				j.cache.Put(k, filter, b, t)
-			}
-		}
-		loaded += len(batch)
+			errs <- nil
+		}()
 	}
-	j.log.Info("journeys: cache warmed", "lookups", loaded, "of", len(keys), "bytes", j.cache.Bytes(), "took", time.Since(start).Round(time.Millisecond))
+	err = errors.Join(<-errs, <-errs)
+	if err != nil {
+		return err
+	}
+	j.log.Info("journeys: cache warmed", "lookups", loaded.Load(), "of", len(keys), "bytes", j.cache.Bytes(), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
