@@ -344,8 +344,11 @@ func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter string
 			return b, nil
 		}
 	}
-	// Concurrent misses of one lookup share one read.
+	// Concurrent misses of one lookup share one read, which a caller going
+	// away does not cancel for the others.
 	v, err, _ := j.flight.Do(k.Account+"\x00"+k.Kind+"\x00"+k.Value+"\x00"+filter, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
 		t := j.cache.Ticket()
 		gen := j.gen.Load()
 		if !cached || gen == 0 {
