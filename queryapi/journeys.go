@@ -3,21 +3,25 @@ package queryapi
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
@@ -35,33 +39,12 @@ type JourneyResult = journey.Result
 // (types and examples in docs/api.md).
 type EnhancedEvent = journey.Milestone
 
-// JourneysResponse is GET /subscription/equipment's body.
+// JourneysResponse is GET /subscription/equipment's body (its OpenAPI
+// schema: the handler writes it from journeycache.Body).
 type JourneysResponse struct {
 	Results       []JourneyResult `json:"results"`
 	Count         int             `json:"count"`
 	DateOfRequest httpapi.Time    `json:"dateOfRequest"`
-	// encoded is Results as served from the read model, already JSON.
-	encoded []byte
-}
-
-// MarshalJSON writes the encoded results as they are.
-func (r JourneysResponse) MarshalJSON() ([]byte, error) {
-	if r.encoded == nil {
-		type plain JourneysResponse
-		return json.Marshal(plain(r))
-	}
-	date, err := json.Marshal(r.DateOfRequest)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, len(r.encoded)+64)
-	b = append(b, `{"results":`...)
-	b = append(b, r.encoded...)
-	b = append(b, `,"count":`...)
-	b = fmt.Appendf(b, "%d", r.Count)
-	b = append(b, `,"dateOfRequest":`...)
-	b = append(b, date...)
-	return append(b, '}'), nil
 }
 
 // JourneysConfig tunes the serving of journeys. Zero values take the documented defaults.
@@ -69,8 +52,9 @@ type JourneysConfig struct {
 	// CacheBytes bounds the in-process cache of encoded journeys (default
 	// 256 MiB; negative disables it).
 	CacheBytes int64
-	// MaxAge drops a cached lookup this long after it was read even without
-	// a change notification, a safety net (default 30 s).
+	// MaxAge has a cached answer read again this long after it was read even
+	// without a change notification, a safety net (default 10 min; it is
+	// served while it is read again).
 	MaxAge time.Duration
 	// GenerationCheck is how often a rebuilt generation is looked for (default 5 s).
 	GenerationCheck time.Duration
@@ -91,7 +75,7 @@ func (c JourneysConfig) WithDefaults() JourneysConfig {
 		c.CacheBytes = 256 << 20
 	}
 	if c.MaxAge == 0 {
-		c.MaxAge = 30 * time.Second
+		c.MaxAge = 10 * time.Minute
 	}
 	if c.GenerationCheck == 0 {
 		c.GenerationCheck = 5 * time.Second
@@ -101,8 +85,10 @@ func (c JourneysConfig) WithDefaults() JourneysConfig {
 
 // Journeys serves journey lookups from the read model in ClickHouse
 // (journeys_g<N>, one row per container, point reads by lookup key) through
-// a byte-bounded cache that Run keeps fresh by following the projector's
-// journey changes.
+// a byte-bounded cache of compressed answers. Run warms the cache from the
+// read model and keeps it fresh by following the projector's journey
+// changes: a changed lookup is dropped and read again at once, so pulls
+// rarely wait for ClickHouse.
 type Journeys struct {
 	cfg   JourneysConfig
 	ch    driver.Conn
@@ -110,8 +96,18 @@ type Journeys struct {
 	cache *journeycache.Cache
 	// gen is the generation read (0 until Run knows it: read per request);
 	// ready says Run follows the changes from before any cached read.
-	gen   atomic.Uint32
-	ready atomic.Bool
+	gen    atomic.Uint32
+	ready  atomic.Bool
+	flight singleflight.Group
+	// refresh takes lookups to read again (changed or stale).
+	refresh    chan refreshReq
+	warmed     chan struct{}
+	warmedOnce sync.Once
+}
+
+type refreshReq struct {
+	key     journeycache.Key
+	filters []string
 }
 
 // NewJourneys returns the journey reader of an API process.
@@ -121,41 +117,79 @@ func NewJourneys(cfg JourneysConfig, ch driver.Conn, log *slog.Logger) *Journeys
 		log = slog.Default()
 	}
 	return &Journeys{cfg: cfg, ch: ch, log: log.With("component", "journeys"),
-		cache: journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge)}
+		cache:   journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge),
+		refresh: make(chan refreshReq, 8192), warmed: make(chan struct{})}
 }
 
 // CacheBytes is the cache's current size.
 func (j *Journeys) CacheBytes() int64 { return j.cache.Bytes() }
 
-// Run follows the journey changes (from the topic's end: the cache starts
-// empty) and the generation until ctx ends. Until it runs, nothing is cached.
+// CachedLookups is the number of lookups cached.
+func (j *Journeys) CachedLookups() int { return j.cache.Len() }
+
+// Warmed is closed once Run has loaded the read model into the cache (up
+// to its bound) after it started.
+func (j *Journeys) Warmed() <-chan struct{} { return j.warmed }
+
+// Run warms the cache and follows the journey changes (from the topic's
+// end) and the generation until ctx ends. Until it runs, nothing is cached;
+// when it stops, the cache is emptied.
 func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 	gen, err := projector.CurrentGeneration(ctx, j.ch)
 	if err != nil {
 		return err
 	}
 	j.gen.Store(gen)
-	admCl, err := kafka.NewClient(brokers, j.log)
-	if err != nil {
-		return err
-	}
-	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, schemas.TopicJourneys)
-	admCl.Close()
-	if err != nil {
-		return fmt.Errorf("queryapi: journeys: end offsets: %w", err)
-	}
-	if err := ends.Error(); err != nil {
-		return fmt.Errorf("queryapi: journeys: end offsets: %w", err)
-	}
-	from := map[string]map[int32]kgo.Offset{schemas.TopicJourneys: {}}
-	ends.Each(func(o kadm.ListedOffset) { from[o.Topic][o.Partition] = kgo.NewOffset().At(o.Offset) })
-	cl, err := kafka.NewClient(brokers, j.log, kgo.ConsumePartitions(from))
+	cl, err := j.changesClient(ctx, brokers)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		j.ready.Store(false)
+		j.cache.Flush()
+	}()
 	j.ready.Store(true)
-	defer j.ready.Store(false)
+	wg.Add(2)
+	go func() { defer wg.Done(); j.refresher(ctx) }()
+	go func() {
+		defer wg.Done()
+		defer j.warmedOnce.Do(func() { close(j.warmed) })
+		if err := j.warm(ctx); err != nil && ctx.Err() == nil {
+			j.log.Error("journeys: warming the cache failed; it fills on demand", "err", err)
+		}
+	}()
+	return j.follow(ctx, cl)
+}
+
+// changesClient consumes contrack.journeys.v1 from its current end: the
+// cache is filled by reads that start after it.
+func (j *Journeys) changesClient(ctx context.Context, brokers []string) (*kgo.Client, error) {
+	admCl, err := kafka.NewClient(brokers, j.log)
+	if err != nil {
+		return nil, err
+	}
+	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, schemas.TopicJourneys)
+	admCl.Close()
+	if err != nil {
+		return nil, fmt.Errorf("queryapi: journeys: end offsets: %w", err)
+	}
+	if err := ends.Error(); err != nil {
+		return nil, fmt.Errorf("queryapi: journeys: end offsets: %w", err)
+	}
+	from := map[string]map[int32]kgo.Offset{schemas.TopicJourneys: {}}
+	ends.Each(func(o kadm.ListedOffset) { from[o.Topic][o.Partition] = kgo.NewOffset().At(o.Offset) })
+	return kafka.NewClient(brokers, j.log, kgo.ConsumePartitions(from))
+}
+
+// follow is the consume loop of journey changes: each drops the lookup's
+// cached answers and has them read again; every GenerationCheck it looks
+// for a rebuilt generation.
+func (j *Journeys) follow(ctx context.Context, cl *kgo.Client) error {
 	next := time.Now().Add(j.cfg.GenerationCheck)
 	for ctx.Err() == nil {
 		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
@@ -170,7 +204,7 @@ func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 				j.log.Error("skipping malformed journey change", "offset", r.Offset)
 				return
 			}
-			j.cache.Invalidate(journeycache.Key{Account: c.AccountID, Kind: c.IdentifierKind, Value: c.Identifier})
+			j.changed(journeycache.Key{Account: c.AccountID, Kind: c.IdentifierKind, Value: c.Identifier})
 		})
 		if time.Now().After(next) {
 			next = time.Now().Add(j.cfg.GenerationCheck)
@@ -184,41 +218,224 @@ func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 	return nil
 }
 
-// lookup returns the encoded results of an account's lookup.
-func (j *Journeys) lookup(ctx context.Context, k journeycache.Key) ([]journeycache.Item, error) {
-	if e, ok := j.cache.Get(k); ok {
-		return e.Items, nil
+// changed drops k's answers and, if it had any, has them read again.
+func (j *Journeys) changed(k journeycache.Key) {
+	if fs := j.cache.Invalidate(k); len(fs) > 0 {
+		j.queueRefresh(k, fs)
 	}
-	cached := j.ready.Load()
-	t := j.cache.Ticket()
+}
+
+func (j *Journeys) queueRefresh(k journeycache.Key, filters []string) {
+	select {
+	case j.refresh <- refreshReq{k, filters}:
+	default: // behind: the next pull reads it
+	}
+}
+
+// refresher reads queued lookups again, in batches of one query.
+func (j *Journeys) refresher(ctx context.Context) {
+	const batch = 128
+	for {
+		var reqs []refreshReq
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-j.refresh:
+			reqs = append(reqs, r)
+		}
+	more:
+		for len(reqs) < batch {
+			select {
+			case r := <-j.refresh:
+				reqs = append(reqs, r)
+			default:
+				break more
+			}
+		}
+		keys := make([]journeycache.Key, 0, len(reqs))
+		for _, r := range reqs {
+			keys = append(keys, r.key)
+		}
+		t := j.cache.Ticket()
+		found, err := j.read(ctx, j.gen.Load(), keys)
+		if err != nil {
+			if ctx.Err() == nil {
+				j.log.Warn("journeys: re-reading changed lookups failed; pulls read them", "lookups", len(keys), "err", err)
+			}
+			continue
+		}
+		for _, r := range reqs {
+			for _, f := range r.filters {
+				if b, err := encode(found[r.key], f); err == nil {
+					j.cache.Put(r.key, f, b, t)
+				}
+			}
+		}
+	}
+}
+
+// warm loads the live generation's lookups into the cache until it is full.
+func (j *Journeys) warm(ctx context.Context) error {
+	if j.cfg.CacheBytes <= 0 {
+		return nil
+	}
+	start := time.Now()
 	gen := j.gen.Load()
-	if !cached || gen == 0 {
-		g, err := projector.CurrentGeneration(ctx, j.ch)
+	rows, err := j.ch.Query(ctx, `SELECT DISTINCT account_id, lookup_kind, lookup_value FROM `+projector.JourneysTable(gen))
+	if err != nil {
+		return fmt.Errorf("warm: list lookups: %w", err)
+	}
+	var keys []journeycache.Key
+	for rows.Next() {
+		var k journeycache.Key
+		if err := rows.Scan(&k.Account, &k.Kind, &k.Value); err != nil {
+			rows.Close()
+			return fmt.Errorf("warm: list lookups: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("warm: list lookups: %w", err)
+	}
+	// Two readers: one batch is encoded while ClickHouse reads the next.
+	var loaded atomic.Int64
+	var next atomic.Int64
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			for ctx.Err() == nil && !j.cache.Full() && gen == j.gen.Load() {
+				lo := int(next.Add(256)) - 256
+				if lo >= len(keys) {
+					break
+				}
+				batch := keys[lo:min(lo+256, len(keys))]
+				t := j.cache.Ticket()
+				found, err := j.read(ctx, gen, batch)
+				if err != nil {
+					errs <- fmt.Errorf("warm: %w", err)
+					return
+				}
+				for _, k := range batch {
+					// As pulls ask: a container by itself, a booking or bill whole.
+					filter := ""
+					if k.Kind == "container" {
+						filter = k.Value
+					}
+					if b, err := encode(found[k], filter); err == nil {
+						j.cache.Put(k, filter, b, t)
+					}
+				}
+				loaded.Add(int64(len(batch)))
+			}
+			errs <- nil
+		}()
+	}
+	err = errors.Join(<-errs, <-errs)
+	if err != nil {
+		return err
+	}
+	j.log.Info("journeys: cache warmed", "lookups", loaded.Load(), "of", len(keys), "bytes", j.cache.Bytes(), "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// lookup returns the answer of an account's lookup narrowed to filter (an
+// equipment number, or "" for all).
+func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter string) (journeycache.Body, error) {
+	cached := j.ready.Load()
+	if cached {
+		if b, ok, stale := j.cache.Get(k, filter); ok {
+			if stale {
+				j.queueRefresh(k, j.cache.Filters(k))
+			}
+			return b, nil
+		}
+	}
+	// Concurrent misses of one lookup share one read, which a caller going
+	// away does not cancel for the others.
+	v, err, _ := j.flight.Do(k.Account+"\x00"+k.Kind+"\x00"+k.Value+"\x00"+filter, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		t := j.cache.Ticket()
+		gen := j.gen.Load()
+		if !cached || gen == 0 {
+			g, err := projector.CurrentGeneration(ctx, j.ch)
+			if err != nil {
+				return nil, err
+			}
+			gen = g
+		}
+		found, err := j.read(ctx, gen, []journeycache.Key{k})
 		if err != nil {
 			return nil, err
 		}
-		gen = g
-	}
-	items, err := j.read(ctx, gen, k)
+		b, err := encode(found[k], filter)
+		if err != nil {
+			return nil, err
+		}
+		if cached {
+			j.cache.Put(k, filter, b, t)
+		}
+		return b, nil
+	})
 	if err != nil {
-		return nil, err
+		return journeycache.Body{}, err
 	}
-	if cached {
-		j.cache.Put(k, items, t)
-	}
-	return items, nil
+	return v.(journeycache.Body), nil
 }
 
-// read is a point read of the lookup's rows: the latest version of each
-// (tracking, container) — picked here, the few unmerged versions a key has
-// cost less than ClickHouse sorting them — trackings in subscription
-// order, containers in the order the projector gave them.
-func (j *Journeys) read(ctx context.Context, gen uint32, k journeycache.Key) ([]journeycache.Item, error) {
-	rows, err := j.ch.Query(ctx, `
-		SELECT tracking_id, since, position, equipment_number, scac, tracking_status, pol, pod, last_location,
-		       source_events, vessel_events, enhanced_events, version
-		FROM `+projector.JourneysTable(gen)+`
+// item is one container's encoded journey result.
+type item struct {
+	equipment string
+	json      []byte
+}
+
+// encode is the answer of a lookup's results narrowed to filter.
+func encode(items []item, filter string) (journeycache.Body, error) {
+	size := 2
+	for _, it := range items {
+		size += len(it.json) + 1
+	}
+	body := make([]byte, 0, size)
+	body = append(body, '[')
+	n := 0
+	for _, it := range items {
+		if filter != "" && it.equipment != filter {
+			continue
+		}
+		if n > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, it.json...)
+		n++
+	}
+	body = append(body, ']')
+	return journeycache.Encode(body, n)
+}
+
+// read is a point read of the lookups' rows: per lookup, the latest version
+// of each (tracking, container) — picked here, the few unmerged versions a
+// key has cost less than ClickHouse sorting them — trackings in
+// subscription order, containers in the order the projector gave them.
+// Lookups without rows are absent from the map.
+func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key) (map[journeycache.Key][]item, error) {
+	const cols = `SELECT account_id, lookup_kind, lookup_value, tracking_id, since, position, equipment_number, scac,
+		       tracking_status, pol, pod, last_location, source_events, vessel_events, enhanced_events, version
+		FROM `
+	var rows driver.Rows
+	var err error
+	if len(keys) == 1 {
+		k := keys[0]
+		rows, err = j.ch.Query(ctx, cols+projector.JourneysTable(gen)+`
 		WHERE account_id = ? AND lookup_kind = ? AND lookup_value = ?`, k.Account, k.Kind, k.Value)
+	} else {
+		set := make([]clickhouse.GroupSet, len(keys))
+		for i, k := range keys {
+			set[i] = clickhouse.GroupSet{Value: []any{k.Account, k.Kind, k.Value}}
+		}
+		rows, err = j.ch.Query(ctx, cols+projector.JourneysTable(gen)+`
+		WHERE (account_id, lookup_kind, lookup_value) IN (?)`, set)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read journeys: %w", err)
 	}
@@ -228,15 +445,23 @@ func (j *Journeys) read(ctx context.Context, gen uint32, k journeycache.Key) ([]
 		since    time.Time
 		position uint16
 		version  uint64
-		item     journeycache.Item
+		item     item
 	}
-	var rs []row
-	latest := map[[2]string]int{}
+	want := make(map[journeycache.Key]bool, len(keys))
+	for _, k := range keys {
+		want[k] = true
+	}
+	byKey := map[journeycache.Key][]row{}
+	latest := map[[5]string]int{}
 	for rows.Next() {
 		var r row
+		var k journeycache.Key
 		var scac, status, pol, pod, last, src, ves, enh string
-		if err := rows.Scan(&r.tracking, &r.since, &r.position, &r.item.Equipment, &scac, &status, &pol, &pod, &last, &src, &ves, &enh, &r.version); err != nil {
+		if err := rows.Scan(&k.Account, &k.Kind, &k.Value, &r.tracking, &r.since, &r.position, &r.item.equipment, &scac, &status, &pol, &pod, &last, &src, &ves, &enh, &r.version); err != nil {
 			return nil, fmt.Errorf("read journeys: %w", err)
+		}
+		if !want[k] {
+			continue
 		}
 		var b bytes.Buffer
 		b.Grow(len(src) + len(ves) + len(enh) + 256)
@@ -249,56 +474,62 @@ func (j *Journeys) read(ctx context.Context, gen uint32, k journeycache.Key) ([]
 			b.Write(s)
 		}
 		b.WriteByte('{')
-		field("equipmentNumber", r.item.Equipment, true)
+		field("equipmentNumber", r.item.equipment, true)
 		field("scacCode", scac, false)
 		field("trackingStatus", status, false)
 		field("lastLocation", last, false)
 		field("POL", pol, false)
 		field("POD", pod, false)
 		b.WriteString(`,"sourceEvents":` + src + `,"enhancedEvents":` + enh + `,"vesselEvents":` + ves + `}`)
-		r.item.JSON = b.Bytes()
-		id := [2]string{r.tracking, r.item.Equipment}
+		r.item.json = b.Bytes()
+		id := [5]string{k.Account, k.Kind, k.Value, r.tracking, r.item.equipment}
 		if i, ok := latest[id]; ok {
-			if rs[i].version < r.version {
-				rs[i] = r
+			if byKey[k][i].version < r.version {
+				byKey[k][i] = r
 			}
 			continue
 		}
-		latest[id] = len(rs)
-		rs = append(rs, r)
+		latest[id] = len(byKey[k])
+		byKey[k] = append(byKey[k], r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read journeys: %w", err)
 	}
-	sort.Slice(rs, func(a, b int) bool {
-		if !rs[a].since.Equal(rs[b].since) {
-			return rs[a].since.Before(rs[b].since)
+	out := make(map[journeycache.Key][]item, len(byKey))
+	for k, rs := range byKey {
+		sort.Slice(rs, func(a, b int) bool {
+			if !rs[a].since.Equal(rs[b].since) {
+				return rs[a].since.Before(rs[b].since)
+			}
+			if rs[a].tracking != rs[b].tracking {
+				return rs[a].tracking < rs[b].tracking
+			}
+			return rs[a].position < rs[b].position
+		})
+		items := make([]item, len(rs))
+		for i, r := range rs {
+			items[i] = r.item
 		}
-		if rs[a].tracking != rs[b].tracking {
-			return rs[a].tracking < rs[b].tracking
-		}
-		return rs[a].position < rs[b].position
-	})
-	items := make([]journeycache.Item, len(rs))
-	for i, r := range rs {
-		items[i] = r.item
+		out[k] = items
 	}
-	return items, nil
+	return out, nil
 }
 
 func registerJourneys(s *fuego.Server, deps Deps) {
-	fuego.Get(s, "/subscription/equipment", func(c fuego.ContextNoBody) (JourneysResponse, error) {
+	fuego.GetStd(s, "/subscription/equipment", func(w http.ResponseWriter, r *http.Request) {
 		now := deps.Now().UTC()
-		k, _ := auth.FromContext(c.Context())
-		q := c.Request().URL.Query()
+		k, _ := auth.FromContext(r.Context())
+		q := r.URL.Query()
 		equipment := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(q.Get("equipmentNumber")), " ", ""))
 		booking := strings.TrimSpace(q.Get("bookingNumber"))
 		bill := strings.TrimSpace(q.Get("billNumber"))
 		if equipment == "" && booking == "" && bill == "" {
-			return JourneysResponse{}, httpapi.BadRequest("Must provide at least one of: equipmentNumber, bookingNumber, billNumber").Dated(now)
+			httpapi.WriteError(w, r, deps.Log, httpapi.BadRequest("Must provide at least one of: equipmentNumber, bookingNumber, billNumber").Dated(now))
+			return
 		}
 		if booking != "" && bill != "" {
-			return JourneysResponse{}, httpapi.BadRequest("Cannot provide both bookingNumber and billNumber please provide one").Dated(now)
+			httpapi.WriteError(w, r, deps.Log, httpapi.BadRequest("Cannot provide both bookingNumber and billNumber please provide one").Dated(now))
+			return
 		}
 		key := journeycache.Key{Account: k.Account.ID, Kind: "container", Value: equipment}
 		switch {
@@ -307,38 +538,61 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 		case bill != "":
 			key.Kind, key.Value = "bill", bill
 		}
-		items, err := deps.Journeys.lookup(c.Context(), key)
+		b, err := deps.Journeys.lookup(r.Context(), key, equipment)
 		if err != nil {
-			return JourneysResponse{}, err
+			httpapi.WriteError(w, r, deps.Log, err)
+			return
 		}
-		body := make([]byte, 0, 4096)
-		body = append(body, '[')
-		n := 0
-		for _, it := range items {
-			if equipment != "" && it.Equipment != equipment {
-				continue
-			}
-			if n > 0 {
-				body = append(body, ',')
-			}
-			body = append(body, it.JSON...)
-			n++
+		h := w.Header()
+		h.Set("ETag", b.ETag)
+		h.Set("Vary", "Accept-Encoding")
+		if httpapi.NoneMatch(r.Header.Get("If-None-Match"), b.ETag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
 		}
-		body = append(body, ']')
-		// Weak: the tag covers the results, not dateOfRequest.
-		sum := sha256.Sum256(body)
-		c.SetHeader("ETag", `W/"`+hex.EncodeToString(sum[:12])+`"`)
-		return JourneysResponse{Count: n, DateOfRequest: httpapi.Time(now), encoded: body}, nil
+		date, _ := httpapi.Time(now).MarshalJSON()
+		suffix := append(date, "}\n"...)
+		out := bufs.Get().(*[]byte)
+		defer bufs.Put(out)
+		h.Set("Content-Type", "application/json")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			*out = b.AppendGzip((*out)[:0], suffix)
+			h.Set("Content-Encoding", "gzip")
+		} else if *out, err = b.AppendJSON((*out)[:0], suffix); err != nil {
+			h.Del("ETag")
+			httpapi.WriteError(w, r, deps.Log, err)
+			return
+		}
+		h.Set("Content-Length", strconv.Itoa(len(*out)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(*out)
 	},
 		option.Query("equipmentNumber", "container number; narrows a booking or bill lookup to that container"),
 		option.Query("bookingNumber", "booking reference (not with billNumber)"),
 		option.Query("billNumber", "bill of lading number (not with bookingNumber)"),
 		option.Header("If-None-Match", "an ETag of an earlier answer: 304 without a body while the results are unchanged"),
+		option.Header("Accept-Encoding", "gzip: the answer comes compressed (Content-Encoding: gzip), as the server keeps it"),
 		option.Summary("Tracking data of the account's subscriptions"),
 		option.Description("One result per container of the matching subscriptions: the carrier's DCSA 2.0.2 equipment events (sourceEvents), its transport events (vesselEvents), POL, POD, last actual location and derived milestones (enhancedEvents: ATD_POL, TRANSSHIPMENT, ETA_REVISION, ETA_POD, ATA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN). Served from the journey read model; an ETag lets a re-poll be answered 304."),
+		option.AddResponse(200, "The journeys", fuego.Response{Type: JourneysResponse{}}),
 		option.AddResponse(400, "No identifier, or both booking and bill", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(304, "Not modified since the If-None-Match tag", fuego.Response{Type: httpapi.Body{}}),
-		option.Middleware(httpapi.ETag),
 		option.Tags("Subscriptions"),
 	)
+}
+
+// bufs are response buffers (answers are tens of kB uncompressed).
+var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// acceptsGzip says Accept-Encoding allows gzip (not refused with q=0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return !(q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000")
+	}
+	return false
 }

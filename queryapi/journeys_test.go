@@ -1,10 +1,14 @@
 package queryapi_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,13 +36,14 @@ type journeyEnv struct {
 	prod     *kgo.Client
 	ch       testenv.CHDatabase
 	journeys *queryapi.Journeys
+	db       testenv.PGDatabase
 }
 
 func newJourneyEnv(t *testing.T, cached bool) *journeyEnv {
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
 	brokers := testenv.Kafka(t, 2)
-	e := &journeyEnv{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), ch: ch}
+	e := &journeyEnv{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), ch: ch, db: db}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 2)
 	cfg := projector.Config{MaxWait: 100 * time.Millisecond, JourneyMaxWait: 20 * time.Millisecond, GenerationCheck: 200 * time.Millisecond}
@@ -282,4 +287,107 @@ func doIfNoneMatch(t *testing.T, api *testenv.API, path, key, tag string) *http.
 	}
 	resp.Body.Close()
 	return resp
+}
+
+// A started API process loads the read model into its cache (every lookup
+// of both accounts here), answers from it gzip as kept or plain, each
+// account only its own journey; a change — here the subscription closing —
+// drops the cached answer and the pull shows the change, read again.
+func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
+	e := newJourneyEnv(t, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	key, k, _ := e.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	otherKey, o, _ := e.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "globex", Env: "sandbox"})
+	mine, theirs := uuid.NewString(), uuid.NewString()
+	e.produce(subscribed(k.Account.ID, mine, "MAEU", "container", "MSKU9070323", true),
+		subscribed(o.Account.ID, theirs, "CMDU", "container", "MSKU9070323", true))
+	path := "/subscription/equipment?equipmentNumber=MSKU9070323"
+	for _, kk := range []string{key, otherKey} {
+		e.until(path, kk, func(r testenv.Response) bool { return r.JSON["count"] == float64(1) })
+	}
+
+	journeys := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 1 << 20, MaxAge: time.Hour, GenerationCheck: time.Hour}, e.ch.Conn, testenv.Log(t))
+	done := make(chan error, 1)
+	go func() { done <- journeys.Run(ctx, e.brokers) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("journeys: %v", err)
+		}
+	}()
+	select {
+	case <-journeys.Warmed():
+	case <-time.After(20 * time.Second):
+		t.Fatal("not warmed")
+	}
+	if n := journeys.CachedLookups(); n != 2 {
+		t.Fatalf("%d lookups warmed, want 2", n)
+	}
+	api := testenv.NewAPI(t, e.db.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: e.db.Pool, CH: e.ch.Conn, TokenKey: []byte("k"), Journeys: journeys})
+	})
+	raw := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	get := func(key, encoding string) (http.Header, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", api.URL+path, nil)
+		req.Header.Set("x-api-key", key)
+		req.Header.Set("Accept-Encoding", encoding)
+		resp, err := raw.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+		if resp.Header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return resp.Header, string(body)
+	}
+	h, zipped := get(key, "gzip, deflate")
+	if h.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q with gzip accepted", h.Get("Content-Encoding"))
+	}
+	h2, plain := get(key, "identity")
+	if h2.Get("Content-Encoding") != "" || h2.Get("ETag") != h.Get("ETag") {
+		t.Fatalf("plain: Content-Encoding %q, tags %q %q", h2.Get("Content-Encoding"), h.Get("ETag"), h2.Get("ETag"))
+	}
+	cut := func(s string) string { return s[:strings.Index(s, `"dateOfRequest"`)] }
+	if cut(zipped) != cut(plain) || !strings.Contains(plain, `"scacCode":"MAEU","trackingStatus":"OPEN"`) {
+		t.Fatalf("gzip %s\nplain %s", zipped, plain)
+	}
+	var parsed queryapi.JourneysResponse
+	if err := json.Unmarshal([]byte(zipped), &parsed); err != nil || parsed.Count != 1 {
+		t.Fatalf("%v %s", err, zipped)
+	}
+	if _, body := get(otherKey, "gzip"); !strings.Contains(body, `"scacCode":"CMDU"`) || strings.Contains(body, "MAEU") {
+		t.Fatalf("the other account got %s", body)
+	}
+	if journeys.CachedLookups() != 2 {
+		t.Fatalf("%d lookups cached after hits", journeys.CachedLookups())
+	}
+
+	e.produce(subscribed(k.Account.ID, mine, "MAEU", "container", "MSKU9070323", false))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, body := get(key, "gzip"); strings.Contains(body, `"trackingStatus":"CLOSED"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the closed subscription is still served open")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, body := get(otherKey, "gzip"); !strings.Contains(body, `"trackingStatus":"OPEN"`) {
+		t.Fatalf("the other account's journey changed: %s", body)
+	}
 }

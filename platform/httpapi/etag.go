@@ -22,7 +22,7 @@ func ETag(next http.Handler) http.Handler {
 				tag = `"` + hex.EncodeToString(sum[:12]) + `"`
 				w.Header().Set("ETag", tag)
 			}
-			if noneMatch(r.Header.Get("If-None-Match"), tag) {
+			if NoneMatch(r.Header.Get("If-None-Match"), tag) {
 				h := w.Header()
 				h.Del("Content-Type")
 				h.Del("Content-Length")
@@ -35,8 +35,9 @@ func ETag(next http.Handler) http.Handler {
 	})
 }
 
-// noneMatch is If-None-Match's weak comparison (RFC 9110 13.1.2).
-func noneMatch(header, tag string) bool {
+// NoneMatch is If-None-Match's weak comparison (RFC 9110 13.1.2): true
+// when header names tag (answer 304).
+func NoneMatch(header, tag string) bool {
 	if header == "" {
 		return false
 	}

@@ -1,14 +1,18 @@
 package journey_test
 
 import (
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/projector/journey/journeytest"
 	"github.com/contrack/contrack/schemas"
-	"github.com/contrack/contrack/schemas/dcsa"
 )
 
 var sandboxStart = time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
@@ -37,45 +41,84 @@ func Poll(t testing.TB, c sandboxCase, at time.Time, seen map[string]string) []s
 }
 
 // TestReadModelMatchesQueryTimeBuilder: after every poll, the projected
-// journeys are what the query-time builder returned from the same latest
-// events, for sandbox journeys of every carrier format; the read model only
-// adds milestones.
+// journeys are what the query-time builder (the one GET
+// /subscription/equipment used before the read model) returned from the
+// same latest events, for sandbox journeys of every carrier format; the
+// read model only adds milestones. The builder's answers are golden files,
+// testdata/querytime/<SCAC>-<kind>.jsonl.gz: per poll the SHA-256 of its
+// results (milestones reduced by legacyKinds), the results in full at the
+// middle and last polls. They were written once by the builder, which was
+// then removed; see testdata/querytime/README.md.
 func TestReadModelMatchesQueryTimeBuilder(t *testing.T) {
 	for _, c := range sandboxCases() {
 		t.Run(c.SCAC+"/"+string(c.Kind), func(t *testing.T) {
+			golden := readGolden(t, c)
 			st := &journey.State{}
 			st.ApplySubscription(schemas.SubscriptionChanged{AccountID: "acct", Env: "sandbox", TrackingID: "trk", SCAC: c.SCAC,
 				IdentifierKind: string(c.Kind), Identifier: c.Value, TrackingOpen: true, OccurredAt: sandboxStart})
 			seen := map[string]string{}
-			polls := 0
-			for _, at := range c.polls() {
+			polls := c.polls()
+			if len(polls) != len(golden) {
+				t.Fatalf("%d polls, the builder's file has %d", len(polls), len(golden))
+			}
+			for i, at := range polls {
 				for _, rec := range Poll(t, c, at, seen) {
 					st.ApplyEvent(rec)
 				}
-				polls++
-				var latest []dcsa.Event
-				for _, s := range st.Events {
-					var ev dcsa.Event
-					json.Unmarshal(s.Event, &ev)
-					latest = append(latest, ev)
+				want := golden[i]
+				if !want.At.Equal(at) {
+					t.Fatalf("poll %d at %s, the builder's at %s", i+1, at, want.At)
 				}
-				want := legacyBuild(string(c.Kind), c.Value, c.SCAC, "OPEN", latest, "")
 				got := journey.Derive(st)
-				if len(got) != len(want) {
-					t.Fatalf("poll %d: %d results, builder %d", polls, len(got), len(want))
-				}
 				for i := range got {
-					g, w := got[i], want[i]
-					g.EnhancedEvents, w.EnhancedEvents = legacyKinds(g.EnhancedEvents), legacyKinds(w.EnhancedEvents)
-					gb, _ := json.Marshal(g)
-					wb, _ := json.Marshal(w)
-					if string(gb) != string(wb) {
-						t.Fatalf("poll %d at %s, container %d:\n read model %s\n builder    %s", polls, at, i, gb, wb)
+					got[i].EnhancedEvents = legacyKinds(got[i].EnhancedEvents)
+				}
+				gb, _ := json.Marshal(got)
+				sum := sha256.Sum256(gb)
+				if len(got) != want.Count || hex.EncodeToString(sum[:]) != want.SHA256 {
+					if want.Results != nil {
+						t.Fatalf("poll %d at %s: %d results, builder %d:\n read model %s\n builder    %s", i+1, at, len(got), want.Count, gb, want.Results)
 					}
+					t.Fatalf("poll %d at %s: %d results, builder %d; read model %s", i+1, at, len(got), want.Count, gb)
+				}
+				if want.Results != nil && string(want.Results) != string(gb) {
+					t.Fatalf("poll %d: the golden results do not match their hash", i+1)
 				}
 			}
 		})
 	}
+}
+
+// goldenPoll is what the query-time builder returned after one poll.
+type goldenPoll struct {
+	Poll    int             `json:"poll"`
+	At      time.Time       `json:"at"`
+	Count   int             `json:"count"`
+	SHA256  string          `json:"sha256"`
+	Results json.RawMessage `json:"results,omitempty"`
+}
+
+func readGolden(t *testing.T, c sandboxCase) []goldenPoll {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "querytime", c.SCAC+"-"+string(c.Kind)+".jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []goldenPoll
+	dec := json.NewDecoder(zr)
+	for dec.More() {
+		var p goldenPoll
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // legacyKinds keeps the milestones the builder derived: ETA_POD and ATA_POD

@@ -1,8 +1,9 @@
-// Package journeycache keeps encoded journey lookups in memory, bounded in
-// bytes, for GET /subscription/equipment. It is kept fresh by invalidation:
-// the API follows the projector's journey changes and drops the entries of
-// a changed lookup, so the next pull reads ClickHouse again. A read that
-// raced an invalidation is not cached (Put checks the ticket from Ticket).
+// Package journeycache keeps the answers of journey lookups in memory,
+// compressed (Body) and bounded in bytes, for GET /subscription/equipment.
+// It is kept fresh by invalidation: the API follows the projector's journey
+// changes, drops the entries of a changed lookup and reads them again. A
+// read that raced an invalidation is not cached (Put checks the ticket from
+// Ticket), so an answer never goes back to an older version.
 package journeycache
 
 import (
@@ -16,20 +17,20 @@ type Key struct {
 	Account, Kind, Value string
 }
 
-// Item is one container's encoded journey result.
-type Item struct {
-	Equipment string
-	JSON      []byte
-}
-
-// Entry is one lookup's results, in response order.
+// Entry is one lookup's answers: one Body per equipment filter ("" for
+// the whole lookup), as pulls asked for them.
 type Entry struct {
-	Items []Item
-	at    time.Time
-	size  int64
+	variants []variant
+	size     int64
 }
 
-// Cache is an LRU of entries bounded by MaxBytes (keys and encoded results).
+type variant struct {
+	filter string
+	body   Body
+	at     time.Time // when its read started
+}
+
+// Cache is an LRU of entries bounded by MaxBytes (keys and compressed answers).
 // The zero MaxBytes caches nothing. Safe for concurrent use.
 type Cache struct {
 	maxBytes int64
@@ -60,9 +61,9 @@ type invalidation struct {
 // raceWindow bounds how long a read may take and still be cached.
 const raceWindow = 30 * time.Second
 
-// New returns a cache of at most maxBytes whose entries are also dropped
-// after maxAge (a safety net should change notifications stop arriving;
-// 0 = never).
+// New returns a cache of at most maxBytes whose entries are reported stale
+// after maxAge (a safety net should change notifications stop arriving:
+// the reader reads them again; 0 = never).
 func New(maxBytes int64, maxAge time.Duration) *Cache {
 	return &Cache{maxBytes: maxBytes, maxAge: maxAge, now: time.Now, lru: list.New(),
 		nodes: map[Key]*list.Element{}, recent: map[Key]invalidation{}}
@@ -81,36 +82,51 @@ func (c *Cache) Ticket() Ticket {
 	return Ticket{c.seq, c.now()}
 }
 
-// Get returns the cached entry of k.
-func (c *Cache) Get(k Key) (Entry, bool) {
+// Get returns k's answer narrowed to filter. stale says it is older than
+// the cache's maximum age: serve it, but read it again (Refresh).
+func (c *Cache) Get(k Key, filter string) (b Body, ok, stale bool) {
 	if c == nil || c.maxBytes <= 0 {
-		return Entry{}, false
+		return Body{}, false, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.nodes[k]
 	if !ok {
-		return Entry{}, false
+		return Body{}, false, false
 	}
 	n := el.Value.(*node)
-	if c.maxAge > 0 && c.now().Sub(n.entry.at) > c.maxAge {
-		c.remove(el)
-		return Entry{}, false
+	for _, v := range n.entry.variants {
+		if v.filter == filter {
+			c.lru.MoveToFront(el)
+			return v.body, true, c.maxAge > 0 && c.now().Sub(v.at) > c.maxAge
+		}
 	}
-	c.lru.MoveToFront(el)
-	return n.entry, true
+	return Body{}, false, false
 }
 
-// Put caches items as k's entry unless k (or everything) was invalidated
-// since t was taken, or the read took longer than the race window.
-func (c *Cache) Put(k Key, items []Item, t Ticket) {
+// Filters are the equipment filters k holds answers for.
+func (c *Cache) Filters(k Key) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.nodes[k]
+	if !ok {
+		return nil
+	}
+	var fs []string
+	for _, v := range el.Value.(*node).entry.variants {
+		fs = append(fs, v.filter)
+	}
+	return fs
+}
+
+// Put caches b as k's answer narrowed to filter unless k (or everything)
+// was invalidated since t was taken, or the read took longer than the race
+// window.
+func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 	if c == nil || c.maxBytes <= 0 {
 		return
 	}
-	size := int64(len(k.Account)+len(k.Kind)+len(k.Value)) + 128
-	for _, it := range items {
-		size += int64(len(it.Equipment)+len(it.JSON)) + 48
-	}
+	size := int64(len(k.Account)+len(k.Kind)+len(k.Value)+len(filter)) + 128 + b.Size()
 	if size > c.maxBytes/4 {
 		return // one huge lookup must not empty the cache
 	}
@@ -123,20 +139,53 @@ func (c *Cache) Put(k Key, items []Item, t Ticket) {
 	if inv, ok := c.recent[k]; ok && inv.seq > t.seq {
 		return
 	}
+	// Every answer an entry holds was read after k's last invalidation
+	// (which drops the entry): answers of other filters stay.
+	var e Entry
 	if el, ok := c.nodes[k]; ok {
+		old := el.Value.(*node).entry
+		for _, v := range old.variants {
+			if v.filter != filter {
+				e.variants = append(e.variants, v)
+				size += int64(len(v.filter)) + v.body.Size()
+			}
+		}
 		c.remove(el)
 	}
-	c.nodes[k] = c.lru.PushFront(&node{k, Entry{Items: items, at: now, size: size}})
+	e.variants = append(e.variants, variant{filter, b, t.at})
+	e.size = size
+	c.nodes[k] = c.lru.PushFront(&node{k, e})
 	c.bytes += size
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
 	}
 }
 
-// Invalidate drops k's entry and keeps reads in flight from caching it.
-func (c *Cache) Invalidate(k Key) {
+// Full says the cache is within 10% of its bound (warming stops there).
+func (c *Cache) Full() bool {
+	if c == nil || c.maxBytes <= 0 {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes >= c.maxBytes-c.maxBytes/10
+}
+
+// Len is the number of cached lookups.
+func (c *Cache) Len() int {
 	if c == nil {
-		return
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.nodes)
+}
+
+// Invalidate drops k's entry and keeps reads in flight from caching it;
+// it returns the filters the entry held (to read them again).
+func (c *Cache) Invalidate(k Key) (filters []string) {
+	if c == nil {
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -151,8 +200,12 @@ func (c *Cache) Invalidate(k Key) {
 		}
 	}
 	if el, ok := c.nodes[k]; ok {
+		for _, v := range el.Value.(*node).entry.variants {
+			filters = append(filters, v.filter)
+		}
 		c.remove(el)
 	}
+	return filters
 }
 
 // Flush drops everything (the read model moved to a rebuilt generation).

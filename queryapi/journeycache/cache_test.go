@@ -1,14 +1,31 @@
 package journeycache_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contrack/contrack/queryapi/journeycache"
 )
 
-func items(n int) []journeycache.Item {
-	return []journeycache.Item{{Equipment: "MSKU9070323", JSON: []byte(strings.Repeat("x", n))}}
+// body is an answer of n bytes of results that do not compress.
+func body(t testing.TB, n int) journeycache.Body {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(n), 1))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 'a' + byte(r.IntN(26))
+	}
+	out, err := journeycache.Encode([]byte(`["`+string(b)+`"]`), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // A read that started before an invalidation of its key is not cached: it
@@ -18,25 +35,25 @@ func TestReadRacingAnInvalidationIsNotCached(t *testing.T) {
 	k := journeycache.Key{Account: "a", Kind: "container", Value: "MSKU9070323"}
 	t1 := c.Ticket()
 	c.Invalidate(k)
-	c.Put(k, items(10), t1)
-	if _, ok := c.Get(k); ok {
+	c.Put(k, "", body(t, 10), t1)
+	if _, ok, _ := c.Get(k, ""); ok {
 		t.Fatal("a read older than the invalidation was cached")
 	}
-	c.Put(k, items(10), c.Ticket())
-	if _, ok := c.Get(k); !ok {
+	c.Put(k, "", body(t, 10), c.Ticket())
+	if _, ok, _ := c.Get(k, ""); !ok {
 		t.Fatal("a read after the invalidation was not cached")
 	}
 	// Another key's invalidation does not hold this one back.
 	t2 := c.Ticket()
 	c.Invalidate(journeycache.Key{Account: "b", Kind: "container", Value: "MSKU9070323"})
-	c.Put(k, items(20), t2)
-	if e, ok := c.Get(k); !ok || len(e.Items[0].JSON) != 20 {
+	c.Put(k, "", body(t, 20), t2)
+	if b, ok, _ := c.Get(k, ""); !ok || b.ETag != body(t, 20).ETag {
 		t.Fatal("an unrelated invalidation blocked the put")
 	}
 	t3 := c.Ticket()
 	c.Flush()
-	c.Put(k, items(10), t3)
-	if _, ok := c.Get(k); ok || c.Bytes() != 0 {
+	c.Put(k, "", body(t, 10), t3)
+	if _, ok, _ := c.Get(k, ""); ok || c.Bytes() != 0 {
 		t.Fatal("a read older than a flush was cached")
 	}
 }
@@ -46,20 +63,94 @@ func TestBoundedInBytes(t *testing.T) {
 	c := journeycache.New(100_000, 0)
 	for i := range 100 {
 		k := journeycache.Key{Account: "a", Kind: "container", Value: strings.Repeat("C", i+1)}
-		c.Put(k, items(5_000), c.Ticket())
+		c.Put(k, "", body(t, 5_000), c.Ticket())
 		if c.Bytes() > 100_000 {
 			t.Fatalf("%d bytes after %d puts", c.Bytes(), i+1)
 		}
 	}
-	if _, ok := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: "C"}); ok {
+	if _, ok, _ := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: "C"}, ""); ok {
 		t.Fatal("the oldest entry survived")
 	}
-	if _, ok := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: strings.Repeat("C", 100)}); !ok {
+	if _, ok, _ := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: strings.Repeat("C", 100)}, ""); !ok {
 		t.Fatal("the newest entry is gone")
 	}
 	disabled := journeycache.New(0, 0)
-	disabled.Put(journeycache.Key{}, items(1), disabled.Ticket())
+	disabled.Put(journeycache.Key{}, "", body(t, 1), disabled.Ticket())
 	if disabled.Bytes() != 0 {
 		t.Fatal("a zero bound cached")
+	}
+}
+
+// An answer comes back byte for byte, gzip (one member a standard reader
+// takes) or plain, with the per-request suffix after the cached results.
+func TestBodyRoundTrip(t *testing.T) {
+	results := `[{"equipmentNumber":"MSKU9070323","sourceEvents":[` + strings.Repeat(`{"eventID":"e","eventType":"EQUIPMENT"},`, 500) + `{}]}]`
+	b, err := journeycache.Encode([]byte(results), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suffix := []byte(`"2026-11-23T12:00:00.000Z"}` + "\n")
+	want := `{"results":` + results + `,"count":1,"dateOfRequest":` + string(suffix)
+	plain, err := b.AppendJSON([]byte("x"), suffix)
+	if err != nil || string(plain) != "x"+want {
+		t.Fatalf("plain: %v\n%.200s", err, plain)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b.AppendGzip(nil, suffix)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	got, err := io.ReadAll(zr) // checks the CRC and the length
+	if err != nil || string(got) != want {
+		t.Fatalf("gzip: %v\n%.200s", err, got)
+	}
+	if b.Size() > int64(len(results))/5 {
+		t.Fatalf("%d bytes kept for %d of results", b.Size(), len(results))
+	}
+	other, _ := journeycache.Encode([]byte(`[]`), 0)
+	if b.ETag == other.ETag || !strings.HasPrefix(b.ETag, `W/"`) {
+		t.Fatalf("tags %s %s", b.ETag, other.ETag)
+	}
+}
+
+// Answers of one lookup narrowed to different containers are kept side by
+// side; a change drops them all and names them to be read again.
+func TestFiltersOfALookup(t *testing.T) {
+	c := journeycache.New(1<<20, 0)
+	k := journeycache.Key{Account: "a", Kind: "booking", Value: "B1"}
+	c.Put(k, "", body(t, 10), c.Ticket())
+	c.Put(k, "MSKU9070323", body(t, 11), c.Ticket())
+	if b, ok, _ := c.Get(k, "MSKU9070323"); !ok || b.ETag != body(t, 11).ETag {
+		t.Fatal("the narrowed answer is missing")
+	}
+	if b, ok, _ := c.Get(k, ""); !ok || b.ETag != body(t, 10).ETag {
+		t.Fatal("the whole answer is missing")
+	}
+	if _, ok, _ := c.Get(k, "OTHER"); ok {
+		t.Fatal("an answer for a filter never read")
+	}
+	fs := c.Invalidate(k)
+	slices.Sort(fs)
+	if !slices.Equal(fs, []string{"", "MSKU9070323"}) || c.Len() != 0 || c.Bytes() != 0 {
+		t.Fatalf("invalidated %q, %d left, %d bytes", fs, c.Len(), c.Bytes())
+	}
+}
+
+// An answer older than the maximum age is still served, marked stale.
+func TestStaleAfterMaxAge(t *testing.T) {
+	c := journeycache.New(1<<20, time.Minute)
+	k := journeycache.Key{Account: "a", Kind: "container", Value: "C"}
+	old := c.Ticket()
+	c.Put(k, "C", body(t, 10), old)
+	if _, ok, stale := c.Get(k, "C"); !ok || stale {
+		t.Fatalf("fresh: ok %v stale %v", ok, stale)
+	}
+	journeycache.SetNow(c, func() time.Time { return time.Now().Add(2 * time.Minute) })
+	if _, ok, stale := c.Get(k, "C"); !ok || !stale {
+		t.Fatalf("old: ok %v stale %v", ok, stale)
+	}
+	c.Put(k, "C", body(t, 12), c.Ticket())
+	if _, ok, stale := c.Get(k, "C"); !ok || stale {
+		t.Fatalf("read again: ok %v stale %v", ok, stale)
 	}
 }
