@@ -353,12 +353,10 @@ func (s *stage) publishDead(ctx context.Context) {
 			if dl.LastError != "" {
 				reason += "; last: " + dl.LastError
 			}
-			recs[i] = &kgo.Record{Topic: schemas.TopicDeliveryDeadLetters, Key: []byte(dl.SubscriptionID), Value: v, Headers: []kgo.RecordHeader{
-				{Key: schemas.HeaderType, Value: []byte(TypeDeadDelivery)},
-				{Key: schemas.HeaderID, Value: []byte(dl.ID + "/" + strconv.Itoa(dl.Replays))},
-				{Key: schemas.HeaderAccount, Value: []byte(dl.AccountID)},
-				{Key: schemas.HeaderDLQReason, Value: []byte(reason)},
-			}}
+			recs[i] = &kgo.Record{Topic: schemas.TopicDeliveryDeadLetters, Key: []byte(dl.SubscriptionID), Value: v, Headers: schemas.Headers{
+				Type: TypeDeadDelivery, ID: dl.ID + "/" + strconv.Itoa(dl.Replays), Account: dl.AccountID,
+				DeadLetter: &schemas.DeadLetter{Reason: reason, Stage: "delivery", Offset: -1},
+			}.Kafka()}
 			ids[i] = dl.ID
 		}
 		if err := kafka.ProduceSync(ctx, s.producer, recs...); err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/auth"
@@ -128,43 +127,21 @@ func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 		return err
 	}
 	j.gen.Store(gen)
-	admCl, err := kafka.NewClient(brokers, j.log)
-	if err != nil {
-		return err
-	}
-	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, schemas.TopicJourneys)
-	admCl.Close()
-	if err != nil {
-		return fmt.Errorf("queryapi: journeys: end offsets: %w", err)
-	}
-	if err := ends.Error(); err != nil {
-		return fmt.Errorf("queryapi: journeys: end offsets: %w", err)
-	}
-	from := map[string]map[int32]kgo.Offset{schemas.TopicJourneys: {}}
-	ends.Each(func(o kadm.ListedOffset) { from[o.Topic][o.Partition] = kgo.NewOffset().At(o.Offset) })
-	cl, err := kafka.NewClient(brokers, j.log, kgo.ConsumePartitions(from))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	j.ready.Store(true)
 	defer j.ready.Store(false)
 	next := time.Now().Add(j.cfg.GenerationCheck)
-	for ctx.Err() == nil {
-		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
-		fs := cl.PollFetches(pollCtx)
-		cancel()
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			return nil
-		}
-		fs.EachRecord(func(r *kgo.Record) {
+	return kafka.Follow(ctx, kafka.FollowConfig{
+		Brokers: brokers, Topics: []string{schemas.TopicJourneys}, Name: "queryapi-journeys", Log: j.log,
+		// Cache only once every change from here on is followed.
+		FromEnd: true, PollTimeout: time.Second, Started: func() { j.ready.Store(true) },
+	}, func(ctx context.Context, recs []*kgo.Record) error {
+		for _, r := range recs {
 			var c schemas.JourneyChanged
 			if err := json.Unmarshal(r.Value, &c); err != nil {
 				j.log.Error("skipping malformed journey change", "offset", r.Offset)
-				return
+				continue
 			}
 			j.cache.Invalidate(journeycache.Key{Account: c.AccountID, Kind: c.IdentifierKind, Value: c.Identifier})
-		})
+		}
 		if time.Now().After(next) {
 			next = time.Now().Add(j.cfg.GenerationCheck)
 			if g, err := projector.CurrentGeneration(ctx, j.ch); err == nil && g != j.gen.Load() {
@@ -173,8 +150,8 @@ func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 				j.log.Info("journeys: reading a rebuilt generation", "generation", g)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // lookup returns the encoded results of an account's lookup.
