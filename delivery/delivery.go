@@ -189,7 +189,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	go func() {
 		consumed <- kafka.Consume(ctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: schemas.GroupDelivery, Topics: []string{schemas.TopicEvents},
-			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log,
+			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
 			// The normaliser writes in transactions: an aborted one's events
 			// (emitted again by its retry) are never pushed.
 			Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},

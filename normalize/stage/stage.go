@@ -39,8 +39,10 @@ type Config struct {
 	TransactionalID string
 	// SeenCapacity bounds the in-memory dedupe cache (default 200,000 entries).
 	SeenCapacity int
-	// RoutingWait is how long pushed events wait at start-up for the routing
-	// index to catch up with the subscriptions topic (default 10 s).
+	// RoutingWait is how long pushed events may wait at start-up for the
+	// routing index to catch up with the subscriptions topic before the wait
+	// is logged as an error (default 10 s). They are never routed before:
+	// their batch is aborted and retried; an index that fails stops the stage.
 	RoutingWait time.Duration
 }
 
@@ -57,9 +59,8 @@ type Deps struct {
 }
 
 // Run normalises until ctx ends; nil on a clean shutdown. It returns an
-// error when the stage cannot go on: the routing index fails or does not
-// catch up within RoutingWait (pushed events would otherwise reach nobody),
-// or the transactional consumer stops.
+// error when the stage cannot go on: the routing index fails (pushed
+// events would otherwise reach nobody), or the transactional consumer stops.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if cfg.TransactionalID == "" {
 		cfg.TransactionalID = "contrack-normalize-" + strconv.FormatInt(time.Now().UnixNano(), 36)

@@ -122,6 +122,10 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 			if _, aerr := sess.End(context.WithoutCancel(ctx), kgo.TryAbort); aerr != nil {
 				return fail(fmt.Errorf("abort: %w (after %w)", aerr, err))
 			}
+			// The session rewinds only partitions with a committed offset:
+			// rewind every partition of the batch to its first record, so
+			// one never committed (a new group) is not skipped either.
+			rewind(sess.Client(), recs)
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -160,4 +164,18 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 			f(context.WithoutCancel(ctx))
 		}
 	}
+}
+
+// rewind sets each partition of recs back to its first record in recs.
+func rewind(cl *kgo.Client, recs []*kgo.Record) {
+	first := map[string]map[int32]kgo.EpochOffset{}
+	for _, r := range recs {
+		if first[r.Topic] == nil {
+			first[r.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		if _, ok := first[r.Topic][r.Partition]; !ok {
+			first[r.Topic][r.Partition] = kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset}
+		}
+	}
+	cl.SetOffsets(first)
 }
