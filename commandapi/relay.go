@@ -173,14 +173,10 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 		recs := make([]*kgo.Record, len(batch))
 		for i, o := range batch {
 			recs[i] = &kgo.Record{
-				Topic: o.topic,
-				Key:   []byte(o.key),
-				Value: o.payload,
-				Headers: []kgo.RecordHeader{
-					{Key: schemas.HeaderType, Value: []byte(o.typ)},
-					{Key: schemas.HeaderID, Value: []byte(o.recordID)},
-					{Key: schemas.HeaderAccount, Value: []byte(o.acc)},
-				},
+				Topic:   o.topic,
+				Key:     []byte(o.key),
+				Value:   o.payload,
+				Headers: schemas.Headers{Type: o.typ, ID: o.recordID, Account: o.acc}.Kafka(),
 			}
 		}
 		if err := r.kcl.ProduceSync(ctx, recs...).FirstErr(); err != nil {

@@ -199,7 +199,7 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 		v, _ := json.Marshal(schemas.EventRecord{TrackingID: t.id, EventID: id, ContentHash: "h", Event: json.RawMessage(ev), EmittedAt: time.Now()})
 		produced.Add(1)
 		producer.Produce(context.Background(), &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(t.id), Value: v,
-			Headers: []kgo.RecordHeader{{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)}}},
+			Headers: schemas.Headers{Type: schemas.TypeEvent}.Kafka()},
 			func(_ *kgo.Record, err error) {
 				if err != nil {
 					b.Error(err)

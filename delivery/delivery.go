@@ -198,7 +198,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	go func() {
 		consumed <- kafka.Consume(ctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: schemas.GroupDelivery, Topics: []string{schemas.TopicEvents},
-			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log,
+			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
 			// The normaliser writes in transactions: an aborted one's events
 			// (emitted again by its retry) are never pushed.
 			Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
@@ -366,12 +366,10 @@ func (s *stage) publishDead(ctx context.Context) {
 			if dl.LastError != "" {
 				reason += "; last: " + dl.LastError
 			}
-			recs[i] = &kgo.Record{Topic: schemas.TopicDeliveryDeadLetters, Key: []byte(dl.SubscriptionID), Value: v, Headers: []kgo.RecordHeader{
-				{Key: schemas.HeaderType, Value: []byte(TypeDeadDelivery)},
-				{Key: schemas.HeaderID, Value: []byte(dl.ID + "/" + strconv.Itoa(dl.Replays))},
-				{Key: schemas.HeaderAccount, Value: []byte(dl.AccountID)},
-				{Key: schemas.HeaderDLQReason, Value: []byte(reason)},
-			}}
+			recs[i] = &kgo.Record{Topic: schemas.TopicDeliveryDeadLetters, Key: []byte(dl.SubscriptionID), Value: v, Headers: schemas.Headers{
+				Type: TypeDeadDelivery, ID: dl.ID + "/" + strconv.Itoa(dl.Replays), Account: dl.AccountID,
+				DeadLetter: &schemas.DeadLetter{Reason: reason, Stage: "delivery", Offset: -1},
+			}.Kafka()}
 			ids[i] = dl.ID
 		}
 		if err := kafka.ProduceSync(ctx, s.producer, recs...); err != nil {

@@ -6,6 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/sony/gobreaker/v2"
+
+	"github.com/contrack/contrack/platform/kafka"
 )
 
 // Metrics are the stage's Prometheus collectors, on a registry of their own.
@@ -28,6 +30,10 @@ type Metrics struct {
 	breakers   *prometheus.GaugeVec   // breakers not closed, by state
 	slow       prometheus.Gauge       // attempts in flight past SlowAfter
 	logDropped prometheus.Counter     // attempt-log rows dropped
+
+	// Stream are the stream runtime's collectors for the stage's consumer,
+	// on the same registry.
+	Stream *kafka.Metrics
 }
 
 // NewMetrics returns the collectors registered on a new registry of their
@@ -75,6 +81,11 @@ func RegisterMetrics(reg *prometheus.Registry) *Metrics {
 		}),
 	}
 	m.Registry.MustRegister(m.attempts, m.closed, m.latency, m.endToEnd, m.queueDepth, m.breakers, m.slow, m.logDropped)
+	stream, err := kafka.NewMetrics(m.Registry)
+	if err != nil {
+		panic(err) // a new registry: no collector can clash
+	}
+	m.Stream = stream
 	for _, st := range []string{breakerOpen, breakerHalfOpen} {
 		m.breakers.WithLabelValues(st).Set(0) // present from the start
 	}

@@ -111,9 +111,9 @@ func newBenchWorld(b *testing.B, subs int) *benchWorld {
 		v, _ := json.Marshal(schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox",
 			TrackingID: s.Tracking, SubscriptionID: s.ID, SCAC: "MAEU", IdentifierKind: "container", Identifier: s.Container,
 			Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now().UTC()})
-		recs = append(recs, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(s.Tracking), Value: v, Headers: []kgo.RecordHeader{
-			{Key: schemas.HeaderType, Value: []byte(schemas.TypeSubscriptionChanged)}, {Key: schemas.HeaderID, Value: []byte(uuid.NewString())},
-		}})
+		recs = append(recs, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(s.Tracking), Value: v, Headers: schemas.Headers{
+			Type: schemas.TypeSubscriptionChanged, ID: uuid.NewString(),
+		}.Kafka()})
 	}
 	if err := kafka.ProduceSync(ctx, producer, recs...); err != nil {
 		b.Fatal(err)
@@ -307,9 +307,9 @@ func benchDrain(b *testing.B) {
 		id := uuid.NewString()
 		v, _ := json.Marshal(schemas.EventRecord{TrackingID: s.Tracking, AccountID: w.account, Env: "sandbox", SCAC: "MAEU",
 			EventID: id, ContentHash: "h1", Event: json.RawMessage(pushedEvent(id, s.Container)), EmittedAt: time.Now().UTC()})
-		recs = append(recs, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(s.Tracking), Value: v, Headers: []kgo.RecordHeader{
-			{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)}, {Key: schemas.HeaderID, Value: []byte(id + "/h1")},
-		}})
+		recs = append(recs, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(s.Tracking), Value: v, Headers: schemas.Headers{
+			Type: schemas.TypeEvent, ID: id + "/h1",
+		}.Kafka()})
 	}
 	if err := kafka.ProduceSync(context.Background(), prod, recs...); err != nil {
 		b.Fatal(err)

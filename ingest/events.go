@@ -145,13 +145,9 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 		// carrier's pushes keep their order.
 		Key:   []byte(scac + "/" + k.Account.Env),
 		Value: value,
-		Headers: []kgo.RecordHeader{
-			{Key: schemas.HeaderType, Value: []byte(schemas.TypeCarrierRaw)},
-			{Key: schemas.HeaderID, Value: []byte(env.ID)},
-			{Key: schemas.HeaderEnv, Value: []byte(env.Env)},
-			{Key: schemas.HeaderSCAC, Value: []byte(scac)},
-			{Key: schemas.HeaderCarrierKey, Value: []byte(k.ID)},
-		},
+		Headers: schemas.Headers{
+			Type: schemas.TypeCarrierRaw, ID: env.ID, Env: env.Env, SCAC: scac, CarrierKey: k.ID,
+		}.Kafka(),
 	}
 	tracing.Inject(ctx, rec)
 	if RecordSizeBound(rec) > kafka.MaxRecordBatchBytes {

@@ -37,7 +37,6 @@ type journeyProjection struct {
 	deps   Deps
 	gen    uint32
 	log    *slog.Logger
-	cl     *kgo.Client
 	states map[string]*journey.State
 	// drop is set by a rebalance: the next batch starts from ClickHouse.
 	drop atomic.Bool
@@ -50,116 +49,57 @@ type journeyProjection struct {
 // maxCachedStates bounds the in-memory states; beyond it the cache starts over.
 const maxCachedStates = 200_000
 
-func newJourneyProjection(cfg Config, deps Deps, gen uint32) (*journeyProjection, error) {
-	p := &journeyProjection{cfg: cfg, deps: deps, gen: gen, states: map[string]*journey.State{},
+func newJourneyProjection(cfg Config, deps Deps, gen uint32) *journeyProjection {
+	return &journeyProjection{cfg: cfg, deps: deps, gen: gen, states: map[string]*journey.State{},
 		seen: map[string]map[int32]int64{},
 		log:  deps.Log.With("stage", "projector", "table", JourneysTable(gen))}
-	dropState := func(context.Context, *kgo.Client, map[string][]int32) { p.drop.Store(true) }
-	cl, err := kafka.NewClient(deps.Brokers, p.log,
-		kgo.ConsumerGroup(fmt.Sprintf("%s-g%d", schemas.GroupJourneys, gen)),
-		kgo.ConsumeTopics(schemas.TopicEvents, schemas.TopicSubscriptions),
-		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
-		kgo.OnPartitionsRevoked(dropState),
-		kgo.OnPartitionsLost(dropState),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-	)
-	if err != nil {
-		return nil, err
-	}
-	p.cl = cl
-	return p, nil
 }
 
-// run projects until ctx ends or stop returns true after a batch.
+// run projects (the runtime's batch mode) until ctx ends or stop returns
+// true after a poll; an error once a batch failed every retry.
 func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
-	defer func() {
-		// With BlockRebalanceOnPoll, Close waits for a rebalance the poll blocked.
-		p.cl.AllowRebalance()
-		p.cl.Close()
-	}()
 	if err := EnsureJourneyTables(ctx, p.deps.CH, p.gen); err != nil {
 		return err
 	}
-	for {
-		if stop != nil && stop() {
-			return nil
-		}
-		recs, err := p.poll(ctx)
-		if err != nil || ctx.Err() != nil {
-			return err
-		}
-		if len(recs) == 0 {
-			p.idle++
-		} else {
-			p.idle = 0
+	retrying := false
+	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
+		Brokers: p.deps.Brokers, Group: fmt.Sprintf("%s-g%d", schemas.GroupJourneys, p.gen),
+		Topics: []string{schemas.TopicEvents, schemas.TopicSubscriptions}, Name: "projector-journeys",
+		Log: p.log, Metrics: p.deps.Metrics,
+		MaxBatch: p.cfg.MaxBatch, MaxWait: p.cfg.JourneyMaxWait, Retry: p.cfg.Retry,
+		DeadLetterTopic: schemas.TopicProjectorDeadLetters,
+		OnRevoked:       func() { p.drop.Store(true) },
+		Stop: func(idle int) bool {
+			p.idle = idle
+			return stop != nil && stop()
+		},
+		Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
+	}, func(ctx context.Context, b *kafka.Batch) error {
+		if retrying {
 			// A failed batch is retried from the states in ClickHouse: the
 			// ones in memory may hold its half-applied records.
-			for err := p.handle(ctx, recs); err != nil; err = p.handle(ctx, recs) {
-				if ctx.Err() != nil {
-					return nil
-				}
-				p.log.Error("journeys batch, retrying", "records", len(recs), "err", err)
-				clear(p.states)
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(2 * time.Second):
-				}
-			}
-			if err := p.cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
-				return fmt.Errorf("projector journeys: commit: %w", err)
-			}
-			for _, r := range recs {
-				if p.seen[r.Topic] == nil {
-					p.seen[r.Topic] = map[int32]int64{}
-				}
-				p.seen[r.Topic][r.Partition] = r.Offset
-			}
+			clear(p.states)
 		}
-		p.cl.AllowRebalance()
-	}
-}
-
-// poll gathers a batch: MaxBatch records or what arrived within MaxWait of the first.
-func (p *journeyProjection) poll(ctx context.Context) ([]*kgo.Record, error) {
-	var recs []*kgo.Record
-	var deadline time.Time
-	for len(recs) < p.cfg.MaxBatch {
-		wait := p.cfg.JourneyMaxWait
-		if len(recs) > 0 {
-			if wait = time.Until(deadline); wait <= 0 {
-				break
-			}
+		if err := p.handle(ctx, b); err != nil {
+			retrying = true
+			return err
 		}
-		pollCtx, cancel := context.WithTimeout(ctx, wait)
-		fs := p.cl.PollRecords(pollCtx, p.cfg.MaxBatch-len(recs))
-		cancel()
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			return nil, nil
-		}
-		fs.EachError(func(t string, part int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				p.log.Error("fetch", "topic", t, "partition", part, "err", err)
+		retrying = false
+		for _, r := range b.Records {
+			if p.seen[r.Topic] == nil {
+				p.seen[r.Topic] = map[int32]int64{}
 			}
-		})
-		got := fs.Records()
-		if len(recs) == 0 {
-			if len(got) == 0 {
-				return nil, nil // let the caller check stop conditions
-			}
-			deadline = time.Now().Add(p.cfg.JourneyMaxWait)
+			p.seen[r.Topic][r.Partition] = r.Offset
 		}
-		recs = append(recs, got...)
-	}
-	return recs, nil
+		return nil
+	})
 }
 
 // handle applies a batch: states in, changed journeys and states out (the
 // journeys first, so a crash in between re-derives the same rows), then one
 // JourneyChanged per changed tracking.
-func (p *journeyProjection) handle(ctx context.Context, recs []*kgo.Record) error {
+func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
+	recs := b.Records
 	if p.drop.Swap(false) || len(p.states) > maxCachedStates {
 		clear(p.states)
 	}
@@ -191,22 +131,22 @@ func (p *journeyProjection) handle(ctx context.Context, recs []*kgo.Record) erro
 		case schemas.TopicEvents:
 			var rec schemas.EventRecord
 			if err := json.Unmarshal(r.Value, &rec); err != nil || rec.EventID == "" || rec.TrackingID != id {
-				p.log.Error("skipping malformed event record", "partition", r.Partition, "offset", r.Offset)
+				b.DeadLetter(r, errors.New("malformed event record"))
 				continue
 			}
 			if st.AccountID != "" && st.AccountID != rec.AccountID {
-				p.log.Error("skipping event record of another account", "tracking_id", id, "offset", r.Offset)
+				b.DeadLetter(r, errors.New("event record of another account than its tracking's"))
 				continue
 			}
 			did = st.ApplyEvent(rec)
 		case schemas.TopicSubscriptions:
 			var c schemas.SubscriptionChanged
 			if err := json.Unmarshal(r.Value, &c); err != nil || c.TrackingID != id {
-				p.log.Error("skipping malformed subscription record", "partition", r.Partition, "offset", r.Offset)
+				b.DeadLetter(r, errors.New("malformed subscription record"))
 				continue
 			}
 			if st.AccountID != "" && st.AccountID != c.AccountID {
-				p.log.Error("skipping subscription record of another account", "tracking_id", id, "offset", r.Offset)
+				b.DeadLetter(r, errors.New("subscription record of another account than its tracking's"))
 				continue
 			}
 			did = st.ApplySubscription(c)
@@ -244,8 +184,7 @@ func (p *journeyProjection) handle(ctx context.Context, recs []*kgo.Record) erro
 			v, _ := json.Marshal(schemas.JourneyChanged{AccountID: st.AccountID, TrackingID: st.TrackingID,
 				IdentifierKind: st.Kind, Identifier: st.Identifier, Generation: p.gen, Version: st.Version})
 			notes = append(notes, &kgo.Record{Topic: schemas.TopicJourneys, Key: []byte(st.TrackingID), Value: v,
-				Headers: []kgo.RecordHeader{{Key: schemas.HeaderType, Value: []byte(schemas.TypeJourneyChanged)},
-					{Key: schemas.HeaderAccount, Value: []byte(st.AccountID)}}})
+				Headers: schemas.Headers{Type: schemas.TypeJourneyChanged, Account: st.AccountID}.Kafka()})
 		}
 	}
 	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, rows); err != nil {
@@ -255,7 +194,7 @@ func (p *journeyProjection) handle(ctx context.Context, recs []*kgo.Record) erro
 		return err
 	}
 	if len(notes) > 0 {
-		if err := kafka.ProduceSync(ctx, p.cl, notes...); err != nil {
+		if err := b.Produce(ctx, notes...); err != nil {
 			// Readers' caches also expire (queryapi's MaxAge); the rows are written.
 			p.log.Error("publish journey changes", "err", err)
 		}
@@ -263,24 +202,12 @@ func (p *journeyProjection) handle(ctx context.Context, recs []*kgo.Record) erro
 	return nil
 }
 
-// insert retries until it succeeds or ctx ends: a batch is never skipped.
+// insert writes rows; a failure fails the batch, which the runtime retries.
 func (p *journeyProjection) insert(ctx context.Context, table string, cols []string, rows [][]any) error {
-	for len(rows) > 0 {
-		err := clickhouse.Insert(ctx, p.deps.CH, table, cols, rows...)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		p.log.Error("insert, retrying", "rows", len(rows), "err", err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(2 * time.Second):
-		}
+	if len(rows) == 0 {
+		return nil
 	}
-	return nil
+	return clickhouse.Insert(ctx, p.deps.CH, table, cols, rows...)
 }
 
 // load reads the states of trackings not in memory.
@@ -336,10 +263,7 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 			}
 			continue
 		}
-		p, err := newJourneyProjection(cfg, deps, gen)
-		if err != nil {
-			return err
-		}
+		p := newJourneyProjection(cfg, deps, gen)
 		next := time.Now().Add(cfg.GenerationCheck)
 		err = p.run(ctx, func() bool {
 			if time.Now().Before(next) {
@@ -379,14 +303,14 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 			return 0, fmt.Errorf("projector: rebuild: %w", err)
 		}
 	}
-	p, err := newJourneyProjection(cfg, deps, gen)
+	p := newJourneyProjection(cfg, deps, gen)
+	admCl, err := kafka.NewClient(deps.Brokers, deps.Log)
 	if err != nil {
 		return 0, err
 	}
-	adm := kadm.NewClient(p.cl)
-	ends, err := adm.ListEndOffsets(ctx, schemas.TopicEvents, schemas.TopicSubscriptions)
+	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, schemas.TopicEvents, schemas.TopicSubscriptions)
+	admCl.Close()
 	if err != nil {
-		p.cl.Close()
 		return 0, fmt.Errorf("projector: rebuild: end offsets: %w", err)
 	}
 	started := time.Now()

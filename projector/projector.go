@@ -13,6 +13,7 @@ import (
 
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/schemas"
 )
 
 // Config tunes the projector.
@@ -29,6 +30,10 @@ type Config struct {
 	// GenerationCheck is how often the journey projection looks for a
 	// rebuilt generation (default 5 s).
 	GenerationCheck time.Duration
+	// Retry is the backoff of a failed batch (an insert ClickHouse
+	// refused): default 100 ms doubling to 10 s, 8 attempts (about 40 s),
+	// then the projector stops with the error.
+	Retry kafka.Backoff
 }
 
 // WithDefaults returns c with every zero field set to its documented default;
@@ -63,6 +68,8 @@ type Deps struct {
 	Brokers []string
 	CH      driver.Conn
 	Log     *slog.Logger
+	// Metrics, if set, are the stream runtime's collectors on the role's registry.
+	Metrics *kafka.Metrics
 }
 
 // Run runs every projection until ctx ends; nil on a clean shutdown: poll
@@ -98,87 +105,41 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 type view struct {
 	group, topic, table string
 	columns             []string
-	// row turns a record into a row; ok=false skips a malformed record.
+	// row turns a record into a row; ok=false for a malformed record,
+	// which goes to the projector's dead-letter topic.
 	row func(r *kgo.Record) (row []any, ok bool)
 }
 
-// project inserts each fetched batch, then commits it: a failed insert is
-// retried, never skipped; a crash after the insert re-inserts, and the
-// table's ReplacingMergeTree key folds the repeat.
+// project inserts each batch, then commits it (the runtime's batch mode):
+// a failed insert is retried, never skipped, and stops the projector with
+// the error once the retries are spent; a crash after the insert
+// re-inserts, and the table's ReplacingMergeTree key folds the repeat.
 func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 	log := deps.Log.With("stage", "projector", "table", v.table)
-	cl, err := kafka.NewClient(deps.Brokers, log,
-		kgo.ConsumerGroup(v.group),
-		kgo.ConsumeTopics(v.topic),
-		kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-	)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	for {
+	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
+		Brokers: deps.Brokers, Group: v.group, Topics: []string{v.topic}, Name: "projector-" + v.table,
+		Log: log, Metrics: deps.Metrics,
 		// A batch is MaxBatch records or what arrived within MaxWait of its
 		// first: each insert is a part ClickHouse merges later, so records
 		// trickling in are not inserted one poll at a time.
-		var recs []*kgo.Record
-		var deadline time.Time
-		for len(recs) < cfg.MaxBatch {
-			wait := cfg.MaxWait
-			if len(recs) > 0 {
-				if wait = time.Until(deadline); wait <= 0 {
-					break
-				}
-			}
-			pollCtx, cancel := context.WithTimeout(ctx, wait)
-			fs := cl.PollRecords(pollCtx, cfg.MaxBatch-len(recs))
-			cancel()
-			if ctx.Err() != nil || fs.IsClientClosed() {
-				return nil
-			}
-			fs.EachError(func(t string, p int32, err error) {
-				if !errors.Is(err, context.DeadlineExceeded) {
-					log.Error("fetch", "topic", t, "partition", p, "err", err)
-				}
-			})
-			got := fs.Records()
-			if len(recs) == 0 && len(got) > 0 {
-				deadline = time.Now().Add(cfg.MaxWait)
-			}
-			recs = append(recs, got...)
-		}
-		if len(recs) == 0 {
-			continue
-		}
-		rows := make([][]any, 0, len(recs))
-		for _, r := range recs {
+		MaxBatch: cfg.MaxBatch, MaxWait: cfg.MaxWait, Retry: cfg.Retry,
+		DeadLetterTopic: schemas.TopicProjectorDeadLetters,
+		Opts:            []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
+	}, func(ctx context.Context, b *kafka.Batch) error {
+		rows := make([][]any, 0, len(b.Records))
+		for _, r := range b.Records {
 			row, ok := v.row(r)
 			if !ok {
-				log.Error("skipping malformed record", "partition", r.Partition, "offset", r.Offset)
+				b.DeadLetter(r, fmt.Errorf("malformed record: not a row of %s", v.table))
 				continue
 			}
 			rows = append(rows, row)
 		}
-		for len(rows) > 0 {
-			err := clickhouse.Insert(ctx, deps.CH, v.table, v.columns, rows...)
-			if err == nil {
-				break
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			log.Error("insert, retrying", "rows", len(rows), "err", err)
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(2 * time.Second):
-			}
+		if len(rows) == 0 {
+			return nil
 		}
-		if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
-			return fmt.Errorf("projector %s: commit: %w", v.table, err)
-		}
-	}
+		return clickhouse.Insert(ctx, deps.CH, v.table, v.columns, rows...)
+	})
 }
 
 // day is the UTC date of t.

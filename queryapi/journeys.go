@@ -19,7 +19,6 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/singleflight"
 
@@ -140,11 +139,6 @@ func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 		return err
 	}
 	j.gen.Store(gen)
-	cl, err := j.changesClient(ctx, brokers)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
@@ -153,59 +147,40 @@ func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 		j.ready.Store(false)
 		j.cache.Flush()
 	}()
-	j.ready.Store(true)
-	wg.Add(2)
-	go func() { defer wg.Done(); j.refresher(ctx) }()
-	go func() {
-		defer wg.Done()
-		defer j.warmedOnce.Do(func() { close(j.warmed) })
-		if err := j.warm(ctx); err != nil && ctx.Err() == nil {
-			j.log.Error("journeys: warming the cache failed; it fills on demand", "err", err)
-		}
-	}()
-	return j.follow(ctx, cl)
+	// started runs once every change from here on is followed: only then may
+	// the cache be filled, by warming and by reads.
+	started := func() {
+		j.ready.Store(true)
+		wg.Add(2)
+		go func() { defer wg.Done(); j.refresher(ctx) }()
+		go func() {
+			defer wg.Done()
+			defer j.warmedOnce.Do(func() { close(j.warmed) })
+			if err := j.warm(ctx); err != nil && ctx.Err() == nil {
+				j.log.Error("journeys: warming the cache failed; it fills on demand", "err", err)
+			}
+		}()
+	}
+	return j.follow(ctx, brokers, started)
 }
 
-// changesClient consumes contrack.journeys.v1 from its current end: the
-// cache is filled by reads that start after it.
-func (j *Journeys) changesClient(ctx context.Context, brokers []string) (*kgo.Client, error) {
-	admCl, err := kafka.NewClient(brokers, j.log)
-	if err != nil {
-		return nil, err
-	}
-	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, schemas.TopicJourneys)
-	admCl.Close()
-	if err != nil {
-		return nil, fmt.Errorf("queryapi: journeys: end offsets: %w", err)
-	}
-	if err := ends.Error(); err != nil {
-		return nil, fmt.Errorf("queryapi: journeys: end offsets: %w", err)
-	}
-	from := map[string]map[int32]kgo.Offset{schemas.TopicJourneys: {}}
-	ends.Each(func(o kadm.ListedOffset) { from[o.Topic][o.Partition] = kgo.NewOffset().At(o.Offset) })
-	return kafka.NewClient(brokers, j.log, kgo.ConsumePartitions(from))
-}
-
-// follow is the consume loop of journey changes: each drops the lookup's
-// cached answers and has them read again; every GenerationCheck it looks
-// for a rebuilt generation.
-func (j *Journeys) follow(ctx context.Context, cl *kgo.Client) error {
+// follow is the consume loop of journey changes, from the topic's end at
+// the start: each drops the lookup's cached answers and has them read
+// again; every GenerationCheck it looks for a rebuilt generation.
+func (j *Journeys) follow(ctx context.Context, brokers []string, started func()) error {
 	next := time.Now().Add(j.cfg.GenerationCheck)
-	for ctx.Err() == nil {
-		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
-		fs := cl.PollFetches(pollCtx)
-		cancel()
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			return nil
-		}
-		fs.EachRecord(func(r *kgo.Record) {
+	return kafka.Follow(ctx, kafka.FollowConfig{
+		Brokers: brokers, Topics: []string{schemas.TopicJourneys}, Name: "queryapi-journeys", Log: j.log,
+		FromEnd: true, PollTimeout: time.Second, Started: started,
+	}, func(ctx context.Context, recs []*kgo.Record) error {
+		for _, r := range recs {
 			var c schemas.JourneyChanged
 			if err := json.Unmarshal(r.Value, &c); err != nil {
 				j.log.Error("skipping malformed journey change", "offset", r.Offset)
-				return
+				continue
 			}
 			j.changed(journeycache.Key{Account: c.AccountID, Kind: c.IdentifierKind, Value: c.Identifier})
-		})
+		}
 		if time.Now().After(next) {
 			next = time.Now().Add(j.cfg.GenerationCheck)
 			if g, err := projector.CurrentGeneration(ctx, j.ch); err == nil && g != j.gen.Load() {
@@ -214,8 +189,8 @@ func (j *Journeys) follow(ctx context.Context, cl *kgo.Client) error {
 				j.log.Info("journeys: reading a rebuilt generation", "generation", g)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // changed drops k's answers and, if it had any, has them read again.

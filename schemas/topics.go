@@ -21,6 +21,9 @@ const (
 	TopicNormalizeDeadLetters = "contrack.carrier-raw.dlq.v1"
 	// TopicDeliveryDeadLetters keeps webhook deliveries that exhausted their retries.
 	TopicDeliveryDeadLetters = "contrack.delivery.dlq.v1"
+	// TopicProjectorDeadLetters keeps records the projector could not turn
+	// into rows (malformed events or poll attempts), with reason headers.
+	TopicProjectorDeadLetters = "contrack.projector.dlq.v1"
 	// TopicJourneys carries a JourneyChanged after each journey read model
 	// write, keyed by tracking id: API processes follow it to keep their
 	// journey caches fresh.
@@ -36,6 +39,7 @@ var AllTopics = []string{
 	TopicNormalizeDeadLetters,
 	TopicDeliveryDeadLetters,
 	TopicJourneys,
+	TopicProjectorDeadLetters,
 }
 
 // TopicConfigs are the topic-level settings applied at creation. The

@@ -59,6 +59,9 @@ type infra struct {
 	// metrics is the process's registry: its stages register on it and
 	// the admin listener serves it. Nil in tests that need none.
 	metrics *prometheus.Registry
+	// stream are the stream runtime's collectors on metrics, shared by the
+	// process's consumers (labelled by consumer).
+	stream *kafka.Metrics
 }
 
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
@@ -66,6 +69,9 @@ type infra struct {
 func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (*infra, error) {
 	in := &infra{metrics: httpapi.NewRegistry(role, version)}
 	var err error
+	if in.stream, err = kafka.NewMetrics(in.metrics); err != nil {
+		return nil, err
+	}
 	if in.box, err = secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...); err != nil {
 		return nil, err
 	}
@@ -530,7 +536,7 @@ func parsers() map[carriers.Format]normalize.Parser {
 }
 
 func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
-	return stage.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log, Parsers: parsers()}
+	return stage.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream}
 }
 
 func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
@@ -538,7 +544,7 @@ func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
 }
 
 func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
-	return projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log}
+	return projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log, Metrics: in.stream}
 }
 
 func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {

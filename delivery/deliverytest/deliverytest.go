@@ -213,10 +213,9 @@ func (h *Harness) ProduceRecords(recs ...schemas.EventRecord) {
 	out := make([]*kgo.Record, 0, len(recs))
 	for _, rec := range recs {
 		v, _ := json.Marshal(rec)
-		out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rec.TrackingID), Value: v, Headers: []kgo.RecordHeader{
-			{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
-			{Key: schemas.HeaderID, Value: []byte(rec.EventID + "/" + rec.ContentHash)},
-		}})
+		out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rec.TrackingID), Value: v, Headers: schemas.Headers{
+			Type: schemas.TypeEvent, ID: rec.EventID + "/" + rec.ContentHash,
+		}.Kafka()})
 	}
 	h.Brokers()
 	if err := kafka.ProduceSync(context.Background(), h.producer, out...); err != nil {

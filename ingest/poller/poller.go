@@ -77,37 +77,28 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		workers:  make(chan struct{}, cfg.Workers),
 		inflight: map[int32]*sync.WaitGroup{},
 	}
-	cl, err := kafka.NewClient(deps.Brokers, deps.Log,
-		kgo.ConsumerGroup(schemas.GroupPoller),
-		kgo.ConsumeTopics(schemas.TopicSubscriptions),
-		kgo.DisableAutoCommit(), // state is rebuilt from the start of each partition
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { p.drop(m) }),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { p.drop(m) }),
-	)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-
 	schedCtx, stopSched := context.WithCancel(context.WithoutCancel(ctx))
 	schedDone := make(chan struct{})
 	go func() { defer close(schedDone); p.schedule(schedCtx) }()
 
-	for {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			break
+	// The tracking set is a table follower of the subscriptions topic: the
+	// group shares its partitions among pollers, each rebuilt from the
+	// start of the partition (nothing committed).
+	err := kafka.Follow(ctx, kafka.FollowConfig{
+		Brokers: deps.Brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "poller", Log: p.log,
+		Group: schemas.GroupPoller, OnRevoked: p.drop,
+	}, func(_ context.Context, recs []*kgo.Record) error {
+		for _, r := range recs {
+			p.apply(r)
 		}
-		fs.EachError(func(t string, part int32, err error) {
-			p.log.Error("fetch subscriptions", "partition", part, "err", err)
-		})
-		fs.EachRecord(p.apply)
-	}
+		return nil
+	})
 	stopSched()
 	<-schedDone
 	p.waitAll()
-	cl.LeaveGroupContext(context.WithoutCancel(ctx))
+	if err != nil {
+		return fmt.Errorf("poller: %w", err)
+	}
 	return nil
 }
 
@@ -468,12 +459,9 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 			if err != nil {
 				return err
 			}
-			rec := &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(ch.TrackingID), Value: v, Headers: []kgo.RecordHeader{
-				{Key: schemas.HeaderType, Value: []byte(schemas.TypeCarrierRaw)},
-				{Key: schemas.HeaderID, Value: []byte(env.ID)},
-				{Key: schemas.HeaderAccount, Value: []byte(ch.AccountID)},
-				{Key: schemas.HeaderEnv, Value: []byte(ch.Env)},
-			}}
+			rec := &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
+				Type: schemas.TypeCarrierRaw, ID: env.ID, Account: ch.AccountID, Env: ch.Env,
+			}.Kafka()}
 			tracing.Inject(ctx, rec) // the poll's trace goes on in the normaliser
 			if n := recordBytes(rec); n > p.cfg.MaxRecordBytes {
 				dead = append(dead, p.oversized(env, fmt.Sprintf("carrier page of %d bytes makes a %d-byte record, over the %d-byte limit", len(page), n, p.cfg.MaxRecordBytes)))
@@ -513,11 +501,9 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 	if err != nil {
 		return err
 	}
-	rec := &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte(ch.TrackingID), Value: v, Headers: []kgo.RecordHeader{
-		{Key: schemas.HeaderType, Value: []byte(schemas.TypePollAttempt)},
-		{Key: schemas.HeaderID, Value: []byte(pollID)},
-		{Key: schemas.HeaderAccount, Value: []byte(ch.AccountID)},
-	}}
+	rec := &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
+		Type: schemas.TypePollAttempt, ID: pollID, Account: ch.AccountID,
+	}.Kafka()}
 	if err := p.deps.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		return fmt.Errorf("produce attempt: %w", err)
 	}
@@ -534,19 +520,15 @@ func (p *poller) oversized(env schemas.CarrierRaw, reason string) *kgo.Record {
 	p.log.Warn("dead-lettering oversized carrier page", "tracking_id", env.TrackingID, "carrier", env.SCAC, "reason", reason)
 	sum := sha256.Sum256(env.Payload)
 	prefix := env.Payload[:min(len(env.Payload), oversizedPrefix)]
-	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: []byte(env.TrackingID), Value: prefix, Headers: []kgo.RecordHeader{
-		{Key: schemas.HeaderDLQReason, Value: []byte(reason)},
-		{Key: "format", Value: []byte(env.Format)},
-		{Key: "scac", Value: []byte(env.SCAC)},
-		{Key: "tracking", Value: []byte(env.TrackingID)},
-		{Key: schemas.HeaderEnv, Value: []byte(env.Env)},
-		{Key: schemas.HeaderAccount, Value: []byte(env.AccountID)},
-		{Key: schemas.HeaderID, Value: []byte(env.ID)},
-		{Key: schemas.HeaderDLQTopic, Value: []byte(schemas.TopicCarrierRaw)},
-		{Key: "payload-bytes", Value: []byte(strconv.Itoa(len(env.Payload)))},
-		{Key: "payload-sha256", Value: []byte(hex.EncodeToString(sum[:]))},
-		{Key: "truncated", Value: []byte(strconv.FormatBool(len(prefix) < len(env.Payload)))},
-	}}
+	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: []byte(env.TrackingID), Value: prefix, Headers: schemas.Headers{
+		ID: env.ID, Account: env.AccountID, Env: env.Env, SCAC: env.SCAC,
+		// Refused before it was produced: no source partition or offset.
+		DeadLetter: &schemas.DeadLetter{Reason: reason, Stage: "poller", Topic: schemas.TopicCarrierRaw, Offset: -1},
+		Extra: []schemas.Header{{Key: "format", Value: env.Format}, {Key: "tracking", Value: env.TrackingID},
+			{Key: "payload-bytes", Value: strconv.Itoa(len(env.Payload))},
+			{Key: "payload-sha256", Value: hex.EncodeToString(sum[:])},
+			{Key: "truncated", Value: strconv.FormatBool(len(prefix) < len(env.Payload))}},
+	}.Kafka()}
 }
 
 // recordBytes approximates a record's size on the wire: key, value, headers.

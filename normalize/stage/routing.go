@@ -3,9 +3,12 @@ package stage
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -23,19 +26,55 @@ type Route struct {
 
 // routingIndex maps (environment, carrier, shipment identifier) to the open
 // trackings that follow them, built from the whole subscriptions topic
-// (every partition, from the start, no consumer group), so pushed events
-// reach every matching tracking whichever normaliser instance handles them.
-// The SCAC is part of the key: a carrier key's events can only ever be
-// looked up among its own carrier's trackings.
+// (every partition, from the start, no consumer group: the runtime's
+// follower mode), so pushed events reach every matching tracking whichever
+// normaliser instance handles them. The SCAC is part of the key: a carrier
+// key's events can only ever be looked up among its own carrier's trackings.
 type routingIndex struct {
 	mu    sync.RWMutex
 	byKey map[string]map[string]Route // env|scac|kind|value → tracking id → route
 	ready chan struct{}
 	once  sync.Once
+	// err is set when following failed; slowAfter is when a wait for the
+	// first catch-up is reported as an error.
+	err       error
+	slowAfter time.Time
+	wait      time.Duration
 }
 
-func newRoutingIndex() *routingIndex {
-	return &routingIndex{byKey: map[string]map[string]Route{}, ready: make(chan struct{})}
+func newRoutingIndex(slowAfter time.Time, wait time.Duration) *routingIndex {
+	return &routingIndex{byKey: map[string]map[string]Route{}, ready: make(chan struct{}), slowAfter: slowAfter, wait: wait}
+}
+
+// errNotCaughtUp is transient: the batch is retried with the index later.
+var errNotCaughtUp = errors.New("routing index has not caught up with the subscriptions topic yet")
+
+// usable says whether pushed events can be routed now: nil once the index
+// caught up; a Fatal error if following it failed; else errNotCaughtUp
+// (the batch is aborted and retried, never routed to nobody).
+func (ix *routingIndex) usable() error {
+	select {
+	case <-ix.ready:
+		return nil
+	default:
+	}
+	ix.mu.RLock()
+	err := ix.err
+	ix.mu.RUnlock()
+	if err != nil {
+		return kafka.Fatal(fmt.Errorf("routing index failed: %w", err))
+	}
+	if time.Now().After(ix.slowAfter) {
+		return fmt.Errorf("%w after %s (RoutingWait)", errNotCaughtUp, ix.wait)
+	}
+	return errNotCaughtUp
+}
+
+// failed records why following stopped.
+func (ix *routingIndex) failed(err error) {
+	ix.mu.Lock()
+	ix.err = err
+	ix.mu.Unlock()
 }
 
 func indexKey(env, scac, kind, value string) string {
@@ -73,48 +112,23 @@ func (ix *routingIndex) lookup(env, scac, kind, value string) []Route {
 	return out
 }
 
-// follow reads the subscriptions topic until ctx ends; the index is ready
-// once it has caught up with the end of the topic as of the start.
+// follow reads the subscriptions topic until ctx ends (nil) or reading it
+// fails (the error); the index is ready once it has caught up with the end
+// of the topic as of the start.
 func (ix *routingIndex) follow(ctx context.Context, brokers []string, log *slog.Logger) error {
-	cl, err := kafka.NewClient(brokers, log,
-		kgo.ConsumeTopics(schemas.TopicSubscriptions),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-	)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	ends, err := endOffsets(ctx, cl)
-	if err != nil {
-		return err
-	}
-	seen := map[int32]int64{}
-	caughtUp := func() bool {
-		for p, end := range ends {
-			if seen[p] < end {
-				return false
-			}
-		}
-		return true
-	}
-	if caughtUp() {
-		ix.once.Do(func() { close(ix.ready) })
-	}
-	for {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			return nil
-		}
-		fs.EachRecord(func(r *kgo.Record) {
+	return kafka.Follow(ctx, kafka.FollowConfig{
+		Brokers: brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "normalize-routing", Log: log,
+		ReadCommitted: true,
+		CaughtUp:      func() { ix.once.Do(func() { close(ix.ready) }) },
+	}, func(_ context.Context, recs []*kgo.Record) error {
+		for _, r := range recs {
 			var ch schemas.SubscriptionChanged
-			if err := json.Unmarshal(r.Value, &ch); err == nil && ch.TrackingID != "" {
-				ix.apply(ch)
+			if err := json.Unmarshal(r.Value, &ch); err != nil || ch.TrackingID == "" {
+				log.Error("routing index: skipping malformed subscription record", "partition", r.Partition, "offset", r.Offset)
+				continue
 			}
-			seen[r.Partition] = r.Offset + 1
-		})
-		if caughtUp() {
-			ix.once.Do(func() { close(ix.ready) })
+			ix.apply(ch)
 		}
-	}
+		return nil
+	})
 }

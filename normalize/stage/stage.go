@@ -19,7 +19,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/plugin/kslog"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -43,8 +42,10 @@ type Config struct {
 	TransactionalID string
 	// SeenCapacity bounds the in-memory dedupe cache (default 200,000 entries).
 	SeenCapacity int
-	// RoutingWait is how long pushed events wait at start-up for the routing
-	// index to catch up with the subscriptions topic (default 10 s).
+	// RoutingWait is how long pushed events may wait at start-up for the
+	// routing index to catch up with the subscriptions topic before the wait
+	// is logged as an error (default 10 s). They are never routed before:
+	// their batch is aborted and retried; an index that fails stops the stage.
 	RoutingWait time.Duration
 }
 
@@ -83,6 +84,8 @@ type Deps struct {
 	// Parsers maps a source format to its parser.
 	Parsers map[carriers.Format]normalize.Parser
 	Now     func() time.Time
+	// Metrics, if set, are the stream runtime's collectors on the role's registry.
+	Metrics *kafka.Metrics
 }
 
 // Run normalises until parent ends; nil on a clean shutdown. The routing
@@ -98,7 +101,8 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 		deps.Now = time.Now
 	}
 	log := deps.Log.With("stage", "normalize")
-	s := &stage{cfg: cfg, deps: deps, log: log, seen: newSeenStore(deps.Pool, cfg.SeenCapacity), index: newRoutingIndex()}
+	s := &stage{cfg: cfg, deps: deps, log: log, seen: newSeenStore(deps.Pool, cfg.SeenCapacity),
+		index: newRoutingIndex(time.Now().Add(cfg.RoutingWait), cfg.RoutingWait)}
 
 	g, ctx := errgroup.WithContext(parent)
 	idxCtx, stopIdx := context.WithCancel(ctx)
@@ -111,6 +115,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 		case err == nil:
 			err = errors.New("stopped without being asked to")
 		}
+		s.index.failed(err)
 		return fmt.Errorf("normalize: routing index: %w", err)
 	})
 	stopSaver := make(chan struct{})
@@ -119,46 +124,17 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	// Last: the saver writes what the final transactions emitted.
 	defer func() { close(stopSaver); <-saverDone }()
 
-	sess, err := kgo.NewGroupTransactSession(
-		kgo.SeedBrokers(deps.Brokers...),
-		kgo.WithLogger(kslog.New(log.With("component", "kafka"))),
-		kgo.TransactionalID(cfg.TransactionalID),
-		kgo.TransactionTimeout(kafka.TransactionTimeout),
-		// As every group member (kafka.NewClient): a dead one is noticed in seconds.
-		kgo.SessionTimeout(kafka.GroupSessionTimeout),
-		kgo.HeartbeatInterval(kafka.GroupSessionTimeout/6),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.ConsumerGroup(schemas.GroupNormalize),
-		kgo.ConsumeTopics(schemas.TopicCarrierRaw),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RequireStableFetchOffsets(),
-	)
-	if err != nil {
-		stopIdx()
-		return errors.Join(fmt.Errorf("normalize: transact session: %w", err), g.Wait())
-	}
-	defer sess.Close()
-
-	for {
-		fs := sess.PollRecords(ctx, 500)
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			break
-		}
-		fs.EachError(func(t string, p int32, err error) { log.Error("fetch", "topic", t, "partition", p, "err", err) })
-		recs := fs.Records()
-		if len(recs) == 0 {
-			continue
-		}
-		if err := s.batch(ctx, sess, recs); err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			stopIdx()
-			return errors.Join(err, g.Wait())
-		}
-	}
+	err := kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
+		Brokers: deps.Brokers, Group: schemas.GroupNormalize, Topics: []string{schemas.TopicCarrierRaw},
+		TransactionalID: cfg.TransactionalID, Name: "normalize", Log: log, Metrics: deps.Metrics,
+	}, s.batch)
 	stopIdx()
-	return g.Wait() // the follower's failure, if that is what stopped the loop
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("normalize: %w", err)
+	} else {
+		err = nil
+	}
+	return errors.Join(err, g.Wait()) // the follower's failure, if that is what stopped the consumer
 }
 
 type stage struct {
@@ -169,14 +145,13 @@ type stage struct {
 	index *routingIndex
 }
 
-// batch processes fetched records in one transaction. Dedupe state is saved
-// only after the commit, by the saver, off the next transaction's path: a
-// crash in between re-emits the batch's events with the same id and hash,
-// which consumers drop.
-func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs []*kgo.Record) error {
-	if err := sess.Begin(); err != nil {
-		return fmt.Errorf("normalize: begin: %w", err)
-	}
+// batch turns fetched records into one transaction's output. Dedupe state
+// is saved only after the commit, by the saver, off the next transaction's
+// path: a crash in between re-emits the batch's events with the same id and
+// hash, which consumers drop. An error aborts the transaction and the
+// runtime handles the batch again.
+func (s *stage) batch(ctx context.Context, tx *kafka.TxBatch) error {
+	recs := tx.Records
 	var out []*kgo.Record
 	preps := make([]prepared, 0, len(recs))
 	var keys []seenUpdate
@@ -194,7 +169,13 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 			trace.WithAttributes(attribute.String("messaging.destination.name", r.Topic),
 				attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
 		spans = append(spans, span)
-		p, dead := s.prepare(r)
+		p, dead, err := s.prepare(r)
+		if err != nil {
+			// The routing index is not there: nothing of the batch is
+			// committed (retried, or the stage stops with the reason).
+			span.SetStatus(codes.Error, err.Error())
+			return err
+		}
 		if dead != nil {
 			span.SetStatus(codes.Error, "dead-lettered")
 			out = append(out, dead)
@@ -208,21 +189,12 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 	}
 	// One query for the whole batch's dedupe state, not one per event.
 	if err := s.seen.preload(ctx, keys); err != nil {
-		// A store error: abort, and the records are fetched again.
-		s.log.Error("normalize batch failed, aborting", "err", err)
-		if _, aerr := sess.End(ctx, kgo.TryAbort); aerr != nil {
-			return fmt.Errorf("normalize: abort: %w", aerr)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-		return nil
+		return fmt.Errorf("normalize: dedupe state: %w", err)
 	}
 	// Pushed events that reached no tracking are counted before the commit:
 	// a store error aborts the batch, so none is silently gone.
 	if err := s.countUnmatched(ctx, preps); err != nil {
-		return s.abortBatch(ctx, sess, err)
+		return fmt.Errorf("normalize: count unmatched: %w", err)
 	}
 	pending := map[string]string{} // in-batch dedupe
 	var updates []seenUpdate
@@ -231,18 +203,9 @@ func (s *stage) batch(ctx context.Context, sess *kgo.GroupTransactSession, recs 
 		out = append(out, o...)
 		updates = append(updates, ups...)
 	}
-	for _, r := range out {
-		sess.Produce(ctx, r, nil)
-	}
-	committed, err := sess.End(ctx, kgo.TryCommit)
-	if err != nil {
-		return fmt.Errorf("normalize: end transaction: %w", err)
-	}
-	if !committed {
-		s.log.Warn("transaction aborted (rebalance); records will be processed again")
-		return nil
-	}
-	s.seen.committed(updates)
+	tx.Produce(out...)
+	// After the commit, by the saver, off the next transaction's path.
+	tx.AfterCommit(func(context.Context) { s.seen.committed(updates) })
 	return nil
 }
 
@@ -263,11 +226,12 @@ type item struct {
 	route Route
 }
 
-// prepare decodes and parses one raw record, or returns its dead letter.
-func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record) {
+// prepare decodes and parses one raw record, or returns its dead letter;
+// an error when a pushed record cannot be routed yet.
+func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record, error) {
 	var raw schemas.CarrierRaw
 	if err := json.Unmarshal(r.Value, &raw); err != nil {
-		return prepared{}, s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error())
+		return prepared{}, s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error()), nil
 	}
 	if raw.TrackingID == "" {
 		// A pushed record's carrier is its key's SCAC, upper-case as
@@ -276,11 +240,16 @@ func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record) {
 	}
 	parse := s.deps.Parsers[carriers.Format(raw.Format)]
 	if parse == nil {
-		return prepared{}, s.deadLetter(r, raw, raw.Format, "no parser for format "+strconv.Quote(raw.Format))
+		return prepared{}, s.deadLetter(r, raw, raw.Format, "no parser for format "+strconv.Quote(raw.Format)), nil
 	}
 	events, err := safeParse(parse, raw.Payload, normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt})
 	if err != nil {
-		return prepared{}, s.deadLetter(r, raw, raw.Format, err.Error())
+		return prepared{}, s.deadLetter(r, raw, raw.Format, err.Error()), nil
+	}
+	if raw.TrackingID == "" {
+		if err := s.index.usable(); err != nil {
+			return prepared{}, nil, err
+		}
 	}
 	p := prepared{raw: raw}
 	for _, ev := range events {
@@ -296,7 +265,7 @@ func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record) {
 			p.items = append(p.items, item{event: ev, route: rt})
 		}
 	}
-	return p, nil
+	return p, nil, nil
 }
 
 // emit produces the events of p that are new or changed for their tracking.
@@ -326,12 +295,9 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 			EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: p.raw.ID, EmittedAt: now,
 		}
 		v, _ := json.Marshal(rec)
-		r := &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: []kgo.RecordHeader{
-			{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
-			{Key: schemas.HeaderID, Value: []byte(ev.EventID + "/" + hash)},
-			{Key: schemas.HeaderAccount, Value: []byte(rt.AccountID)},
-			{Key: schemas.HeaderEnv, Value: []byte(rt.Env)},
-		}}
+		r := &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: schemas.Headers{
+			Type: schemas.TypeEvent, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env,
+		}.Kafka()}
 		tracing.Inject(trace.ContextWithSpanContext(context.Background(), p.trace), r)
 		out = append(out, r)
 		pending[k] = hash
@@ -349,10 +315,7 @@ func (s *stage) routes(raw schemas.CarrierRaw, ev dcsa.Event) []Route {
 	if raw.TrackingID != "" {
 		return []Route{{TrackingID: raw.TrackingID, AccountID: raw.AccountID, Env: raw.Env, SCAC: raw.SCAC}}
 	}
-	select {
-	case <-s.index.ready:
-	case <-time.After(s.cfg.RoutingWait):
-	}
+	// prepare checked that the index is caught up (index.usable).
 	seen := map[string]bool{}
 	var out []Route
 	add := func(rs []Route) {
@@ -398,15 +361,9 @@ func (s *stage) deadLetter(r *kgo.Record, raw schemas.CarrierRaw, format, reason
 	if value == nil {
 		value = r.Value
 	}
-	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: r.Key, Value: value, Headers: []kgo.RecordHeader{
-		{Key: schemas.HeaderDLQReason, Value: []byte(reason)},
-		{Key: "format", Value: []byte(format)},
-		{Key: "scac", Value: []byte(raw.SCAC)},
-		{Key: "tracking", Value: []byte(raw.TrackingID)},
-		{Key: schemas.HeaderEnv, Value: []byte(raw.Env)},
-		{Key: schemas.HeaderID, Value: []byte(raw.ID)},
-		{Key: schemas.HeaderDLQTopic, Value: []byte(r.Topic)},
-		{Key: schemas.HeaderDLQPartition, Value: []byte(strconv.Itoa(int(r.Partition)))},
-		{Key: schemas.HeaderDLQOffset, Value: []byte(strconv.FormatInt(r.Offset, 10))},
-	}}
+	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: r.Key, Value: value, Headers: schemas.Headers{
+		ID: raw.ID, Env: raw.Env, SCAC: raw.SCAC,
+		DeadLetter: schemas.DeadLetterOf(r, "normalize", reason),
+		Extra:      []schemas.Header{{Key: "format", Value: format}, {Key: "tracking", Value: raw.TrackingID}},
+	}.Kafka()}
 }

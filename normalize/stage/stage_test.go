@@ -73,9 +73,17 @@ func collect(t *testing.T, brokers []string, topic string, want int, wait time.D
 	return out
 }
 
-func start(t *testing.T) harness {
+func start(t *testing.T) harness { return startAfter(t, nil) }
+
+// startAfter runs before (records the stage must find at its start) and
+// then the stage.
+func startAfter(t *testing.T, before func(h harness)) harness {
 	db := testenv.Postgres(t)
 	brokers := testenv.Kafka(t, 3)
+	h := harness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers)}
+	if before != nil {
+		before(h)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -90,7 +98,7 @@ func start(t *testing.T) harness {
 			t.Errorf("stage shutdown: %v", err)
 		}
 	})
-	return harness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers)}
+	return h
 }
 
 func decode(t *testing.T, r *kgo.Record) (schemas.EventRecord, dcsa.Event) {
@@ -148,11 +156,14 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 }
 
 func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
-	h := start(t)
-	h.subscribe("trk-container", "container", "CSQU3054383", true)
-	h.subscribe("trk-booking", "booking", "BK-77", true)
-	h.subscribe("trk-other", "container", "MSKU9070323", true)
-	h.subscribe("trk-closed", "container", "CSQU3054383", false)
+	// The trackings exist before the stage starts: its routing index
+	// catches up with them before routing any pushed event.
+	h := startAfter(t, func(h harness) {
+		h.subscribe("trk-container", "container", "CSQU3054383", true)
+		h.subscribe("trk-booking", "booking", "BK-77", true)
+		h.subscribe("trk-other", "container", "MSKU9070323", true)
+		h.subscribe("trk-closed", "container", "CSQU3054383", false)
+	})
 	ev := `{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T09:30:00+01:00",
 	  "eventCreatedDateTime":"2026-03-01T10:00:00Z","equipmentEventTypeCode":"GTIN","equipmentReference":"CSQU3054383",
 	  "emptyIndicatorCode":"LADEN","eventLocation":{"UNLocationCode":"NLRTM"},

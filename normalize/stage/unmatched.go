@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/schemas/dcsa"
 )
@@ -98,20 +97,6 @@ func (s *stage) countUnmatched(ctx context.Context, preps []prepared) error {
 		keys, scacs, envs, counts, refs, now)
 	if err != nil {
 		return fmt.Errorf("normalize: count unmatched pushed events: %w", err)
-	}
-	return nil
-}
-
-// abortBatch aborts the batch's transaction after a store error; its
-// records are fetched again after a pause.
-func (s *stage) abortBatch(ctx context.Context, sess *kgo.GroupTransactSession, cause error) error {
-	s.log.Error("normalize batch failed, aborting", "err", cause)
-	if _, err := sess.End(ctx, kgo.TryAbort); err != nil {
-		return fmt.Errorf("normalize: abort: %w", err)
-	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(time.Second):
 	}
 	return nil
 }

@@ -5,37 +5,38 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/contrack/contrack/schemas"
 )
 
-// Handler processes one record. Returning an error wrapped with Permanent
-// sends the record to the dead-letter topic; any other error is treated as
-// transient (a store is down) and the record is retried with backoff until it
-// succeeds or the consumer stops, so an outage pauses the partition instead of
-// losing records.
-type Handler func(ctx context.Context, r *kgo.Record) error
-
-// ErrPermanent marks an error that retrying cannot fix (a poison record).
-var ErrPermanent = errors.New("permanent")
-
-// Permanent wraps err so the consume loop dead-letters the record.
-func Permanent(err error) error { return fmt.Errorf("%w: %w", ErrPermanent, err) }
-
-// ConsumerConfig configures Consume.
+// ConsumerConfig configures Consume, the per-record at-least-once mode.
 type ConsumerConfig struct {
 	Brokers []string
 	Group   string
 	Topics  []string
+	// Name labels the consumer in logs, metrics and dead-letter headers
+	// (dlq-stage); default Group.
+	Name string
 	// DeadLetterTopic receives records whose handler returned a Permanent
-	// error, with dlq-* headers. Empty means such records are logged and skipped.
+	// error (or panicked), with dlq-* reason headers. Empty means such
+	// records are logged and skipped.
 	DeadLetterTopic string
 	Log             *slog.Logger
+	// Metrics, if set, counts records by outcome (the role's registry).
+	Metrics *Metrics
+	// Middleware wraps the handler, after the runtime's own Recover and
+	// Trace (which always run) and before metrics.
+	Middleware []Middleware
+	// Retry is the backoff of a transient failure (default 100 ms doubling
+	// to 10 s, unbounded: an outage pauses the partition, and it resumes
+	// when the store is back). Attempts > 0 makes the consumer stop with
+	// the error after that many tries of one record.
+	Retry Backoff
+	// DeadLetterAttempts bounds the tries of a dead-letter produce (default
+	// DeadLetterProduceAttempts); then the consumer stops with the error.
+	DeadLetterAttempts int
 	// Opts are extra client options (e.g. kgo.FetchIsolationLevel).
 	Opts []kgo.Opt
 	// KeyConcurrency, above 1, lets a partition's handler calls overlap: up
@@ -48,11 +49,28 @@ type ConsumerConfig struct {
 
 // Consume runs a consumer group with one goroutine per assigned partition,
 // committing only offsets whose records the handler finished (franz-go's
-// goroutine-per-partition manual-commit pattern). It blocks until ctx is
-// done, then finishes in-flight records, commits and leaves the group; it
-// returns nil on a clean shutdown.
+// goroutine-per-partition manual-commit pattern), off the processing path.
+//
+// A transient handler error pauses the partition's fetches
+// (PauseFetchPartitions) and schedules a retry of the failed record after a
+// backoff; the worker stays free to be revoked meanwhile, and the partition
+// resumes once the record succeeds. A permanent error dead-letters the
+// record; a dead-letter produce that keeps failing, or a Fatal error, stops
+// the consumer and Consume returns the error.
+//
+// It blocks until ctx is done, then finishes in-flight records, commits
+// and leaves the group; it returns nil on a clean shutdown.
 func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
-	c := &consumer{cfg: cfg, handle: handle, workers: map[tp]*partitionWorker{}}
+	if cfg.Name == "" {
+		cfg.Name = cfg.Group
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	cfg.Retry = cfg.Retry.withDefaults(100*time.Millisecond, 10*time.Second)
+	c := &consumer{cfg: cfg, workers: map[tp]*partitionWorker{}, fatal: make(chan error, 1)}
+	mws := append([]Middleware{Recover, Trace(cfg.Name)}, cfg.Middleware...)
+	c.handle = Chain(handle, mws...)
 	opts := append([]kgo.Opt{
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(cfg.Topics...),
@@ -68,11 +86,22 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 		return err
 	}
 	c.cl = cl
+	c.dl = &deadLetterer{cl: cl, topic: cfg.DeadLetterTopic, stage: cfg.Name, log: cfg.Log, attempts: cfg.DeadLetterAttempts}
 	defer cl.Close()
 
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	defer stopPoll()
+	var failed error
+	go func() {
+		select {
+		case failed = <-c.fatal:
+			stopPoll()
+		case <-pollCtx.Done():
+		}
+	}()
 	for {
-		fetches := cl.PollRecords(ctx, 1000)
-		if ctx.Err() != nil {
+		fetches := cl.PollRecords(pollCtx, 1000)
+		if pollCtx.Err() != nil {
 			cl.AllowRebalance()
 			break
 		}
@@ -98,12 +127,24 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 		})
 		cl.AllowRebalance()
 	}
-	// Clean shutdown: stop workers (they finish the batch in hand and commit),
-	// then leave the group so partitions move at once.
+	// Stop workers (they finish the batch in hand and commit), then leave
+	// the group so partitions move at once.
 	c.stopAll()
 	leaveCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cl.LeaveGroupContext(leaveCtx)
+	if ctx.Err() == nil {
+		// Stopped by a worker's fatal error (read once the poll has ended).
+		select {
+		case err := <-c.fatal:
+			failed = err
+		default:
+		}
+		if failed == nil {
+			failed = errors.New("stopped")
+		}
+		return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, failed)
+	}
 	return nil
 }
 
@@ -115,9 +156,19 @@ type tp struct {
 type consumer struct {
 	cfg     ConsumerConfig
 	cl      *kgo.Client
+	dl      *deadLetterer
 	handle  Handler
+	fatal   chan error
 	mu      sync.Mutex
 	workers map[tp]*partitionWorker
+}
+
+// fail reports a fatal error once; Consume stops.
+func (c *consumer) fail(err error) {
+	select {
+	case c.fatal <- err:
+	default:
+	}
 }
 
 type partitionWorker struct {
@@ -182,10 +233,14 @@ func (c *consumer) stopAll() {
 	c.stop(all, false)
 }
 
+// run is a partition's worker: an event loop over fetched batches and
+// retry timers. It never sleeps: while a failed record waits for its retry
+// the partition's fetches are paused, later batches queue behind it (order
+// kept), and a revoke is answered at once.
 func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partition int32, w *partitionWorker) {
 	defer close(w.done)
 	defer w.cancel()
-	log := c.cfg.Log.With("topic", topic, "partition", partition)
+	log := c.cfg.Log.With("consumer", c.cfg.Name, "topic", topic, "partition", partition)
 	// Offsets are committed by a goroutine of their own, so the next batch
 	// is handled while the last one's commit is on the wire; only the
 	// newest pending offset is kept. On return the last commit is made
@@ -204,54 +259,111 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 		}
 	}()
 	defer func() { close(pending); <-committed }()
+	commit := func(r *kgo.Record) {
+		select {
+		case <-pending: // superseded by this newer offset
+		default:
+		}
+		pending <- r
+	}
+
+	this := map[string][]int32{topic: {partition}}
+	paused := false
+	defer func() {
+		if paused {
+			cl.ResumeFetchPartitions(this)
+			c.cfg.Metrics.pausedAdd(c.cfg.Name, -1)
+		}
+	}()
+	var backlog []*kgo.Record
+	var retry *time.Timer
+	var retryC <-chan time.Time
+	defer func() {
+		if retry != nil {
+			retry.Stop()
+		}
+	}()
+	failures := 0
 	for {
 		select {
 		case <-w.quit:
 			return
+		case <-ctx.Done():
+			return
 		case recs := <-w.recs:
-			last := c.processBatch(ctx, log, recs)
+			backlog = append(backlog, recs...)
+			if retryC != nil {
+				continue // a failed record waits: later ones queue behind it
+			}
+		case <-retryC:
+			retryC = nil
+		}
+		done, err := c.processBatch(ctx, log, backlog)
+		if done > 0 && ctx.Err() == nil {
 			// One commit per batch: a crash before it redelivers the batch,
 			// which handlers tolerate (they are idempotent by record id).
-			if last != nil && ctx.Err() == nil {
-				select {
-				case <-pending: // superseded by this newer offset
-				default:
-				}
-				pending <- last
-			}
-			if ctx.Err() != nil {
-				return
-			}
+			commit(backlog[done-1])
 		}
+		backlog = append([]*kgo.Record(nil), backlog[done:]...)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			failures = 0
+			if paused {
+				cl.ResumeFetchPartitions(this)
+				c.cfg.Metrics.pausedAdd(c.cfg.Name, -1)
+				paused = false
+			}
+			continue
+		}
+		failures++
+		if errors.Is(err, ErrFatal) || (c.cfg.Retry.Attempts > 0 && failures >= c.cfg.Retry.Attempts) {
+			log.Error("consumer stopping", "offset", backlog[0].Offset, "attempts", failures, "err", err)
+			c.fail(err)
+			return
+		}
+		wait := c.cfg.Retry.wait(failures)
+		log.Warn("handler failed; partition paused until the retry", "offset", backlog[0].Offset, "attempt", failures, "backoff", wait, "err", err)
+		if !paused {
+			cl.PauseFetchPartitions(this)
+			c.cfg.Metrics.pausedAdd(c.cfg.Name, 1)
+			paused = true
+		}
+		retry = time.NewTimer(wait)
+		retryC = retry.C
 	}
 }
 
-// processBatch handles a partition's batch and returns the last record of
-// its longest prefix handled in full (nil if none): all of it unless ctx
-// ended meanwhile.
-func (c *consumer) processBatch(ctx context.Context, log *slog.Logger, recs []*kgo.Record) *kgo.Record {
+// processBatch handles recs in order and returns how many of them, from
+// the start, are done (handled or dead-lettered), and the error that
+// stopped it there (nil when all are done).
+func (c *consumer) processBatch(ctx context.Context, log *slog.Logger, recs []*kgo.Record) (int, error) {
 	if c.cfg.KeyConcurrency <= 1 {
-		var last *kgo.Record
-		for _, r := range recs {
-			if err := c.process(ctx, log, r); err != nil {
-				break // context cancelled: partition lost or shutting down
+		for i, r := range recs {
+			if err := c.process(ctx, r); err != nil {
+				return i, err
 			}
-			last = r
 		}
-		return last
+		return len(recs), nil
 	}
-	// One chain per key, in offset order; chains run side by side.
-	var chains [][]*kgo.Record
+	// One chain per key, in offset order; chains run side by side. A chain
+	// stops at its first failure; the batch is done up to the first record
+	// not done (later records of other keys done meanwhile are handled
+	// again on the retry: at least once, each key still in order).
+	var chains [][]int
 	byKey := map[string]int{}
-	for _, r := range recs {
-		i, ok := byKey[string(r.Key)]
+	for i, r := range recs {
+		k, ok := byKey[string(r.Key)]
 		if !ok {
-			i = len(chains)
-			byKey[string(r.Key)] = i
+			k = len(chains)
+			byKey[string(r.Key)] = k
 			chains = append(chains, nil)
 		}
-		chains[i] = append(chains[i], r)
+		chains[k] = append(chains[k], i)
 	}
+	ok := make([]bool, len(recs))
+	errs := make([]error, len(recs))
 	sem := make(chan struct{}, c.cfg.KeyConcurrency)
 	var wg sync.WaitGroup
 	for _, chain := range chains {
@@ -265,80 +377,57 @@ func (c *consumer) processBatch(ctx context.Context, log *slog.Logger, recs []*k
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			for _, r := range chain {
-				if c.process(ctx, log, r) != nil {
+			for _, i := range chain {
+				if err := c.process(ctx, recs[i]); err != nil {
+					errs[i] = err
 					return
 				}
+				ok[i] = true
 			}
 		}()
 	}
 	wg.Wait()
+	for i := range recs {
+		if !ok[i] {
+			err := errs[i]
+			if err == nil {
+				// Not reached: its key's chain failed earlier, or ctx ended.
+				for _, e := range errs[i:] {
+					if e != nil {
+						err = e
+						break
+					}
+				}
+			}
+			if err == nil {
+				err = ctx.Err()
+			}
+			if err == nil {
+				err = errors.New("not handled")
+			}
+			return i, err
+		}
+	}
+	return len(recs), nil
+}
+
+// process handles one record once: nil when it is done (handled, or
+// dead-lettered after a permanent error), else the transient or fatal error.
+func (c *consumer) process(ctx context.Context, r *kgo.Record) error {
+	start := time.Now()
+	err := c.handle(ctx, r)
+	c.cfg.Metrics.observe(c.cfg.Name, start)
+	c.cfg.Metrics.count(c.cfg.Name, outcome(err), 1)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrPermanent) && !errors.Is(err, ErrFatal) {
+		return c.dl.produce(ctx, []*kgo.Record{r}, []error{err})
+	}
 	if ctx.Err() != nil {
-		// Which prefix finished is not tracked: commit none of the batch
-		// (it is redelivered; handlers are idempotent by record id).
-		return nil
+		return ctx.Err()
 	}
-	return recs[len(recs)-1]
-}
-
-// process runs the handler until it succeeds, dead-letters a permanent
-// failure, or ctx ends (returning ctx's error, record not committed).
-func (c *consumer) process(ctx context.Context, log *slog.Logger, r *kgo.Record) error {
-	backoff := 100 * time.Millisecond
-	for {
-		err := c.handle(ctx, r)
-		if err == nil {
-			return nil
-		}
-		if errors.Is(err, ErrPermanent) {
-			return c.deadLetter(ctx, log, r, err)
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		log.Warn("handler failed, retrying", "offset", r.Offset, "err", err, "backoff", backoff)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 10*time.Second)
-	}
-}
-
-func (c *consumer) deadLetter(ctx context.Context, log *slog.Logger, r *kgo.Record, cause error) error {
-	log.Warn("dead-lettering record", "offset", r.Offset, "err", cause)
-	if c.cfg.DeadLetterTopic == "" {
-		return nil
-	}
-	dl := &kgo.Record{
-		Topic: c.cfg.DeadLetterTopic,
-		Key:   r.Key,
-		Value: r.Value,
-		Headers: append(append([]kgo.RecordHeader{}, r.Headers...),
-			kgo.RecordHeader{Key: schemas.HeaderDLQReason, Value: []byte(cause.Error())},
-			kgo.RecordHeader{Key: schemas.HeaderDLQTopic, Value: []byte(r.Topic)},
-			kgo.RecordHeader{Key: schemas.HeaderDLQPartition, Value: []byte(strconv.Itoa(int(r.Partition)))},
-			kgo.RecordHeader{Key: schemas.HeaderDLQOffset, Value: []byte(strconv.FormatInt(r.Offset, 10))},
-		),
-	}
-	// The dead-letter produce is checked: if it fails the record is not
-	// committed and will be redelivered.
-	for {
-		err := c.cl.ProduceSync(ctx, dl).FirstErr()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		log.Error("dead-letter produce failed, retrying", "err", err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
+	return err
 }
 
 // Header returns the value of header key on r, or "".

@@ -1,0 +1,213 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// BatchConfig configures ConsumeBatches, the batch mode.
+type BatchConfig struct {
+	Brokers []string
+	Group   string
+	Topics  []string
+	// Name labels the consumer in logs, metrics and dead-letter headers; default Group.
+	Name string
+	Log  *slog.Logger
+	// Metrics, if set, counts records by outcome (the role's registry).
+	Metrics *Metrics
+	// MaxBatch bounds the records of a batch (default 5,000); MaxWait
+	// bounds how long a partial batch waits after its first record
+	// (default 1 s).
+	MaxBatch int
+	MaxWait  time.Duration
+	// Retry is the backoff of a failed batch (default 100 ms doubling to
+	// 10 s, 8 attempts, about 40 s). After the attempts the consumer stops
+	// with the error: the stage stops with the reason instead of stalling
+	// while the process looks healthy.
+	Retry Backoff
+	// DeadLetterTopic receives the records a handler refused with
+	// Batch.DeadLetter, with dlq-* reason headers (empty: logged and
+	// skipped). DeadLetterAttempts bounds a dead-letter produce's tries.
+	DeadLetterTopic    string
+	DeadLetterAttempts int
+	// OnRevoked, if set, runs when partitions are revoked or lost (state
+	// kept for them must be dropped). Rebalances happen only between batches.
+	OnRevoked func()
+	// Stop, if set, is asked after each poll (idle: polls in a row that
+	// brought nothing); true ends ConsumeBatches with nil.
+	Stop func(idle int) bool
+	// Opts are extra client options.
+	Opts []kgo.Opt
+}
+
+// Batch is one batch of records handed to a BatchHandler.
+type Batch struct {
+	Records []*kgo.Record
+	cl      *kgo.Client
+	dead    []*kgo.Record
+	causes  []error
+}
+
+// DeadLetter sets r aside: it goes to the dead-letter topic with cause as
+// its reason before the batch is committed.
+func (b *Batch) DeadLetter(r *kgo.Record, cause error) {
+	b.dead = append(b.dead, r)
+	b.causes = append(b.causes, cause)
+}
+
+// Produce produces records on the consumer's client and waits for them.
+func (b *Batch) Produce(ctx context.Context, rs ...*kgo.Record) error {
+	return ProduceSync(ctx, b.cl, rs...)
+}
+
+// BatchHandler handles a batch; an error retries the whole batch (the
+// handler must be idempotent for it); Fatal stops the consumer at once.
+type BatchHandler func(ctx context.Context, b *Batch) error
+
+// ConsumeBatches runs a consumer group that gathers records into batches
+// (MaxBatch records, or what arrived within MaxWait of the first), hands
+// each to handle, and commits its offsets only after handle succeeded and
+// its dead letters are produced: at least once, a partition's records in
+// order. A failed batch is retried with every partition's fetches paused;
+// after Retry.Attempts, or when a commit or dead-letter produce fails, it
+// returns the error. It returns nil when ctx ends or Stop says so.
+func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) error {
+	if cfg.Name == "" {
+		cfg.Name = cfg.Group
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 5000
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = time.Second
+	}
+	cfg.Retry = cfg.Retry.withDefaults(100*time.Millisecond, 10*time.Second)
+	if cfg.Retry.Attempts <= 0 {
+		cfg.Retry.Attempts = 8
+	}
+	log := cfg.Log.With("consumer", cfg.Name)
+	opts := []kgo.Opt{
+		kgo.ConsumerGroup(cfg.Group),
+		kgo.ConsumeTopics(cfg.Topics...),
+		kgo.DisableAutoCommit(),
+		// Rebalances wait for the batch in hand, so its commit is ours to make.
+		kgo.BlockRebalanceOnPoll(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	}
+	if cfg.OnRevoked != nil {
+		drop := func(context.Context, *kgo.Client, map[string][]int32) { cfg.OnRevoked() }
+		opts = append(opts, kgo.OnPartitionsRevoked(drop), kgo.OnPartitionsLost(drop))
+	}
+	cl, err := NewClient(cfg.Brokers, log, append(opts, cfg.Opts...)...)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// With BlockRebalanceOnPoll, Close waits for a rebalance the poll blocked.
+		cl.AllowRebalance()
+		cl.Close()
+	}()
+	dl := &deadLetterer{cl: cl, topic: cfg.DeadLetterTopic, stage: cfg.Name, log: log, attempts: cfg.DeadLetterAttempts}
+	fail := func(err error) error { return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, err) }
+
+	idle := 0
+	for {
+		if cfg.Stop != nil && cfg.Stop(idle) {
+			return nil
+		}
+		recs := gather(ctx, cl, log, cfg.MaxBatch, cfg.MaxWait)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if len(recs) == 0 {
+			idle++
+			cl.AllowRebalance()
+			continue
+		}
+		idle = 0
+		for n := 1; ; n++ {
+			b := &Batch{Records: recs, cl: cl}
+			start := time.Now()
+			err := recoverFunc(func() error { return handle(ctx, b) })
+			cfg.Metrics.observe(cfg.Name, start)
+			if err == nil {
+				err = dl.produce(ctx, b.dead, b.causes)
+			}
+			if err == nil {
+				cfg.Metrics.count(cfg.Name, "ok", len(recs)-len(b.dead))
+				cfg.Metrics.count(cfg.Name, "dead_letter", len(b.dead))
+				break
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, ErrFatal) || n >= cfg.Retry.Attempts {
+				cfg.Metrics.count(cfg.Name, "fatal", len(recs))
+				log.Error("consumer stopping: batch failed", "records", len(recs), "attempts", n, "err", err)
+				return fail(fmt.Errorf("batch of %d records failed %d times: %w", len(recs), n, err))
+			}
+			cfg.Metrics.count(cfg.Name, "retry", len(recs))
+			wait := cfg.Retry.wait(n)
+			log.Warn("batch failed; fetches paused until the retry", "records", len(recs), "attempt", n, "backoff", wait, "err", err)
+			cl.PauseFetchTopics(cfg.Topics...)
+			cfg.Metrics.pausedAdd(cfg.Name, 1)
+			ok := sleep(ctx, wait)
+			cl.ResumeFetchTopics(cfg.Topics...)
+			cfg.Metrics.pausedAdd(cfg.Name, -1)
+			if !ok {
+				return nil
+			}
+		}
+		if err := cl.CommitRecords(ctx, recs...); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			log.Error("consumer stopping: commit failed", "err", err)
+			return fail(fmt.Errorf("commit: %w", err))
+		}
+		cl.AllowRebalance()
+	}
+}
+
+// gather polls a batch: up to max records, or what arrived within maxWait
+// of the first; none if nothing came within maxWait.
+func gather(ctx context.Context, cl *kgo.Client, log *slog.Logger, max int, maxWait time.Duration) []*kgo.Record {
+	var recs []*kgo.Record
+	var deadline time.Time
+	for len(recs) < max {
+		wait := maxWait
+		if len(recs) > 0 {
+			if wait = time.Until(deadline); wait <= 0 {
+				break
+			}
+		}
+		pollCtx, cancel := context.WithTimeout(ctx, wait)
+		fs := cl.PollRecords(pollCtx, max-len(recs))
+		cancel()
+		if ctx.Err() != nil || fs.IsClientClosed() {
+			return recs
+		}
+		fs.EachError(func(t string, p int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				log.Error("fetch", "topic", t, "partition", p, "err", err)
+			}
+		})
+		got := fs.Records()
+		if len(recs) == 0 {
+			if len(got) == 0 {
+				return nil
+			}
+			deadline = time.Now().Add(maxWait)
+		}
+		recs = append(recs, got...)
+	}
+	return recs
+}

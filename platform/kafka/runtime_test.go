@@ -1,0 +1,288 @@
+package kafka_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas"
+)
+
+// committed is the group's committed offset of topic's partition 0 (-1: none).
+func committed(t *testing.T, cl *kgo.Client, group, topic string) int64 {
+	t.Helper()
+	offs, err := kadm.NewClient(cl).FetchOffsets(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := offs.Lookup(topic, 0); ok {
+		return o.At
+	}
+	return -1
+}
+
+// The dead-letter produce used to be retried every second for ever. Now it
+// is tried DeadLetterAttempts times, then Consume returns the error, and
+// the record is not committed.
+func TestConsumeStopsWhenDeadLetterProduceFails(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	produceN(t, cl, schemas.TopicCarrierRaw, 1)
+	var calls atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- kafka.Consume(context.Background(), kafka.ConsumerConfig{
+			Brokers: brokers, Group: "test-dlq-broken", Topics: []string{schemas.TopicCarrierRaw},
+			DeadLetterTopic: "contrack.no-such-topic.v1", DeadLetterAttempts: 2, Log: testenv.Log(t),
+		}, func(context.Context, *kgo.Record) error {
+			calls.Add(1)
+			return kafka.Permanent(errors.New("poison"))
+		})
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "dead-letter produce") {
+			t.Fatalf("Consume returned %v, want the dead-letter produce error", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Consume still running 60 s after its dead-letter topic failed")
+	}
+	if calls.Load() != 1 {
+		t.Errorf("handler called %d times, want 1", calls.Load())
+	}
+	if o := committed(t, cl, "test-dlq-broken", schemas.TopicCarrierRaw); o > 0 {
+		t.Errorf("offset %d committed for a record neither handled nor dead-lettered", o)
+	}
+}
+
+// A transient failure pauses the partition (the gauge says so) instead of
+// sleeping in the worker; later records wait behind the failed one, and
+// once it succeeds the partition resumes and order is kept.
+func TestConsumeRetryPausesThePartition(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	produceN(t, cl, schemas.TopicCarrierRaw, 10)
+	reg := prometheus.NewRegistry()
+	m, err := kafka.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused := func() float64 {
+		mfs, _ := reg.Gather()
+		for _, mf := range mfs {
+			if mf.GetName() == "contrack_stream_paused_partitions" {
+				return mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return 0
+	}
+	var healed atomic.Bool
+	var mu sync.Mutex
+	var order []string
+	testenv.RunStage(t, "consumer", func(ctx context.Context) error {
+		return kafka.Consume(ctx, kafka.ConsumerConfig{
+			Brokers: brokers, Group: "test-pause", Topics: []string{schemas.TopicCarrierRaw}, Log: testenv.Log(t),
+			Metrics: m, Retry: kafka.Backoff{Initial: 20 * time.Millisecond, Max: 50 * time.Millisecond},
+		}, func(_ context.Context, r *kgo.Record) error {
+			if string(r.Value) == "3" && !healed.Load() {
+				return errors.New("store down")
+			}
+			mu.Lock()
+			order = append(order, string(r.Value))
+			mu.Unlock()
+			return nil
+		})
+	})
+	waitFor(t, "the partition paused", func() bool { return paused() == 1 })
+	mu.Lock()
+	if strings.Join(order, ",") != "0,1,2" {
+		t.Errorf("handled while record 3 fails: %v, want 0,1,2", order)
+	}
+	mu.Unlock()
+	healed.Store(true)
+	waitFor(t, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 10 })
+	waitFor(t, "the partition resumed", func() bool { return paused() == 0 })
+	if got := strings.Join(order, ","); got != "0,1,2,3,4,5,6,7,8,9" {
+		t.Errorf("order %s", got)
+	}
+	if n := recordsCounted(t, reg, "retry"); n < 1 {
+		t.Errorf("retry outcomes counted %v", n)
+	}
+}
+
+// recordsCounted is the records counter of outcome.
+func recordsCounted(t *testing.T, reg *prometheus.Registry, outcome string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "contrack_stream_records_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" && l.GetValue() == outcome {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// A handler panic is an error like any other: the record is dead-lettered
+// with the panic as its reason and the stage goes on.
+func TestConsumeRecoversPanics(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	produceN(t, cl, schemas.TopicCarrierRaw, 3)
+	var ok collector
+	testenv.RunStage(t, "consumer", func(ctx context.Context) error {
+		return kafka.Consume(ctx, kafka.ConsumerConfig{
+			Brokers: brokers, Group: "test-panic", Name: "panicky", Topics: []string{schemas.TopicCarrierRaw},
+			DeadLetterTopic: schemas.TopicNormalizeDeadLetters, Log: testenv.Log(t),
+		}, func(_ context.Context, r *kgo.Record) error {
+			if string(r.Value) == "1" {
+				panic("bug in one record's path")
+			}
+			ok.add(string(r.Value))
+			return nil
+		})
+	})
+	waitFor(t, "the good records", func() bool { return ok.count() == 2 })
+	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicNormalizeDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	recs := dlq.PollFetches(ctx).Records()
+	if len(recs) != 1 {
+		t.Fatalf("dead letters = %d, want 1", len(recs))
+	}
+	r := recs[0]
+	if reason := kafka.Header(r, schemas.HeaderDLQReason); !strings.Contains(reason, "panic: bug in one record's path") {
+		t.Errorf("reason %q", reason)
+	}
+	if kafka.Header(r, schemas.HeaderDLQStage) != "panicky" || kafka.Header(r, schemas.HeaderDLQOffset) != "1" ||
+		kafka.Header(r, schemas.HeaderDLQPartition) != "0" || kafka.Header(r, schemas.HeaderDLQTopic) != schemas.TopicCarrierRaw {
+		t.Errorf("headers %v", r.Headers)
+	}
+}
+
+// Batch mode: a batch is committed only after the handler succeeded and
+// its dead letters are out; a batch that keeps failing stops the consumer
+// with the error, uncommitted.
+func TestConsumeBatchesCommitsAfterSuccessAndStopsAfterRetries(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	produceN(t, cl, schemas.TopicPollAttempts, 20)
+	cfg := kafka.BatchConfig{Brokers: brokers, Group: "test-batch", Topics: []string{schemas.TopicPollAttempts}, Log: testenv.Log(t),
+		MaxBatch: 100, MaxWait: 200 * time.Millisecond, DeadLetterTopic: schemas.TopicProjectorDeadLetters,
+		Retry: kafka.Backoff{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, Attempts: 3}}
+	var attempts atomic.Int32
+	err := runFor(t, 30*time.Second, func(ctx context.Context) error {
+		return kafka.ConsumeBatches(ctx, cfg, func(context.Context, *kafka.Batch) error {
+			attempts.Add(1)
+			return errors.New("insert refused")
+		})
+	})
+	if err == nil || !strings.Contains(err.Error(), "failed 3 times") || attempts.Load() != 3 {
+		t.Fatalf("ConsumeBatches returned %v after %d attempts, want an error after 3", err, attempts.Load())
+	}
+	if o := committed(t, cl, "test-batch", schemas.TopicPollAttempts); o > 0 {
+		t.Fatalf("failed batch committed up to %d", o)
+	}
+
+	var handled atomic.Int32
+	testenv.RunStage(t, "batches", func(ctx context.Context) error {
+		return kafka.ConsumeBatches(ctx, cfg, func(_ context.Context, b *kafka.Batch) error {
+			for _, r := range b.Records {
+				if string(r.Value) == "7" {
+					b.DeadLetter(r, errors.New("malformed"))
+					continue
+				}
+				handled.Add(1)
+			}
+			return nil
+		})
+	})
+	waitFor(t, "the batch committed", func() bool { return committed(t, cl, "test-batch", schemas.TopicPollAttempts) == 20 })
+	if handled.Load() != 19 {
+		t.Errorf("handled %d, want 19", handled.Load())
+	}
+	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicProjectorDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	recs := dlq.PollFetches(ctx).Records()
+	if len(recs) != 1 || string(recs[0].Value) != "7" || kafka.Header(recs[0], schemas.HeaderDLQReason) != "malformed" {
+		t.Fatalf("dead letters %v", recs)
+	}
+}
+
+// runFor runs f until it returns, failing the test after d.
+func runFor(t *testing.T, d time.Duration, f func(ctx context.Context) error) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("still running after %s", d)
+		return nil
+	}
+}
+
+// Follower mode: every partition from the start, caught up reported once
+// the ends as of the start are read; a topic that cannot be read is an error.
+func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
+	brokers := testenv.Kafka(t, 3)
+	cl := testenv.KafkaClient(t, brokers)
+	produceN(t, cl, schemas.TopicSubscriptions, 30)
+	var mu sync.Mutex
+	n := 0
+	atCaughtUp := -1
+	testenv.RunStage(t, "follower", func(ctx context.Context) error {
+		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "test", Log: testenv.Log(t),
+			CaughtUp: func() { mu.Lock(); atCaughtUp = n; mu.Unlock() },
+		}, func(_ context.Context, recs []*kgo.Record) error {
+			mu.Lock()
+			n += len(recs)
+			mu.Unlock()
+			return nil
+		})
+	})
+	waitFor(t, "caught up", func() bool { mu.Lock(); defer mu.Unlock(); return atCaughtUp >= 0 })
+	mu.Lock()
+	if atCaughtUp != 30 {
+		t.Errorf("caught up after %d records, want 30", atCaughtUp)
+	}
+	mu.Unlock()
+
+	err := runFor(t, 30*time.Second, func(ctx context.Context) error {
+		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{"contrack.no-such-topic.v1"}, Name: "missing",
+			Log: testenv.Log(t), CaughtUp: func() {}}, func(context.Context, []*kgo.Record) error { return nil })
+	})
+	if err == nil {
+		t.Fatal("following a topic that does not exist returned nil")
+	}
+	err = runFor(t, 30*time.Second, func(ctx context.Context) error {
+		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "failing",
+			Log: testenv.Log(t)}, func(context.Context, []*kgo.Record) error { return errors.New("cannot apply") })
+	})
+	if err == nil || !strings.Contains(err.Error(), "cannot apply") {
+		t.Fatalf("a failing follower returned %v", err)
+	}
+}

@@ -1,0 +1,181 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kslog"
+)
+
+// TransactConfig configures ConsumeTransactional, the read-process-write mode.
+type TransactConfig struct {
+	Brokers []string
+	Group   string
+	Topics  []string
+	// TransactionalID names this instance's producer; unique per instance.
+	TransactionalID string
+	// Name labels the consumer in logs and metrics; default Group.
+	Name string
+	Log  *slog.Logger
+	// Metrics, if set, counts records by outcome (the role's registry).
+	Metrics *Metrics
+	// MaxRecords bounds the records of one transaction (default 500).
+	MaxRecords int
+	// Retry is the backoff of a failed batch (default 250 ms doubling to
+	// 5 s, unbounded: a store outage pauses the stage; a handler that must
+	// not wait for ever returns a Fatal error itself). Attempts > 0 stops
+	// the consumer with the error after that many tries of one batch.
+	Retry Backoff
+	// Opts are extra client options.
+	Opts []kgo.Opt
+}
+
+// TxBatch is one transaction's input and output.
+type TxBatch struct {
+	Records []*kgo.Record
+	out     []*kgo.Record
+	after   []func(context.Context)
+}
+
+// Produce adds records to the transaction: they are visible to
+// read_committed consumers only if it commits, with the input's offsets.
+func (b *TxBatch) Produce(rs ...*kgo.Record) { b.out = append(b.out, rs...) }
+
+// AfterCommit runs f once the transaction committed (state that must not
+// run ahead of Kafka: a crash before it only re-does the batch).
+func (b *TxBatch) AfterCommit(f func(context.Context)) { b.after = append(b.after, f) }
+
+// TxHandler turns a batch of input records into output records (dead
+// letters included). An error aborts the transaction and the batch is
+// fetched and handled again after a backoff; Fatal stops the consumer.
+type TxHandler func(ctx context.Context, b *TxBatch) error
+
+// ConsumeTransactional consumes, produces outputs and commits the input
+// offsets in one Kafka transaction per batch (a GroupTransactSession):
+// exactly once inside Kafka. An aborted transaction rewinds to the
+// committed offsets, so nothing is skipped; the whole consumer waits out a
+// retry's backoff without fetching (a transaction spans every partition of
+// the poll). It returns nil when ctx ends, or the error that stopped it.
+func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHandler) error {
+	if cfg.Name == "" {
+		cfg.Name = cfg.Group
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.MaxRecords <= 0 {
+		cfg.MaxRecords = 500
+	}
+	if cfg.TransactionalID == "" {
+		return errors.New("kafka: transactional consumer without a transactional id")
+	}
+	cfg.Retry = cfg.Retry.withDefaults(250*time.Millisecond, 5*time.Second)
+	log := cfg.Log.With("consumer", cfg.Name)
+	sess, err := kgo.NewGroupTransactSession(append([]kgo.Opt{
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.WithLogger(kslog.New(log.With("component", "kafka"))),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerLinger(0),
+		kgo.ProducerBatchMaxBytes(MaxRecordBatchBytes),
+		kgo.TransactionalID(cfg.TransactionalID),
+		kgo.TransactionTimeout(TransactionTimeout),
+		// As every group member (NewClient): a dead one is noticed in seconds.
+		kgo.SessionTimeout(GroupSessionTimeout),
+		kgo.HeartbeatInterval(GroupSessionTimeout / 6),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumerGroup(cfg.Group),
+		kgo.ConsumeTopics(cfg.Topics...),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.RequireStableFetchOffsets(),
+	}, cfg.Opts...)...)
+	if err != nil {
+		return fmt.Errorf("kafka: %s: transact session: %w", cfg.Name, err)
+	}
+	defer sess.Close()
+	fail := func(err error) error { return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, err) }
+
+	failures := 0
+	for {
+		fs := sess.PollRecords(ctx, cfg.MaxRecords)
+		if ctx.Err() != nil || fs.IsClientClosed() {
+			return nil
+		}
+		fs.EachError(func(t string, p int32, err error) { log.Error("fetch", "topic", t, "partition", p, "err", err) })
+		recs := fs.Records()
+		if len(recs) == 0 {
+			continue
+		}
+		if err := sess.Begin(); err != nil {
+			return fail(fmt.Errorf("begin: %w", err))
+		}
+		b := &TxBatch{Records: recs}
+		start := time.Now()
+		err := recoverFunc(func() error { return handle(ctx, b) })
+		cfg.Metrics.observe(cfg.Name, start)
+		if err != nil {
+			// Abort: the session rewinds to the committed offsets and the
+			// batch is fetched again after the backoff.
+			if _, aerr := sess.End(context.WithoutCancel(ctx), kgo.TryAbort); aerr != nil {
+				return fail(fmt.Errorf("abort: %w (after %w)", aerr, err))
+			}
+			// The session rewinds only partitions with a committed offset:
+			// rewind every partition of the batch to its first record, so
+			// one never committed (a new group) is not skipped either.
+			rewind(sess.Client(), recs)
+			if ctx.Err() != nil {
+				return nil
+			}
+			failures++
+			if errors.Is(err, ErrFatal) || (cfg.Retry.Attempts > 0 && failures >= cfg.Retry.Attempts) {
+				cfg.Metrics.count(cfg.Name, "fatal", len(recs))
+				log.Error("consumer stopping: batch failed", "records", len(recs), "attempts", failures, "err", err)
+				return fail(err)
+			}
+			cfg.Metrics.count(cfg.Name, "retry", len(recs))
+			wait := cfg.Retry.wait(failures)
+			log.Warn("batch failed, transaction aborted; retrying", "records", len(recs), "attempt", failures, "backoff", wait, "err", err)
+			if !sleep(ctx, wait) {
+				return nil
+			}
+			continue
+		}
+		failures = 0
+		for _, r := range b.out {
+			sess.Produce(ctx, r, nil) // a failed produce aborts the transaction at End
+		}
+		committed, err := sess.End(ctx, kgo.TryCommit)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fail(fmt.Errorf("end transaction: %w", err))
+		}
+		if !committed {
+			cfg.Metrics.count(cfg.Name, "retry", len(recs))
+			log.Warn("transaction aborted (rebalance or failed produce); records will be processed again")
+			continue
+		}
+		cfg.Metrics.count(cfg.Name, "ok", len(recs))
+		for _, f := range b.after {
+			f(context.WithoutCancel(ctx))
+		}
+	}
+}
+
+// rewind sets each partition of recs back to its first record in recs.
+func rewind(cl *kgo.Client, recs []*kgo.Record) {
+	first := map[string]map[int32]kgo.EpochOffset{}
+	for _, r := range recs {
+		if first[r.Topic] == nil {
+			first[r.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		if _, ok := first[r.Topic][r.Partition]; !ok {
+			first[r.Topic][r.Partition] = kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset}
+		}
+	}
+	cl.SetOffsets(first)
+}
