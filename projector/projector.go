@@ -51,6 +51,15 @@ func (c Config) WithDefaults() Config {
 	if c.GenerationCheck <= 0 {
 		c.GenerationCheck = 5 * time.Second
 	}
+	if c.Retry.Initial <= 0 {
+		c.Retry.Initial = 100 * time.Millisecond
+	}
+	if c.Retry.Max <= 0 {
+		c.Retry.Max = 10 * time.Second
+	}
+	if c.Retry.Attempts <= 0 {
+		c.Retry.Attempts = 8
+	}
 	return c
 }
 

@@ -180,6 +180,9 @@ var envVars = []envVar{
 	{"CONTRACK_PROJECTOR_MAX_WAIT", "1s", "how long a partial projector batch waits", false, "Projector.MaxWait"},
 	{"CONTRACK_PROJECTOR_JOURNEY_MAX_WAIT", "250ms", "how long the journey projection batches (a pull is fresh this long after the event plus an insert)", false, "Projector.JourneyMaxWait"},
 	{"CONTRACK_PROJECTOR_GENERATION_CHECK", "5s", "how often the journey projection looks for a rebuilt generation", false, "Projector.GenerationCheck"},
+	{"CONTRACK_PROJECTOR_RETRY_INITIAL", "100ms", "first wait before a failed projector batch (an insert ClickHouse refused) is tried again, doubled per attempt", false, "Projector.Retry.Initial"},
+	{"CONTRACK_PROJECTOR_RETRY_MAX", "10s", "longest wait between tries of a failed projector batch", false, "Projector.Retry.Max"},
+	{"CONTRACK_PROJECTOR_RETRY_ATTEMPTS", "8", "tries of a failed projector batch before the projector stops with the error (readiness red, process exits)", false, "Projector.Retry.Attempts"},
 
 	{"CONTRACK_DELIVERY_WORKERS", "64", "webhook deliveries in flight in this process that started less than CONTRACK_DELIVERY_SLOW_AFTER ago", false, "Delivery.Workers"},
 	{"CONTRACK_DELIVERY_ENDPOINT_CONCURRENCY", "8", "deliveries in flight per endpoint (an account's target host:port), at most CONTRACK_DELIVERY_WORKERS", false, "Delivery.EndpointConcurrency"},
