@@ -18,6 +18,7 @@ import (
 	dt "github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -42,17 +43,17 @@ func TestSlowEndpointDoesNotDelayOthers(t *testing.T) {
 	h.Start(cfg)
 	// Warm up (group join), then load the slow endpoint: 20 deliveries, 4 at a time.
 	h.Produce(fastSubs[0], "warm")
-	dt.Eventually(t, 15*time.Second, "warm-up", func() bool { return len(fast.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "warm-up", func() bool { return len(fast.Acked()) == 1 })
 	for _, s := range slowSubs {
 		h.Produce(s, "slow-ev")
 	}
-	dt.Eventually(t, 5*time.Second, "the slow endpoint busy", func() bool { return len(slow.Requests()) == 4 })
+	testkit.Eventually(t, 5*time.Second, "the slow endpoint busy", func() bool { return len(slow.Requests()) == 4 })
 
 	var lat []time.Duration
 	for i, s := range fastSubs[1:] {
 		start := time.Now()
 		h.Produce(s, "fast-ev")
-		dt.Eventually(t, 5*time.Second, "fast delivery", func() bool { return len(fast.Acked()) == i+2 })
+		testkit.Eventually(t, 5*time.Second, "fast delivery", func() bool { return len(fast.Acked()) == i+2 })
 		lat = append(lat, fast.Acked()[i+1].At.Sub(start))
 	}
 	slices.Sort(lat)
@@ -87,7 +88,7 @@ func TestBreakerOpensAndCloses(t *testing.T) {
 	for _, s := range subs {
 		h.Produce(s, "ev")
 	}
-	dt.Eventually(t, 15*time.Second, "the breaker open", func() bool { return h.Metrics.Breakers("open") == 1 })
+	testkit.Eventually(t, 15*time.Second, "the breaker open", func() bool { return h.Metrics.Breakers("open") == 1 })
 	opened := time.Now()
 	n := len(rc.Requests())
 	if n != 3 {
@@ -101,7 +102,7 @@ func TestBreakerOpensAndCloses(t *testing.T) {
 		t.Errorf("%d attempts recorded, %d requests made: attempts were spent while open", a, n)
 	}
 	rc.SetAnswer(nil) // recovered
-	dt.Eventually(t, 15*time.Second, "every delivery after recovery", func() bool { return len(rc.Acked()) == len(subs) })
+	testkit.Eventually(t, 15*time.Second, "every delivery after recovery", func() bool { return len(rc.Acked()) == len(subs) })
 	reqs := rc.Requests()
 	if gap := reqs[n].At.Sub(opened); gap < 300*time.Millisecond {
 		t.Errorf("probe %s after opening, before the breaker timeout", gap)
@@ -109,7 +110,7 @@ func TestBreakerOpensAndCloses(t *testing.T) {
 	if o, ho := h.Metrics.Breakers("open"), h.Metrics.Breakers("half_open"); o != 0 || ho != 0 {
 		t.Errorf("%v open and %v half-open breakers after recovery, want none", o, ho)
 	}
-	dt.Eventually(t, 5*time.Second, "every delivery recorded", func() bool {
+	testkit.Eventually(t, 5*time.Second, "every delivery recorded", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE status = 'DELIVERED'`) == len(subs)
 	})
 	for _, s := range subs {
@@ -132,7 +133,7 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	cfg.Schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}
 	h.Start(cfg)
 	h.Produce(s, "d1")
-	dt.Eventually(t, 15*time.Second, "the delivery dead", func() bool {
+	testkit.Eventually(t, 15*time.Second, "the delivery dead", func() bool {
 		d := h.Deliveries(s.ID)
 		return len(d) == 1 && d[0].Status == delivery.StatusDead
 	})
@@ -168,19 +169,19 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	// The ordered stream moves on past the dead delivery.
 	rc.SetAnswer(nil)
 	h.Produce(s, "d2")
-	dt.Eventually(t, 15*time.Second, "the next event", func() bool { return slices.Equal(rc.AckedEvents(t), []string{"d2"}) })
+	testkit.Eventually(t, 15*time.Second, "the next event", func() bool { return slices.Equal(rc.AckedEvents(t), []string{"d2"}) })
 
 	// Replay: sent again with the same id and body, attempts continue.
 	if err := delivery.Replay(context.Background(), h.DB.Pool, acct, dead.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	dt.Eventually(t, 15*time.Second, "the replayed delivery", func() bool { return len(rc.Acked()) == 2 })
+	testkit.Eventually(t, 15*time.Second, "the replayed delivery", func() bool { return len(rc.Acked()) == 2 })
 	reqs := rc.Requests()
 	last := rc.Acked()[1]
 	if last.WebhookID() != dead.ID || string(last.Body) != string(reqs[0].Body) {
 		t.Errorf("replay sent %s %s, want %s %s", last.WebhookID(), last.Body, dead.ID, reqs[0].Body)
 	}
-	dt.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == delivery.StatusDelivered })
+	testkit.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == delivery.StatusDelivered })
 	d := h.Deliveries(s.ID)[0]
 	if d.Attempts != 4 || !d.Replayed {
 		t.Errorf("replayed delivery %+v, want DELIVERED after 4 attempts", d)
@@ -238,7 +239,7 @@ func TestRestartLosesNothing(t *testing.T) {
 	}
 	produced.Wait()
 	h.Start(cfg)
-	dt.Eventually(t, 30*time.Second, "every event acknowledged", func() bool {
+	testkit.Eventually(t, 30*time.Second, "every event acknowledged", func() bool {
 		got := map[string]bool{}
 		for _, r := range rc.Acked() {
 			for _, id := range r.EventIDs(t) {
@@ -304,7 +305,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	s := h.Subscribe(acct, "busy")
 	h.Start(dt.Config()) // schedule: 20 ms
 	h.Produce(s, "ra")
-	dt.Eventually(t, 15*time.Second, "the retry", func() bool { return len(rc.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "the retry", func() bool { return len(rc.Acked()) == 1 })
 	reqs := rc.Requests()
 	if gap := reqs[1].At.Sub(reqs[0].At); gap < 900*time.Millisecond || gap > 3*time.Second {
 		t.Errorf("retried %s after a 429 with Retry-After: 1", gap)
@@ -328,7 +329,7 @@ func TestExpiredLeaseIsSentAgain(t *testing.T) {
 		VALUES ($1, 'lost', 'h1', $2, now(), $3)`, s.ID, []byte(dt.Event("lost", s.Container)), id)
 	start := time.Now()
 	h.Start(dt.Config())
-	dt.Eventually(t, 15*time.Second, "the delivery sent again", func() bool { return len(rc.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "the delivery sent again", func() bool { return len(rc.Acked()) == 1 })
 	r := rc.Acked()[0]
 	if r.WebhookID() != id || !slices.Equal(r.EventIDs(t), []string{"lost"}) {
 		t.Errorf("sent %s %v", r.WebhookID(), r.EventIDs(t))

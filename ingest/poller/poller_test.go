@@ -20,6 +20,7 @@ import (
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -155,17 +156,6 @@ func runWith(t *testing.T, w *world, s *sim, cfg poller.Config, tune func(*polle
 	return stop
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func containers(n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -197,7 +187,7 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 	start := time.Now()
 	run(t, w, s, fastConfig())
 
-	waitFor(t, 20*time.Second, "a first poll of all 300 trackings", func() bool {
+	testkit.Eventually(t, 20*time.Second, "a first poll of all 300 trackings", func() bool {
 		for _, c := range all {
 			if s.count(c) == 0 {
 				return false
@@ -206,7 +196,7 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 		return true
 	})
 	t.Logf("300 trackings first-polled within %v", time.Since(start))
-	waitFor(t, 10*time.Second, "statuses", func() bool {
+	testkit.Eventually(t, 10*time.Second, "statuses", func() bool {
 		return w.status(t, ids[all[1]]) == "CONNECTED" && w.status(t, unauth) == "UNAUTHORIZED" && w.status(t, noCreds) == "NO_CREDENTIALS"
 	})
 
@@ -342,7 +332,7 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 	}
 	run(t, w, s, fastConfig())
 	for scac, tr := range trackings {
-		waitFor(t, 20*time.Second, scac+" statuses", func() bool {
+		testkit.Eventually(t, 20*time.Second, scac+" statuses", func() bool {
 			return w.status(t, tr.ok) == "CONNECTED" && w.status(t, tr.unauth) == "UNAUTHORIZED"
 		})
 	}
@@ -429,5 +419,5 @@ func TestRestartSpreadsPollsOverTheInterval(t *testing.T) {
 	if n := polled(); n > 45 {
 		t.Fatalf("%d of 100 trackings polled in the first fifth of the interval: a poll storm", n)
 	}
-	waitFor(t, 8*time.Second, "every tracking polled within about one interval", func() bool { return polled() == 100 })
+	testkit.Eventually(t, 8*time.Second, "every tracking polled within about one interval", func() bool { return polled() == 100 })
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -49,17 +50,6 @@ func (c *collector) count() int {
 	return len(c.seen)
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 	brokers := testenv.Kafka(t, 3)
 	cl := testenv.KafkaClient(t, brokers)
@@ -75,7 +65,7 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, "50 records", func() bool { return first.count() == 50 })
+	testkit.Eventually(t, 20*time.Second, "50 records", func() bool { return first.count() == 50 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("clean shutdown returned %v", err)
@@ -91,7 +81,7 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 		second.add(string(r.Value))
 		return nil
 	})
-	waitFor(t, "10 new records", func() bool { return second.count() >= 10 })
+	testkit.Eventually(t, 20*time.Second, "10 new records", func() bool { return second.count() >= 10 })
 	time.Sleep(300 * time.Millisecond)
 	if got := second.count(); got != 10 {
 		t.Fatalf("restarted consumer saw %d records, want only the 10 new ones: %v", got, second.seen)
@@ -126,7 +116,7 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 		ok.add(v)
 		return nil
 	})
-	waitFor(t, "4 good records", func() bool { return ok.count() == 4 })
+	testkit.Eventually(t, 20*time.Second, "4 good records", func() bool { return ok.count() == 4 })
 	mu.Lock()
 	if attempts["3"] != 3 {
 		t.Errorf("transient failure attempted %d times, want 3", attempts["3"])
@@ -251,7 +241,7 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
-	waitFor(t, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return handled == n })
+	testkit.Eventually(t, 20*time.Second, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return handled == n })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
