@@ -128,9 +128,12 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 	h.Produce(s, "e1", "e2", "e3")
 
 	testkit.Eventually(t, 15*time.Second, "all events acknowledged", func() bool { return len(rc.AckedEvents(t)) >= 3 })
-	time.Sleep(200 * time.Millisecond) // nothing more may come
-	if got := rc.AckedEvents(t); !slices.Equal(got, []string{"e1", "e2", "e3"}) {
-		t.Fatalf("acknowledged events %v, want [e1 e2 e3] once each, in order", got)
+	// Nothing more may come: a sentinel event after them, delivered in order,
+	// shows that no repeat of e1..e3 was still on its way.
+	h.Produce(s, "sentinel")
+	testkit.Eventually(t, 15*time.Second, "the sentinel acknowledged", func() bool { return slices.Contains(rc.AckedEvents(t), "sentinel") })
+	if got := rc.AckedEvents(t); !slices.Equal(got, []string{"e1", "e2", "e3", "sentinel"}) {
+		t.Fatalf("acknowledged events %v, want [e1 e2 e3 sentinel] once each, in order", got)
 	}
 	reqs := rc.Requests()
 	bodies := map[string]string{}
@@ -149,6 +152,15 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 			t.Errorf("attempt %d has webhook-id %s, attempt 1 %s", i+1, reqs[i].WebhookID(), reqs[0].WebhookID())
 		}
 	}
+	// The receiver answers before the stage records the answer.
+	testkit.Eventually(t, 15*time.Second, "every delivery recorded as delivered", func() bool {
+		for _, d := range h.Deliveries(s.ID) {
+			if d.Status != delivery.StatusDelivered {
+				return false
+			}
+		}
+		return true
+	})
 	ds := h.Deliveries(s.ID)
 	attempts := 0
 	for _, d := range ds {
@@ -252,23 +264,26 @@ func TestFanOut(t *testing.T) {
 	i := h.Subscribe(inactive, "i")
 	n := h.Subscribe(noHook, "n")
 
+	h.Partitions = 1 // one partition: the sentinel comes after every record before it
 	h.Start(dt.Config())
 	h.Produce(a, "x", "x", "y")
 	h.Produce(a, "x")       // redelivered
 	h.Produce(a, "x#h2")    // updated
 	h.Produce(i, "z", "z2") // not activated
 	h.Produce(n, "w")       // no webhook
+	h.Produce(a, "sentinel")
 
-	testkit.Eventually(t, 15*time.Second, "deliveries to both subscriptions", func() bool { return len(rc.AckedEvents(t)) == 6 })
-	time.Sleep(300 * time.Millisecond)
+	// Once the sentinel reached both subscriptions, every record before it
+	// was handled: what has not come by then was not sent.
+	testkit.Eventually(t, 15*time.Second, "deliveries to both subscriptions", func() bool { return len(rc.AckedEvents(t)) >= 8 })
 	perRef := map[string][]string{}
 	for _, r := range rc.Acked() {
 		ref := r.Payload(t).References.SubscriptionReference
 		perRef[ref] = append(perRef[ref], r.EventIDs(t)...)
 	}
 	for _, ref := range []string{"a", "b"} {
-		if !slices.Equal(perRef[ref], []string{"x", "y", "x"}) {
-			t.Errorf("subscription %s got %v, want [x y x] (x, y, then x's update)", ref, perRef[ref])
+		if !slices.Equal(perRef[ref], []string{"x", "y", "x", "sentinel"}) {
+			t.Errorf("subscription %s got %v, want [x y x sentinel] (x, y, then x's update)", ref, perRef[ref])
 		}
 	}
 	if len(perRef) != 2 {
@@ -366,13 +381,21 @@ func TestGoneDeactivatesWebhook(t *testing.T) {
 	acct := h.Account("sandbox")
 	h.Webhook(acct, rc.URL, true)
 	s := h.Subscribe(acct, "gone")
+	sentinelRC := dt.NewReceiver(t, nil)
+	other := h.Account("sandbox")
+	h.Webhook(other, sentinelRC.URL, true)
+	sentinel := h.Subscribe(other, "sentinel")
+	h.Partitions = 1 // one partition: the sentinel comes after g2
 	h.Start(dt.Config())
 	h.Produce(s, "g1")
 	testkit.Eventually(t, 15*time.Second, "the webhook deactivated", func() bool {
 		return h.Count(`SELECT count(*) FROM webhooks WHERE account_id = $1 AND NOT activated`, acct) == 1
 	})
 	h.Produce(s, "g2")
-	time.Sleep(500 * time.Millisecond)
+	// A sentinel for another account after g2, on the one partition: once it
+	// is delivered, g2 was handled too.
+	h.Produce(sentinel, "sentinel")
+	testkit.Eventually(t, 15*time.Second, "the sentinel delivered", func() bool { return len(sentinelRC.Acked()) == 1 })
 	if n := len(rc.Requests()); n != 1 {
 		t.Fatalf("%d requests after 410, want 1", n)
 	}
