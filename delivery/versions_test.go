@@ -139,10 +139,12 @@ func TestEveryVersionDeliveredReplaysOnce(t *testing.T) {
 	s := h.Subscribe(acct, "abc")
 	h.Start(dt.Config())
 
+	emitted := time.Now().UTC()
 	version := func(hash, at string) schemas.EventRecord {
 		rec := h.Record(s, "ev-1", hash)
 		rec.Event = json.RawMessage(fmt.Sprintf(`{"eventID":"ev-1","eventType":"EQUIPMENT","eventClassifierCode":"EST","eventDateTime":%q}`, at))
-		time.Sleep(time.Millisecond) // distinct emittedAt, as distinct normaliser transactions have
+		emitted = emitted.Add(time.Millisecond) // distinct emittedAt, as distinct normaliser transactions have
+		rec.EmittedAt = emitted
 		return rec
 	}
 	const a, b, c = "2026-12-01T10:00:00Z", "2026-12-02T10:00:00Z", "2026-12-03T10:00:00Z"
