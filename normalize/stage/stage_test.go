@@ -72,9 +72,34 @@ func collect(t *testing.T, brokers []string, topic string, want int, wait time.D
 	return out
 }
 
-func start(t *testing.T) harness {
+// collectUntil reads a topic (read-committed) from the start until last
+// holds for a record, and returns every record read, that one last.
+func collectUntil(t *testing.T, brokers []string, topic string, last func(*kgo.Record) bool) []*kgo.Record {
+	t.Helper()
+	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []*kgo.Record
+	for done := false; !done; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("the sentinel not on %s within 20 s (read %d records)", topic, len(out))
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if !done {
+				out = append(out, r)
+				done = last(r)
+			}
+		})
+	}
+	return out
+}
+
+// start runs the stage on a broker whose topics have partitions each.
+func start(t *testing.T, partitions int32) harness {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 3)
+	brokers := testenv.Kafka(t, partitions)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -105,7 +130,7 @@ func decode(t *testing.T, r *kgo.Record) (schemas.EventRecord, dcsa.Event) {
 }
 
 func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
-	h := start(t)
+	h := start(t, 3)
 	payload := sample(t)
 	h.raw(carriers.FormatTNT22, "trk-1", payload)
 	h.raw(carriers.FormatTNT22, "trk-1", payload)                     // polled again: nothing new
@@ -117,14 +142,20 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 		t.Fatal("fixture edit did not apply")
 	}
 	h.raw(carriers.FormatTNT22, "trk-1", []byte(moved)) // one estimate moved
+	// The sentinel: the estimate moved again. Its update comes after every
+	// event of trk-1 before it (one tracking, one partition, in order).
+	const sentinelAt = `"eventDateTime": "2019-11-14T09:00:00+08:30"`
+	h.raw(carriers.FormatTNT22, "trk-1", []byte(strings.Replace(moved, `"eventDateTime": "2019-11-13T09:00:00+08:30"`, sentinelAt, 1)))
 
 	// The sample has 4 transport and equipment events (3 shipment events are not emitted).
-	events := collect(t, h.brokers, schemas.TopicEvents, 5, 20*time.Second)
-	time.Sleep(500 * time.Millisecond)
-	events = collect(t, h.brokers, schemas.TopicEvents, 99, 2*time.Second)
-	if len(events) != 5 {
-		t.Fatalf("events = %d, want 4 from the first poll and 1 update", len(events))
+	events := collectUntil(t, h.brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+		_, ev := decode(t, r)
+		return ev.EventDateTime == "2019-11-14T09:00:00+08:30"
+	})
+	if len(events) != 6 {
+		t.Fatalf("events = %d before the sentinel's, want 4 from the first poll and 1 update", len(events)-1)
 	}
+	events = events[:5]
 	ids := map[string]bool{}
 	for _, r := range events[:4] {
 		rec, ev := decode(t, r)
@@ -147,7 +178,7 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 }
 
 func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
-	h := start(t)
+	h := start(t, 1) // one partition: the sentinel comes after every event before it
 	h.subscribe("trk-container", "container", "CSQU3054383", true)
 	h.subscribe("trk-booking", "booking", "BK-77", true)
 	h.subscribe("trk-other", "container", "MSKU9070323", true)
@@ -157,9 +188,13 @@ func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
 	  "emptyIndicatorCode":"LADEN","eventLocation":{"UNLocationCode":"NLRTM"},
 	  "documentReferences":[{"documentReferenceType":"BKG","documentReferenceValue":"BK-77"}]}`
 	h.raw(carriers.FormatPushed, "", []byte(ev))
-	events := collect(t, h.brokers, schemas.TopicEvents, 2, 20*time.Second)
-	time.Sleep(300 * time.Millisecond)
-	events = collect(t, h.brokers, schemas.TopicEvents, 99, time.Second)
+	// The sentinel: a push for trk-other's container.
+	h.raw(carriers.FormatPushed, "", []byte(strings.NewReplacer("CSQU3054383", "MSKU9070323", "BK-77", "BK-SENTINEL").Replace(ev)))
+	events := collectUntil(t, h.brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+		rec, _ := decode(t, r)
+		return rec.TrackingID == "trk-other"
+	})
+	events = events[:len(events)-1]
 	got := map[string]bool{}
 	for _, r := range events {
 		rec, _ := decode(t, r)
