@@ -149,11 +149,13 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 		w.Header().Set("Retry-After", "90")
 		w.WriteHeader(http.StatusTooManyRequests)
 	})
-	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond) })
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond) }) // the slow endpoint under test
 	srv := testServer(t, mux)
 	client := *http.DefaultClient
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	s := &sender{client: &client, timeout: 100 * time.Millisecond, userAgent: "t", limit: 4096, now: time.Now}
+	// A timeout that only /slow reaches: a loaded machine must not turn the
+	// other answers into timeouts.
+	s := &sender{client: &client, timeout: 5 * time.Second, userAgent: "t", limit: 4096, now: time.Now}
 	c := &claimed{ID: "id", Body: []byte(`{}`)}
 	send := func(path string) attempt {
 		c.TargetURL = srv + path
@@ -168,9 +170,11 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 	if a := send("/busy"); a.RetryAfter != 90*time.Second {
 		t.Errorf("429: %+v", a)
 	}
+	s.timeout = 100 * time.Millisecond
 	if a := send("/slow"); a.Outcome != OutcomeTimeout {
 		t.Errorf("slow: %+v", a)
 	}
+	s.timeout = 5 * time.Second
 	if a := send("/"); a.Outcome != OutcomeHTTPError || a.HTTPCode != 404 {
 		t.Errorf("404: %+v", a)
 	}
