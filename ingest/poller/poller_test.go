@@ -205,19 +205,35 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 	for _, c := range closed {
 		w.track(t, "MAEU", c, false, ids[c])
 	}
-	time.Sleep(500 * time.Millisecond) // closes applied, in-flight polls done
+	// Intervals are counted in polls of the open trackings, not slept: two
+	// more polls of each, and the closes (applied in milliseconds) and any
+	// poll in flight when they came are behind us; two more, and a closed
+	// tracking still polled would have been.
+	open := all[50:]
+	pollsOfEachOpen := func(n int) func() bool {
+		want := map[string]int{}
+		for _, c := range open {
+			want[c] = s.count(c) + n
+		}
+		return func() bool {
+			for _, c := range open {
+				if s.count(c) < want[c] {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	testkit.Eventually(t, 20*time.Second, "two more polls of every open tracking (closes applied)", pollsOfEachOpen(2))
 	before := map[string]int{}
-	for _, c := range all {
+	for _, c := range closed {
 		before[c] = s.count(c)
 	}
-	time.Sleep(1500 * time.Millisecond) // several intervals
+	testkit.Eventually(t, 20*time.Second, "two more polls of every open tracking", pollsOfEachOpen(2))
 	for _, c := range closed {
 		if s.count(c) != before[c] {
 			t.Fatalf("closed tracking %s polled again", c)
 		}
-	}
-	if s.count(all[100]) == before[all[100]] {
-		t.Fatal("open tracking not polled again after several intervals")
 	}
 	if n := s.overlaps.Load(); n != 0 {
 		t.Fatalf("%d overlapping polls of one tracking", n)
@@ -252,7 +268,9 @@ func TestCarrierOutageOpensBreaker(t *testing.T) {
 		ids = append(ids, w.track(t, "MAEU", c, true, ""))
 	}
 	run(t, w, s, fastConfig())
-	time.Sleep(3 * time.Second) // many intervals and retries
+	// The duration observed is what is tested: without the breaker, about
+	// seven intervals and their retries would go out in it.
+	time.Sleep(3 * time.Second)
 	total := 0
 	for _, c := range all {
 		total += s.count(c)
@@ -286,7 +304,15 @@ func TestTwoPollersNeverPollTheSameTrackingAtOnce(t *testing.T) {
 	cfg := fastConfig()
 	run(t, w, s, cfg)
 	run(t, w, s, cfg)
-	time.Sleep(4 * time.Second)
+	// Several rounds under both pollers, counted in polls, not slept.
+	testkit.Eventually(t, 30*time.Second, "every tracking polled three times", func() bool {
+		for _, c := range append(all, slow) {
+			if s.count(c) < 3 {
+				return false
+			}
+		}
+		return true
+	})
 	if n := s.overlaps.Load(); n != 0 {
 		t.Fatalf("%d overlapping polls of one tracking", n)
 	}
@@ -405,6 +431,7 @@ func TestRestartSpreadsPollsOverTheInterval(t *testing.T) {
 	}
 	cfg := fastConfig()
 	cfg.Interval = map[string]time.Duration{"sandbox": 4 * time.Second}
+	started := time.Now()
 	run(t, w, s, cfg)
 	polled := func() int {
 		n := 0
@@ -415,9 +442,16 @@ func TestRestartSpreadsPollsOverTheInterval(t *testing.T) {
 		}
 		return n
 	}
-	time.Sleep(800 * time.Millisecond) // a fifth of the interval
-	if n := polled(); n > 45 {
-		t.Fatalf("%d of 100 trackings polled in the first fifth of the interval: a poll storm", n)
-	}
 	testkit.Eventually(t, 8*time.Second, "every tracking polled within about one interval", func() bool { return polled() == 100 })
+	// Read from the first polls' times, not from a sleep: how many came in
+	// the first fifth of the interval.
+	early := 0
+	for _, c := range all {
+		if first := s.pollTimes(c)[0]; first.Sub(started) < 800*time.Millisecond {
+			early++
+		}
+	}
+	if early > 45 {
+		t.Fatalf("%d of 100 trackings polled in the first fifth of the interval: a poll storm", early)
+	}
 }
