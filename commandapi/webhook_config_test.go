@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
 )
 
@@ -66,20 +68,17 @@ func newReceiver(t *testing.T) *receiver {
 // secret waits for the n-th verification secret.
 func (r *receiver) secret(n int) string {
 	r.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var secret string
+	testkit.Eventually(r.t, 5*time.Second, fmt.Sprintf("verification message %d", n), func() bool {
 		r.mu.Lock()
-		if len(r.secrets) >= n {
-			s := r.secrets[n-1]
-			r.mu.Unlock()
-			return s
+		defer r.mu.Unlock()
+		if len(r.secrets) < n {
+			return false
 		}
-		r.mu.Unlock()
-		if time.Now().After(deadline) {
-			r.t.Fatalf("no verification message %d", n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		secret = r.secrets[n-1]
+		return true
+	})
+	return secret
 }
 
 func webhookAPI(t *testing.T, allowPrivate bool) (*testenv.API, testenv.PGDatabase) {
