@@ -13,6 +13,7 @@ import (
 	dt "github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // A receiver down for the whole (short) schedule: the delivery ends DEAD;
@@ -40,7 +41,7 @@ func TestRetryDeadDelivery(t *testing.T) {
 	cfg.Schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}
 	h.Start(cfg)
 	h.Produce(s, "e1")
-	dt.Eventually(t, 15*time.Second, "the delivery dead-lettered", func() bool {
+	testkit.Eventually(t, 15*time.Second, "the delivery dead-lettered", func() bool {
 		d := h.Deliveries(s.ID)
 		return len(d) == 1 && d[0].Status == delivery.StatusDead
 	})
@@ -71,12 +72,12 @@ func TestRetryDeadDelivery(t *testing.T) {
 	if r.Status != 200 || r.Message() != "Delivery queued for retry" || r.JSON["id"] != id || r.JSON["status"] != "PENDING" {
 		t.Fatalf("retry: %d %s", r.Status, r.Raw)
 	}
-	dt.Eventually(t, 15*time.Second, "the replayed delivery", func() bool { return len(rc.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "the replayed delivery", func() bool { return len(rc.Acked()) == 1 })
 	got := rc.Acked()[0]
 	if got.WebhookID() != id || string(got.Body) != string(rc.Requests()[0].Body) {
 		t.Errorf("replay sent webhook-id %s body %s; first attempt %s %s", got.WebhookID(), got.Body, id, rc.Requests()[0].Body)
 	}
-	dt.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == delivery.StatusDelivered })
+	testkit.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == delivery.StatusDelivered })
 	if d := h.Deliveries(s.ID)[0]; d.Attempts != 4 {
 		t.Errorf("attempts %d, want 4 (3 before dead-lettering, kept)", d.Attempts)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas/carriers"
 	"github.com/contrack/contrack/schemas/iso6346"
@@ -375,13 +376,7 @@ func TestInferProbesInParallelWithinBounds(t *testing.T) {
 	storeCreds(t, api, key, "k", allSCACs()...)
 	done := make(chan testenv.Response, 1)
 	go func() { done <- inferGet(t, api, key, containerNumber("TGHU", 5)) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for bp.inflight.Load() < 4 {
-		if time.Now().After(deadline) {
-			t.Fatalf("probes in flight: %d, want 4", bp.inflight.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "4 probes in flight", func() bool { return bp.inflight.Load() >= 4 })
 	close(bp.release)
 	r := <-done
 	if got := candidatesOf(r); len(got) != 1 || !strings.HasPrefix(got[0], "MAEU probe") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/contrack/contrack/delivery/signature"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
 )
 
@@ -67,20 +69,17 @@ func newReceiver(t *testing.T) *receiver {
 // secret waits for the n-th verification secret.
 func (r *receiver) secret(n int) string {
 	r.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var secret string
+	testkit.Eventually(r.t, 5*time.Second, fmt.Sprintf("verification message %d", n), func() bool {
 		r.mu.Lock()
-		if len(r.secrets) >= n {
-			s := r.secrets[n-1]
-			r.mu.Unlock()
-			return s
+		defer r.mu.Unlock()
+		if len(r.secrets) < n {
+			return false
 		}
-		r.mu.Unlock()
-		if time.Now().After(deadline) {
-			r.t.Fatalf("no verification message %d", n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		secret = r.secrets[n-1]
+		return true
+	})
+	return secret
 }
 
 // webhookAPI is the API with the delivery stage running on its database:
@@ -218,7 +217,7 @@ func TestTestDelivery(t *testing.T) {
 	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.URL + "/hook"}), 200, "Successful Configuration")
 	expect(api.Do("POST", "/webhook/test", key, nil), 400, "Webhook not activated")
 	var secret string
-	deliverytest.Eventually(t, 10*time.Second, "the verification", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the verification", func() bool {
 		for _, r := range rcv.Acked() {
 			var msg commandapi.VerificationMessage
 			if json.Unmarshal(r.Body, &msg) == nil && msg.Type == "webhook.verification" {
@@ -236,7 +235,7 @@ func TestTestDelivery(t *testing.T) {
 		t.Fatalf("POST /webhook/test: %s", r.Raw)
 	}
 	var got deliverytest.Received
-	deliverytest.Eventually(t, 10*time.Second, "the test delivery", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the test delivery", func() bool {
 		for _, r := range rcv.Acked() {
 			if r.WebhookID() == id {
 				got = r
@@ -253,7 +252,7 @@ func TestTestDelivery(t *testing.T) {
 		t.Errorf("test delivery body %s", got.Body)
 	}
 	// Listed with its outcome; the verification is not listed.
-	deliverytest.Eventually(t, 10*time.Second, "the test delivery listed as delivered", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the test delivery listed as delivered", func() bool {
 		l := api.Do("GET", "/webhook/deliveries", key, nil)
 		ds, _ := l.JSON["deliveries"].([]any)
 		if len(ds) != 1 {
@@ -286,7 +285,7 @@ func TestTestDelivery(t *testing.T) {
 	if _, _, err := delivery.QueueTest(context.Background(), h.DB.Pool, h.Box, acct2, time.Now()); err != nil {
 		t.Errorf("another account's test delivery refused: %v", err)
 	}
-	deliverytest.Eventually(t, 10*time.Second, "every test delivery", func() bool {
+	testkit.Eventually(t, 10*time.Second, "every test delivery", func() bool {
 		return len(rcv.Acked()) == 1+5 && len(rcv2.Acked()) == 1
 	})
 }

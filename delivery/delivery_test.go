@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/reference"
 	"io"
 	"net/http"
@@ -30,7 +31,7 @@ func TestPayloadShapeAndSignatures(t *testing.T) {
 	h.Start(dt.Config())
 	h.Produce(s, "ev-1")
 
-	dt.Eventually(t, 15*time.Second, "a delivery", func() bool { return len(rc.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "a delivery", func() bool { return len(rc.Acked()) == 1 })
 	r := rc.Requests()[0]
 	want := `{"references":{"subscriptionReference":"ref-1","equipmentNumber":"` + s.Container + `","billNumber":"","bookingNumber":"","scacCode":"MAEU"},` +
 		`"events":[` + string(dt.Event("ev-1", s.Container)) + `]}`
@@ -40,7 +41,7 @@ func TestPayloadShapeAndSignatures(t *testing.T) {
 	if err := dt.Verify(secret, r.Header, r.Body); err != nil {
 		t.Fatal(err)
 	}
-	dt.Eventually(t, 5*time.Second, "the delivery recorded", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the delivery recorded", func() bool {
 		d := h.Deliveries(s.ID)
 		return len(d) == 1 && d[0].Status == delivery.StatusDelivered
 	})
@@ -126,10 +127,13 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 	h.Start(cfg)
 	h.Produce(s, "e1", "e2", "e3")
 
-	dt.Eventually(t, 15*time.Second, "all events acknowledged", func() bool { return len(rc.AckedEvents(t)) >= 3 })
-	time.Sleep(200 * time.Millisecond) // nothing more may come
-	if got := rc.AckedEvents(t); !slices.Equal(got, []string{"e1", "e2", "e3"}) {
-		t.Fatalf("acknowledged events %v, want [e1 e2 e3] once each, in order", got)
+	testkit.Eventually(t, 15*time.Second, "all events acknowledged", func() bool { return len(rc.AckedEvents(t)) >= 3 })
+	// Nothing more may come: a sentinel event after them, delivered in order,
+	// shows that no repeat of e1..e3 was still on its way.
+	h.Produce(s, "sentinel")
+	testkit.Eventually(t, 15*time.Second, "the sentinel acknowledged", func() bool { return slices.Contains(rc.AckedEvents(t), "sentinel") })
+	if got := rc.AckedEvents(t); !slices.Equal(got, []string{"e1", "e2", "e3", "sentinel"}) {
+		t.Fatalf("acknowledged events %v, want [e1 e2 e3 sentinel] once each, in order", got)
 	}
 	reqs := rc.Requests()
 	bodies := map[string]string{}
@@ -148,6 +152,15 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 			t.Errorf("attempt %d has webhook-id %s, attempt 1 %s", i+1, reqs[i].WebhookID(), reqs[0].WebhookID())
 		}
 	}
+	// The receiver answers before the stage records the answer.
+	testkit.Eventually(t, 15*time.Second, "every delivery recorded as delivered", func() bool {
+		for _, d := range h.Deliveries(s.ID) {
+			if d.Status != delivery.StatusDelivered {
+				return false
+			}
+		}
+		return true
+	})
 	ds := h.Deliveries(s.ID)
 	attempts := 0
 	for _, d := range ds {
@@ -171,7 +184,7 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 		Outcome string
 	}
 	var got []logRow
-	dt.Eventually(t, 10*time.Second, "attempts in clickhouse", func() bool {
+	testkit.Eventually(t, 10*time.Second, "attempts in clickhouse", func() bool {
 		rows, err := h.CH.Conn.Query(context.Background(),
 			`SELECT delivery_id, attempt, status_code, outcome FROM delivery_attempts FINAL WHERE account_id = ? ORDER BY at, delivery_id, attempt`, acct)
 		if err != nil {
@@ -251,23 +264,26 @@ func TestFanOut(t *testing.T) {
 	i := h.Subscribe(inactive, "i")
 	n := h.Subscribe(noHook, "n")
 
+	h.Partitions = 1 // one partition: the sentinel comes after every record before it
 	h.Start(dt.Config())
 	h.Produce(a, "x", "x", "y")
 	h.Produce(a, "x")       // redelivered
 	h.Produce(a, "x#h2")    // updated
 	h.Produce(i, "z", "z2") // not activated
 	h.Produce(n, "w")       // no webhook
+	h.Produce(a, "sentinel")
 
-	dt.Eventually(t, 15*time.Second, "deliveries to both subscriptions", func() bool { return len(rc.AckedEvents(t)) == 6 })
-	time.Sleep(300 * time.Millisecond)
+	// Once the sentinel reached both subscriptions, every record before it
+	// was handled: what has not come by then was not sent.
+	testkit.Eventually(t, 15*time.Second, "deliveries to both subscriptions", func() bool { return len(rc.AckedEvents(t)) >= 8 })
 	perRef := map[string][]string{}
 	for _, r := range rc.Acked() {
 		ref := r.Payload(t).References.SubscriptionReference
 		perRef[ref] = append(perRef[ref], r.EventIDs(t)...)
 	}
 	for _, ref := range []string{"a", "b"} {
-		if !slices.Equal(perRef[ref], []string{"x", "y", "x"}) {
-			t.Errorf("subscription %s got %v, want [x y x] (x, y, then x's update)", ref, perRef[ref])
+		if !slices.Equal(perRef[ref], []string{"x", "y", "x", "sentinel"}) {
+			t.Errorf("subscription %s got %v, want [x y x sentinel] (x, y, then x's update)", ref, perRef[ref])
 		}
 	}
 	if len(perRef) != 2 {
@@ -300,20 +316,20 @@ func TestBatching(t *testing.T) {
 	cfg.MaxBatchBytes = 6 * len(dt.Event("e000", s.Container)) // six events by size
 	h.Start(cfg)
 	h.Produce(s, "e000")
-	dt.Eventually(t, 15*time.Second, "the first delivery in flight", func() bool { return len(rc.Requests()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "the first delivery in flight", func() bool { return len(rc.Requests()) == 1 })
 	var ids []string
 	for i := 1; i <= 30; i++ {
 		ids = append(ids, "e"+strings.Repeat("0", 3-len(strconv.Itoa(i)))+strconv.Itoa(i))
 	}
 	h.Produce(s, ids...)
-	dt.Eventually(t, 15*time.Second, "events queued", func() bool {
+	testkit.Eventually(t, 15*time.Second, "events queued", func() bool {
 		return h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s.ID) == 31
 	})
-	dt.Eventually(t, 5*time.Second, "the queue depth gauges", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the queue depth gauges", func() bool {
 		return h.Metrics.QueueDepth("queued_events") == 30 && h.Metrics.QueueDepth("pending") == 1
 	})
 	close(release)
-	dt.Eventually(t, 15*time.Second, "every event delivered", func() bool { return len(rc.AckedEvents(t)) == 31 })
+	testkit.Eventually(t, 15*time.Second, "every event delivered", func() bool { return len(rc.AckedEvents(t)) == 31 })
 	if got := rc.AckedEvents(t); !slices.Equal(got, append([]string{"e000"}, ids...)) {
 		t.Fatalf("events out of order: %v", got)
 	}
@@ -340,11 +356,11 @@ func TestBatching(t *testing.T) {
 	cfg.MaxBatchBytes = 0
 	h2.Start(cfg)
 	h2.Produce(s2, ids...)
-	dt.Eventually(t, 15*time.Second, "events queued", func() bool {
+	testkit.Eventually(t, 15*time.Second, "events queued", func() bool {
 		return h2.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s2.ID) == 30
 	})
 	close(release2)
-	dt.Eventually(t, 15*time.Second, "every event delivered", func() bool { return len(rc2.AckedEvents(t)) == 30 })
+	testkit.Eventually(t, 15*time.Second, "every event delivered", func() bool { return len(rc2.AckedEvents(t)) == 30 })
 	if got := rc2.AckedEvents(t); !slices.Equal(got, ids) {
 		t.Fatalf("events out of order: %v", got)
 	}
@@ -365,13 +381,21 @@ func TestGoneDeactivatesWebhook(t *testing.T) {
 	acct := h.Account("sandbox")
 	h.Webhook(acct, rc.URL, true)
 	s := h.Subscribe(acct, "gone")
+	sentinelRC := dt.NewReceiver(t, nil)
+	other := h.Account("sandbox")
+	h.Webhook(other, sentinelRC.URL, true)
+	sentinel := h.Subscribe(other, "sentinel")
+	h.Partitions = 1 // one partition: the sentinel comes after g2
 	h.Start(dt.Config())
 	h.Produce(s, "g1")
-	dt.Eventually(t, 15*time.Second, "the webhook deactivated", func() bool {
+	testkit.Eventually(t, 15*time.Second, "the webhook deactivated", func() bool {
 		return h.Count(`SELECT count(*) FROM webhooks WHERE account_id = $1 AND NOT activated`, acct) == 1
 	})
 	h.Produce(s, "g2")
-	time.Sleep(500 * time.Millisecond)
+	// A sentinel for another account after g2, on the one partition: once it
+	// is delivered, g2 was handled too.
+	h.Produce(sentinel, "sentinel")
+	testkit.Eventually(t, 15*time.Second, "the sentinel delivered", func() bool { return len(sentinelRC.Acked()) == 1 })
 	if n := len(rc.Requests()); n != 1 {
 		t.Fatalf("%d requests after 410, want 1", n)
 	}
@@ -385,7 +409,7 @@ func TestGoneDeactivatesWebhook(t *testing.T) {
 	// Re-activated (POST /webhook/activate): the parked delivery goes out.
 	rc.SetAnswer(nil)
 	h.Exec(`UPDATE webhooks SET activated = true WHERE account_id = $1`, acct)
-	dt.Eventually(t, 15*time.Second, "the parked delivery", func() bool { return len(rc.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "the parked delivery", func() bool { return len(rc.Acked()) == 1 })
 	if got := rc.AckedEvents(t); !slices.Equal(got, []string{"g1"}) {
 		t.Errorf("acknowledged %v", got)
 	}

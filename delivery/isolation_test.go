@@ -9,6 +9,7 @@ import (
 	"time"
 
 	dt "github.com/contrack/contrack/delivery/deliverytest"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // sharedHost is one webhook server (one host:port) for several accounts:
@@ -49,7 +50,7 @@ func latencies(t *testing.T, h *dt.Harness, rc *dt.Receiver, subs []dt.Sub, cond
 		before := len(rc.Acked())
 		start := time.Now()
 		h.Produce(s, "ev-"+strconv.Itoa(i))
-		dt.Eventually(t, 30*time.Second, what, func() bool { return len(rc.Acked()) > before })
+		testkit.Eventually(t, 30*time.Second, what, func() bool { return len(rc.Acked()) > before })
 		if !cond() {
 			t.Fatalf("%s: delivery %d arrived only after a hanging request ended (timed out)", what, i)
 		}
@@ -84,13 +85,13 @@ func TestHangingNeighbourOnSameHostDoesNotDelayAnother(t *testing.T) {
 	h.Start(cfg)
 	// Warm up (group join), then the quiet figure.
 	h.Produce(okSubs[0], "warm")
-	dt.Eventually(t, 15*time.Second, "warm-up", func() bool { return len(sh.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "warm-up", func() bool { return len(sh.Acked()) == 1 })
 	quiet := latencies(t, h, sh.Receiver, okSubs[1:10], func() bool { return true }, "account 2, quiet")
 
 	for _, s := range hangSubs {
 		h.Produce(s, "hang-ev")
 	}
-	dt.Eventually(t, 10*time.Second, "account 1's endpoint at its cap", func() bool { return sh.hanging.Load() == int64(cfg.EndpointConcurrency) })
+	testkit.Eventually(t, 10*time.Second, "account 1's endpoint at its cap", func() bool { return sh.hanging.Load() == int64(cfg.EndpointConcurrency) })
 	noTimeout := func() bool { return sh.ended.Load() == 0 }
 	loaded := latencies(t, h, sh.Receiver, okSubs[10:], noTimeout, "account 2 beside the hanging account 1")
 	t.Logf("account 2, produce → received: quiet p50 %s max %s; with account 1 hanging on the same host:port (%d requests hanging, timeout %s): p50 %s max %s",
@@ -131,12 +132,12 @@ func TestManyHangingAccountsDoNotStarveThePool(t *testing.T) {
 	}
 	h.Start(cfg)
 	h.Produce(okSubs[0], "warm")
-	dt.Eventually(t, 15*time.Second, "warm-up", func() bool { return len(sh.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "warm-up", func() bool { return len(sh.Acked()) == 1 })
 
 	for _, s := range hangSubs {
 		h.Produce(s, "hang-ev")
 	}
-	dt.Eventually(t, 8*time.Second, "as many hanging requests as workers", func() bool { return sh.hanging.Load() >= int64(cfg.Workers) })
+	testkit.Eventually(t, 8*time.Second, "as many hanging requests as workers", func() bool { return sh.hanging.Load() >= int64(cfg.Workers) })
 	noTimeout := func() bool { return sh.ended.Load() == 0 }
 	lat := latencies(t, h, sh.Receiver, okSubs[1:], noTimeout, "the healthy account beside 6 hanging ones")
 	t.Logf("healthy account, produce → received, beside %d hanging accounts (%d requests hanging, %d workers, SlowAfter %s, timeout %s): p50 %s max %s",
@@ -175,7 +176,7 @@ func TestBreakerIsPerAccount(t *testing.T) {
 	for _, s := range failSubs {
 		h.Produce(s, "ev")
 	}
-	dt.Eventually(t, 15*time.Second, "account 1's breaker open", func() bool { return h.Metrics.Breakers("open") == 1 })
+	testkit.Eventually(t, 15*time.Second, "account 1's breaker open", func() bool { return h.Metrics.Breakers("open") == 1 })
 	failed := func() int {
 		n := 0
 		for _, r := range rc.Requests() {
@@ -189,8 +190,8 @@ func TestBreakerIsPerAccount(t *testing.T) {
 	for _, s := range okSubs {
 		h.Produce(s, "ok")
 	}
-	dt.Eventually(t, 15*time.Second, "account 2's deliveries", func() bool { return len(rc.Acked()) == len(okSubs) })
-	dt.Eventually(t, 5*time.Second, "account 2's deliveries recorded", func() bool {
+	testkit.Eventually(t, 15*time.Second, "account 2's deliveries", func() bool { return len(rc.Acked()) == len(okSubs) })
+	testkit.Eventually(t, 5*time.Second, "account 2's deliveries recorded", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE account_id = $1 AND status = 'DELIVERED'`, okAcct) == len(okSubs)
 	})
 	if n := h.Count(`SELECT count(*) FROM deliveries WHERE account_id = $1 AND attempts <> 1`, okAcct); n != 0 {

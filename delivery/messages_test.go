@@ -17,6 +17,7 @@ import (
 	dt "github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -49,13 +50,13 @@ func TestVerificationSurvivesRestart(t *testing.T) {
 	// Long enough that the stop below lands between two attempts.
 	cfg.Schedule = []time.Duration{time.Second, time.Second, time.Second}
 	stop := h.Start(cfg)
-	dt.Eventually(t, 10*time.Second, "a failed verification attempt recorded", func() bool {
+	testkit.Eventually(t, 10*time.Second, "a failed verification attempt recorded", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'FAILED' AND attempts = 1`, id) == 1
 	})
 	stop()
 	rc.SetAnswer(nil)
 	h.Start(cfg)
-	dt.Eventually(t, 10*time.Second, "the verification delivered after the restart", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the verification delivered after the restart", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'DELIVERED'`, id) == 1
 	})
 	reqs := rc.Requests()
@@ -81,7 +82,7 @@ func TestVerificationSurvivesRestart(t *testing.T) {
 	// The attempt log has both attempts, numbered. (Distinct numbers: an
 	// insert retried after ClickHouse took it but the answer was lost writes
 	// its rows twice; the log is at least once.)
-	dt.Eventually(t, 20*time.Second, "both attempts in the attempt log", func() bool {
+	testkit.Eventually(t, 20*time.Second, "both attempts in the attempt log", func() bool {
 		var n uint64
 		err := h.CH.Conn.QueryRow(context.Background(),
 			`SELECT uniqExact(attempt) FROM delivery_attempts WHERE delivery_id = ? AND account_id = ? AND attempt IN (1, 2)`, id, acct).Scan(&n)
@@ -110,8 +111,8 @@ func TestVerificationOpensTheBreaker(t *testing.T) {
 	cfg.BreakerFailures = 2
 	cfg.BreakerTimeout = time.Hour
 	h.Start(cfg)
-	dt.Eventually(t, 10*time.Second, "the breaker open", func() bool { return h.Metrics.Breakers("open") == 1 })
-	dt.Eventually(t, 10*time.Second, "both failures recorded", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the breaker open", func() bool { return h.Metrics.Breakers("open") == 1 })
+	testkit.Eventually(t, 10*time.Second, "both failures recorded", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'FAILED' AND attempts = 2`, id) == 1
 	})
 	// Sentinel: a second account's verification on its own endpoint is sent
@@ -121,7 +122,7 @@ func TestVerificationOpensTheBreaker(t *testing.T) {
 	acct2 := h.Account("sandbox")
 	secret2 := h.Webhook(acct2, other.URL, false)
 	id2 := queueVerification(t, h, acct2, other.URL, secret2)
-	dt.Eventually(t, 10*time.Second, "the other account's verification", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the other account's verification", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'DELIVERED'`, id2) == 1
 	})
 	if n := len(rc.Requests()); n != 2 {
@@ -179,12 +180,12 @@ func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
 	cfg := dt.Config()
 	cfg.Schedule = []time.Duration{10 * time.Millisecond}
 	h.Start(cfg)
-	dt.Eventually(t, 15*time.Second, "both messages dead and settled", func() bool {
+	testkit.Eventually(t, 15*time.Second, "both messages dead and settled", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE id IN ($1, $2) AND status = 'DEAD' AND dlq_published_at IS NOT NULL`, vid, tid) == 2
 	})
 	s := h.Subscribe(active, "sentinel")
 	h.Produce(s, "e1")
-	dt.Eventually(t, 15*time.Second, "the events delivery dead", func() bool {
+	testkit.Eventually(t, 15*time.Second, "the events delivery dead", func() bool {
 		d := h.Deliveries(s.ID)
 		return len(d) == 1 && d[0].Status == delivery.StatusDead
 	})
@@ -206,7 +207,7 @@ func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
 	if err := delivery.Replay(context.Background(), h.DB.Pool, active, tid, time.Now()); err != nil {
 		t.Fatalf("replaying a test delivery: %v", err)
 	}
-	dt.Eventually(t, 15*time.Second, "the replayed test delivery", func() bool {
+	testkit.Eventually(t, 15*time.Second, "the replayed test delivery", func() bool {
 		return h.Count(`SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'DELIVERED' AND attempts = 3`, tid) == 1
 	})
 }

@@ -14,6 +14,7 @@ import (
 	dt "github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/platform/tracing/tracingtest"
 	"github.com/contrack/contrack/schemas"
@@ -58,7 +59,7 @@ func TestRetryByAnotherInstanceJoinsTheEventsTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dt.Eventually(t, 15*time.Second, "the first attempt", func() bool { return len(rc.Requests()) >= 1 })
+	testkit.Eventually(t, 15*time.Second, "the first attempt", func() bool { return len(rc.Requests()) >= 1 })
 	stopFirst()
 	if n := h.Count(`SELECT count(*) FROM deliveries WHERE subscription_id = $1 AND status = 'FAILED' AND attempts = 1`, s.ID); n != 1 {
 		t.Fatalf("after the first process stopped: %d failed deliveries with one attempt, want 1", n)
@@ -69,7 +70,7 @@ func TestRetryByAnotherInstanceJoinsTheEventsTrace(t *testing.T) {
 
 	// A second process, which never saw the event, sends the retry.
 	h.Start(dt.Config())
-	dt.Eventually(t, 15*time.Second, "the retry acknowledged", func() bool { return len(rc.Acked()) == 1 })
+	testkit.Eventually(t, 15*time.Second, "the retry acknowledged", func() bool { return len(rc.Acked()) == 1 })
 
 	reqs := rc.Requests()
 	for i, r := range reqs {
@@ -78,7 +79,7 @@ func TestRetryByAnotherInstanceJoinsTheEventsTrace(t *testing.T) {
 		}
 	}
 	// The retry's span ends just after the receiver answered.
-	dt.Eventually(t, 5*time.Second, "both attempt spans", func() bool {
+	testkit.Eventually(t, 5*time.Second, "both attempt spans", func() bool {
 		return len(tracingtest.Named(tracingtest.Trace(exp, traceID), "webhook POST")) >= 2
 	})
 	inTrace := tracingtest.Trace(exp, traceID)

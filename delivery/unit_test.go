@@ -177,9 +177,11 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 	if a := send("/busy"); a.RetryAfter != 90*time.Second {
 		t.Errorf("429: %+v", a)
 	}
+	s.timeout = 100 * time.Millisecond
 	if a := send("/slow"); a.Outcome != OutcomeTimeout {
 		t.Errorf("slow: %+v", a)
 	}
+	s.timeout = 5 * time.Second
 	if a := send("/"); a.Outcome != OutcomeHTTPError || a.HTTPCode != 404 {
 		t.Errorf("404: %+v", a)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -86,7 +87,7 @@ func TestEveryVersionDeliveredThroughNormaliser(t *testing.T) {
 	const a, b, c = "2026-12-01T10:00:00Z", "2026-12-02T10:00:00Z", "2026-12-03T10:00:00Z"
 	for i, at := range []string{a, b, a} {
 		poll(estimate("CSQU3054383", at))
-		dt.Eventually(t, 20*time.Second, "version "+at, func() bool { return len(rc.AckedEvents(t)) == i+1 })
+		testkit.Eventually(t, 20*time.Second, "version "+at, func() bool { return len(rc.AckedEvents(t)) == i+1 })
 	}
 	poll(estimate("CSQU3054383", a)) // unchanged: the normaliser drops it
 
@@ -120,7 +121,7 @@ func TestEveryVersionDeliveredThroughNormaliser(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(estimate("CSQU3054383", c))
-	dt.Eventually(t, 20*time.Second, "the sentinel", func() bool { return slices.Contains(versions(t, rc), c) })
+	testkit.Eventually(t, 20*time.Second, "the sentinel", func() bool { return slices.Contains(versions(t, rc), c) })
 	if got, want := versions(t, rc), []string{a, b, a, c}; !slices.Equal(got, want) {
 		t.Errorf("delivered versions %v, want %v", got, want)
 	}
@@ -138,22 +139,24 @@ func TestEveryVersionDeliveredReplaysOnce(t *testing.T) {
 	s := h.Subscribe(acct, "abc")
 	h.Start(dt.Config())
 
+	emitted := time.Now().UTC()
 	version := func(hash, at string) schemas.EventRecord {
 		rec := h.Record(s, "ev-1", hash)
 		rec.Event = json.RawMessage(fmt.Sprintf(`{"eventID":"ev-1","eventType":"EQUIPMENT","eventClassifierCode":"EST","eventDateTime":%q}`, at))
-		time.Sleep(time.Millisecond) // distinct emittedAt, as distinct normaliser transactions have
+		emitted = emitted.Add(time.Millisecond) // distinct emittedAt, as distinct normaliser transactions have
+		rec.EmittedAt = emitted
 		return rec
 	}
 	const a, b, c = "2026-12-01T10:00:00Z", "2026-12-02T10:00:00Z", "2026-12-03T10:00:00Z"
 	recs := []schemas.EventRecord{version("hA", a), version("hB", b), version("hA", a)}
 	for i, rec := range recs {
 		h.ProduceRecords(rec)
-		dt.Eventually(t, 15*time.Second, "version "+rec.ContentHash, func() bool { return len(rc.Acked()) == i+1 })
+		testkit.Eventually(t, 15*time.Second, "version "+rec.ContentHash, func() bool { return len(rc.Acked()) == i+1 })
 	}
 	h.ProduceRecords(recs...)          // every record consumed again
 	h.ProduceRecords(version("hA", a)) // the last version re-emitted unchanged
 	h.ProduceRecords(version("hC", c)) // the sentinel
-	dt.Eventually(t, 15*time.Second, "the sentinel", func() bool { return slices.Contains(versions(t, rc), c) })
+	testkit.Eventually(t, 15*time.Second, "the sentinel", func() bool { return slices.Contains(versions(t, rc), c) })
 	if got, want := versions(t, rc), []string{a, b, a, c}; !slices.Equal(got, want) {
 		t.Errorf("delivered versions %v, want %v", got, want)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/contrack/contrack/feed"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
 )
@@ -224,7 +225,7 @@ func TestFeedMatchesWebhook(t *testing.T) {
 	w.start()
 	w.h.Start(deliverytest.Config())
 	w.h.Produce(s1, "e1", "e2", "e1#h2", "e3", "e2#h2", "e4", "e1")
-	deliverytest.Eventually(t, 20*time.Second, "seven webhook events", func() bool { return len(rc.AckedEvents(t)) == 7 })
+	testkit.Eventually(t, 20*time.Second, "seven webhook events", func() bool { return len(rc.AckedEvents(t)) == 7 })
 	all, _ := w.until(key, "", 3, 7, 20*time.Second)
 	if g, want := ids(all, "ref-1"), rc.AckedEvents(t); fmt.Sprint(g) != fmt.Sprint(want) {
 		t.Errorf("feed %v, webhook %v", g, want)

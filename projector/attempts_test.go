@@ -11,6 +11,7 @@ import (
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/schemas"
 )
@@ -36,11 +37,10 @@ func TestPollAttemptsReachClickHouse(t *testing.T) {
 		done <- projector.Run(ctx, projector.Config{MaxWait: 100 * time.Millisecond}, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
 	}()
 	var rows, distinct uint64
-	deadline := time.Now().Add(15 * time.Second)
-	for rows < 50 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
+	testkit.Eventually(t, 15*time.Second, "50 rows in poll_attempts", func() bool {
 		ch.Conn.QueryRow(context.Background(), `SELECT count(), uniqExact(attempt_id) FROM poll_attempts`).Scan(&rows, &distinct)
-	}
+		return rows >= 50
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("shutdown: %v", err)
@@ -79,14 +79,13 @@ func TestTricklingRecordsAreBatched(t *testing.T) {
 		if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: v}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // records trickle in: the pace under test
 	}
 	var rows uint64
-	deadline := time.Now().Add(15 * time.Second)
-	for rows < n && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
+	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("%d rows in poll_attempts", n), func() bool {
 		ch.Conn.QueryRow(context.Background(), `SELECT count() FROM poll_attempts`).Scan(&rows)
-	}
+		return rows >= n
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("shutdown: %v", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
@@ -103,11 +104,7 @@ func TestRebuildJourneys(t *testing.T) {
 		}
 		return len(res[0].(map[string]any)["sourceEvents"].([]any))
 	}
-	for deadline := time.Now().Add(20 * time.Second); sources() != n; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("live projection: %d source events", sources())
-		}
-	}
+	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("the live projection with %d source events", n), func() bool { return sources() == n })
 
 	// Reads during the rebuild see the whole journey, never a partial one.
 	stop := make(chan struct{})
@@ -145,11 +142,7 @@ func TestRebuildJourneys(t *testing.T) {
 	if err := kafka.ProduceSync(ctx, prod, event(n)); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); sources() != n+1; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after the rebuild: %d source events", sources())
-		}
-	}
+	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("%d source events after the rebuild", n+1), func() bool { return sources() == n+1 })
 	if gen, err := projector.RebuildJourneys(ctx, cfg, deps); err != nil || gen != 3 {
 		t.Fatalf("second rebuild: %d %v", gen, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/projector/journey/journeytest"
@@ -92,17 +93,12 @@ func eventRecord(rec schemas.EventRecord) *kgo.Record {
 // until polls GET path until ok accepts the answer.
 func (e *journeyEnv) until(path, key string, ok func(testenv.Response) bool) testenv.Response {
 	e.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r := e.api.Do("GET", path, key, nil)
-		if r.Status == 200 && ok(r) {
-			return r
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("GET %s: %d %s", path, r.Status, r.Raw)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var r testenv.Response
+	testkit.Eventually(e.t, 20*time.Second, "GET "+path+" to answer as expected", func() bool {
+		r = e.api.Do("GET", path, key, nil)
+		return r.Status == 200 && ok(r)
+	})
+	return r
 }
 
 func TestJourneysByBookingNarrowedByEquipment(t *testing.T) {

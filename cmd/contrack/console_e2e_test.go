@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // chromium finds a Chromium to drive: CONTRACK_TEST_CHROMIUM, else Debian's
@@ -154,17 +155,6 @@ func (b *browser) checkLabels(page string) {
 	}
 }
 
-// eventually polls cond until it holds.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(within); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // The console in a real headless Chromium against `contrack all`: sign in
 // with a sandbox key, see a sandbox subscription's journey with events,
 // replay a dead-lettered delivery, see the carrier chart and browse /docs;
@@ -191,7 +181,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	// The pipeline has polled, normalised and projected the journey, and
 	// the projector has written poll attempts for the carrier metrics.
-	eventually(t, 60*time.Second, "journey events of PO-1001", func() bool {
+	testkit.Eventually(t, 60*time.Second, "journey events of PO-1001", func() bool {
 		_, body := s.do("GET", "/subscription/equipment?equipmentNumber=MSKU9070323", key, "")
 		res, _ := body["results"].([]any)
 		if len(res) == 0 {
@@ -200,7 +190,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		ev, _ := res[0].(map[string]any)["sourceEvents"].([]any)
 		return len(ev) > 0
 	})
-	eventually(t, 60*time.Second, "carrier metrics of MAEU", func() bool {
+	testkit.Eventually(t, 60*time.Second, "carrier metrics of MAEU", func() bool {
 		_, body := s.do("GET", "/carrier/metrics", key, "")
 		cs, _ := body["carriers"].([]any)
 		return len(cs) > 0

@@ -16,6 +16,7 @@ import (
 
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // TestMain lets a test run the binary: the test executable re-run with
@@ -226,7 +227,7 @@ func TestBinaryStopsCleanlyOnSIGTERM(t *testing.T) {
 	cmd, stderr := runBinary(t, []string{"CONTRACK_SANDBOX_ADDR=" + freeAddr(t), "CONTRACK_ADMIN_ADDR=" + admin, "CONTRACK_SHUTDOWN_TIMEOUT=10s"}, "sandbox")
 	defer cmd.Process.Kill()
 	var metrics string
-	eventually(t, 30*time.Second, "sandbox's admin /metrics", func() bool {
+	testkit.Eventually(t, 30*time.Second, "sandbox's admin /metrics", func() bool {
 		metrics = get(admin + "/metrics")
 		return metrics != ""
 	})
@@ -289,12 +290,12 @@ func TestEachRoleServesItsOwnMetrics(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- tc.run(ctx, cfg) }()
-			eventually(t, 60*time.Second, tc.role+" /readyz", func() bool { return get(cfg.AdminAddr+"/readyz") != "" })
+			testkit.Eventually(t, 60*time.Second, tc.role+" /readyz", func() bool { return get(cfg.AdminAddr+"/readyz") != "" })
 			if tc.role == "api" {
 				get(cfg.HTTPAddr + "/healthz") // one request to count
 			}
 			var metrics string
-			eventually(t, 30*time.Second, tc.role+" /metrics with "+strings.Join(tc.want, ", "), func() bool {
+			testkit.Eventually(t, 30*time.Second, tc.role+" /metrics with "+strings.Join(tc.want, ", "), func() bool {
 				metrics = get(cfg.AdminAddr + "/metrics")
 				for _, w := range tc.want {
 					if !strings.Contains(metrics, w) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/platform/tracing/tracingtest"
 )
@@ -50,20 +52,19 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 // waitFor returns the first POST whose body contains marker, failing after d.
 func (h *hookReceiver) waitFor(t *testing.T, marker string, d time.Duration) hookHit {
 	t.Helper()
-	for deadline := time.Now().Add(d); ; {
+	var found hookHit
+	testkit.Eventually(t, d, fmt.Sprintf("a webhook body with %q", marker), func() bool {
 		h.mu.Lock()
+		defer h.mu.Unlock()
 		for _, hit := range h.hits {
 			if bytes.Contains(hit.body, []byte(marker)) {
-				h.mu.Unlock()
-				return hit
+				found = hit
+				return true
 			}
 		}
-		h.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatalf("no webhook body with %q within %v", marker, d)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false
+	})
+	return found
 }
 
 func (h *hookReceiver) has(marker string) bool {
@@ -81,17 +82,22 @@ func (h *hookReceiver) has(marker string) bool {
 // (any, when id is invalid), once it has ended, failing after d.
 func waitSpan(t *testing.T, exp *tracetest.InMemoryExporter, tid trace.TraceID, name string, id trace.SpanID, d time.Duration) tracetest.SpanStub {
 	t.Helper()
-	for deadline := time.Now().Add(d); ; {
+	var found tracetest.SpanStub
+	defer func() { // also when Eventually fails: what the trace does have
+		if found.Name == "" {
+			t.Logf("trace %v has: %v", tid, spanNames(tracingtest.Trace(exp, tid)))
+		}
+	}()
+	testkit.Eventually(t, d, fmt.Sprintf("a %q span (id %v) in trace %v", name, id, tid), func() bool {
 		for _, s := range tracingtest.Named(tracingtest.Trace(exp, tid), name) {
 			if !id.IsValid() || s.SpanContext.SpanID() == id {
-				return s
+				found = s
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q span (id %v) in trace %v within %v; the trace has: %v", name, id, tid, d, spanNames(tracingtest.Trace(exp, tid)))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
+	return found
 }
 
 func spanNames(ss tracetest.SpanStubs) []string {
@@ -139,17 +145,19 @@ func TestEndToEndTraceFromPushAndPollToWebhook(t *testing.T) {
 	// The routing index learns the subscription through the outbox relay:
 	// a warm-up event delivered says it has (one pushed before matches
 	// nothing and is pushed again).
-	for deadline := time.Now().Add(30 * time.Second); !hook.has("warm-up"); {
-		if time.Now().After(deadline) {
-			t.Fatal("no warm-up event delivered within 30 s")
+	var lastPush time.Time
+	testkit.Eventually(t, 30*time.Second, "a warm-up event delivered", func() bool {
+		if hook.has("warm-up") {
+			return true
 		}
-		if code, body := s.do("POST", "/events", pusher, pushedEvent(pushBox, "warm-up")); code != 200 {
-			t.Fatalf("warm-up push: %d %v", code, body)
+		if time.Since(lastPush) > 2*time.Second { // matched nothing yet: push again
+			if code, body := s.do("POST", "/events", pusher, pushedEvent(pushBox, "warm-up")); code != 200 {
+				t.Fatalf("warm-up push: %d %v", code, body)
+			}
+			lastPush = time.Now()
 		}
-		for wait := time.Now().Add(2 * time.Second); !hook.has("warm-up") && time.Now().Before(wait); {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+		return false
+	})
 
 	// The traced push, sent with the carrier's own trace context.
 	callerTrace, _ := trace.TraceIDFromHex("0af7651916cd43dd8448eb211c80319c")

@@ -338,18 +338,6 @@ func (rc *Receiver) AckedEvents(t testing.TB) []string {
 	return ids
 }
 
-// Eventually polls cond every 10 ms until it holds or within passes.
-func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // Verify checks both signatures of a request the way a Receiver would,
 // independently of package signature: X-Hook-Signature (hex HMAC-SHA256 of
 // the body keyed with the secret string) and the Standard Webhooks

@@ -13,6 +13,7 @@ import (
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // addAccount creates another sandbox account and makes it the world's current one.
@@ -84,7 +85,7 @@ func TestNoisyAccountsDoNotChangeAnotherAccountsCadence(t *testing.T) {
 	runWith(t, w, s, cfg, func(d *poller.Deps) { d.OnBreaker = br.observe })
 
 	const polls = 8
-	waitFor(t, 20*time.Second, "the quiet account's polls alone", func() bool { return s.count(quiet) >= polls })
+	testkit.Eventually(t, 20*time.Second, "the quiet account's polls alone", func() bool { return s.count(quiet) >= polls })
 	alone := s.pollTimes(quiet)[:polls]
 
 	type noisy struct {
@@ -113,7 +114,7 @@ func TestNoisyAccountsDoNotChangeAnotherAccountsCadence(t *testing.T) {
 		}
 		return total
 	}
-	waitFor(t, 20*time.Second, "every noisy account to reach its pause", func() bool {
+	testkit.Eventually(t, 20*time.Second, "every noisy account to reach its pause", func() bool {
 		for _, n := range neighbours {
 			if calls(n) < cfg.AccountFailures {
 				return false
@@ -126,7 +127,7 @@ func TestNoisyAccountsDoNotChangeAnotherAccountsCadence(t *testing.T) {
 	for _, n := range neighbours {
 		before[n.slug] = calls(n)
 	}
-	waitFor(t, 30*time.Second, "the quiet account's polls beside the noisy ones", func() bool { return s.count(quiet) >= start+polls })
+	testkit.Eventually(t, 30*time.Second, "the quiet account's polls beside the noisy ones", func() bool { return s.count(quiet) >= start+polls })
 	beside := s.pollTimes(quiet)[start : start+polls]
 	t.Logf("quiet account mean poll interval: %v alone, %v beside the noisy accounts (configured %v ±10%%)",
 		meanInterval(alone).Round(time.Millisecond), meanInterval(beside).Round(time.Millisecond), cfg.Interval["sandbox"])
@@ -186,10 +187,10 @@ func TestCarrierWideStormOpensBreaker(t *testing.T) {
 			return sandboxAdapters(env, scac)
 		}
 	})
-	waitFor(t, 20*time.Second, "the carrier breaker to open", br.opened)
-	waitFor(t, 20*time.Second, "a sentinel poll on another carrier", func() bool { return s.count(sentinel) >= 1 })
+	testkit.Eventually(t, 20*time.Second, "the carrier breaker to open", br.opened)
+	testkit.Eventually(t, 20*time.Second, "a sentinel poll on another carrier", func() bool { return s.count(sentinel) >= 1 })
 	atOpen, sent := calls(), s.count(sentinel)
-	waitFor(t, 20*time.Second, "several more sentinel polls", func() bool { return s.count(sentinel) >= sent+4 })
+	testkit.Eventually(t, 20*time.Second, "several more sentinel polls", func() bool { return s.count(sentinel) >= sent+4 })
 	t.Logf("carrier-wide 503s: breaker %v after %d calls; %d calls while the other carrier was polled 4 more times", br.states, atOpen, calls()-atOpen)
 	if calls() != atOpen {
 		t.Fatalf("%d calls reached the down carrier after its breaker opened", calls()-atOpen)

@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/normalize/tnt22"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas/carriers"
 )
 
@@ -93,9 +94,9 @@ func (p *pipeline) subscription(t *testing.T, ref string) (status, reason string
 func (p *pipeline) assertPollingStopped(t *testing.T, container, sentinel string) {
 	t.Helper()
 	p.subscribe(t, "sentinel-"+sentinel, sentinel)
-	waitFor(t, 20*time.Second, "the sentinel's second poll", func() bool { return p.sim.count(sentinel) >= 2 })
+	testkit.Eventually(t, 20*time.Second, "the sentinel's second poll", func() bool { return p.sim.count(sentinel) >= 2 })
 	before, sentinelBefore := p.sim.count(container), p.sim.count(sentinel)
-	waitFor(t, 20*time.Second, "three more polls of the sentinel", func() bool { return p.sim.count(sentinel) >= sentinelBefore+3 })
+	testkit.Eventually(t, 20*time.Second, "three more polls of the sentinel", func() bool { return p.sim.count(sentinel) >= sentinelBefore+3 })
 	if after := p.sim.count(container); after != before {
 		t.Fatalf("closed tracking %s polled %d more times", container, after-before)
 	}
@@ -112,8 +113,8 @@ func TestExpiryClosesSubscriptionAndStopsPolling(t *testing.T) {
 	if _, err := p.db.Pool.Exec(context.Background(), `UPDATE subscriptions SET expires_at = now() + interval '1 second' WHERE reference = 'expiring'`); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "a poll before expiry", func() bool { return p.sim.count(c) >= 1 })
-	waitFor(t, 20*time.Second, "the subscription to close at its expiry", func() bool {
+	testkit.Eventually(t, 20*time.Second, "a poll before expiry", func() bool { return p.sim.count(c) >= 1 })
+	testkit.Eventually(t, 20*time.Second, "the subscription to close at its expiry", func() bool {
 		st, _ := p.subscription(t, "expiring")
 		return st == "CLOSED"
 	})
@@ -174,7 +175,7 @@ func TestJourneyEndClosesSubscriptionAndStopsPolling(t *testing.T) {
 	delivered, underWay := sandboxContainers(t)
 	p.subscribe(t, "delivered", delivered)
 	p.subscribe(t, "under-way", underWay)
-	waitFor(t, 20*time.Second, "the delivered journey's subscription to close", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the delivered journey's subscription to close", func() bool {
 		st, _ := p.subscription(t, "delivered")
 		return st == "CLOSED"
 	})

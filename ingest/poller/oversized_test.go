@@ -18,6 +18,7 @@ import (
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/ingest/sandbox/journey"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -79,7 +80,7 @@ func testOversized(t *testing.T, limit int, reason string) {
 
 	dlq := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicNormalizeDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	var dead *kgo.Record
-	waitFor(t, 20*time.Second, "the oversized page in the carrier-raw DLQ", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the oversized page in the carrier-raw DLQ", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		dlq.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
@@ -99,7 +100,7 @@ func testOversized(t *testing.T, limit int, reason string) {
 		t.Fatalf("dead letter key %s headers %v", dead.Key, headers)
 	}
 	// Same cadence as the normal tracking: several intervals' worth of polls.
-	waitFor(t, 20*time.Second, "six polls of the normal tracking", func() bool { return polls(normal) >= 6 })
+	testkit.Eventually(t, 20*time.Second, "six polls of the normal tracking", func() bool { return polls(normal) >= 6 })
 	b, n := polls(big), polls(normal)
 	t.Logf("polls: oversized %d, normal %d (interval %v, retry base %v)", b, n, cfg.Interval["sandbox"], cfg.RetryBase)
 	if b > n+2 || b < n-2 {

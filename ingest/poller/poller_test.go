@@ -20,6 +20,7 @@ import (
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -155,17 +156,6 @@ func runWith(t *testing.T, w *world, s *sim, cfg poller.Config, tune func(*polle
 	return stop
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func containers(n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -197,7 +187,7 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 	start := time.Now()
 	run(t, w, s, fastConfig())
 
-	waitFor(t, 20*time.Second, "a first poll of all 300 trackings", func() bool {
+	testkit.Eventually(t, 20*time.Second, "a first poll of all 300 trackings", func() bool {
 		for _, c := range all {
 			if s.count(c) == 0 {
 				return false
@@ -206,7 +196,7 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 		return true
 	})
 	t.Logf("300 trackings first-polled within %v", time.Since(start))
-	waitFor(t, 10*time.Second, "statuses", func() bool {
+	testkit.Eventually(t, 10*time.Second, "statuses", func() bool {
 		return w.status(t, ids[all[1]]) == "CONNECTED" && w.status(t, unauth) == "UNAUTHORIZED" && w.status(t, noCreds) == "NO_CREDENTIALS"
 	})
 
@@ -215,19 +205,35 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 	for _, c := range closed {
 		w.track(t, "MAEU", c, false, ids[c])
 	}
-	time.Sleep(500 * time.Millisecond) // closes applied, in-flight polls done
+	// Intervals are counted in polls of the open trackings, not slept: two
+	// more polls of each, and the closes (applied in milliseconds) and any
+	// poll in flight when they came are behind us; two more, and a closed
+	// tracking still polled would have been.
+	open := all[50:]
+	pollsOfEachOpen := func(n int) func() bool {
+		want := map[string]int{}
+		for _, c := range open {
+			want[c] = s.count(c) + n
+		}
+		return func() bool {
+			for _, c := range open {
+				if s.count(c) < want[c] {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	testkit.Eventually(t, 20*time.Second, "two more polls of every open tracking (closes applied)", pollsOfEachOpen(2))
 	before := map[string]int{}
-	for _, c := range all {
+	for _, c := range closed {
 		before[c] = s.count(c)
 	}
-	time.Sleep(1500 * time.Millisecond) // several intervals
+	testkit.Eventually(t, 20*time.Second, "two more polls of every open tracking", pollsOfEachOpen(2))
 	for _, c := range closed {
 		if s.count(c) != before[c] {
 			t.Fatalf("closed tracking %s polled again", c)
 		}
-	}
-	if s.count(all[100]) == before[all[100]] {
-		t.Fatal("open tracking not polled again after several intervals")
 	}
 	if n := s.overlaps.Load(); n != 0 {
 		t.Fatalf("%d overlapping polls of one tracking", n)
@@ -262,7 +268,9 @@ func TestCarrierOutageOpensBreaker(t *testing.T) {
 		ids = append(ids, w.track(t, "MAEU", c, true, ""))
 	}
 	run(t, w, s, fastConfig())
-	time.Sleep(3 * time.Second) // many intervals and retries
+	// The duration observed is what is tested: without the breaker, about
+	// seven intervals and their retries would go out in it.
+	time.Sleep(3 * time.Second)
 	total := 0
 	for _, c := range all {
 		total += s.count(c)
@@ -296,7 +304,15 @@ func TestTwoPollersNeverPollTheSameTrackingAtOnce(t *testing.T) {
 	cfg := fastConfig()
 	run(t, w, s, cfg)
 	run(t, w, s, cfg)
-	time.Sleep(4 * time.Second)
+	// Several rounds under both pollers, counted in polls, not slept.
+	testkit.Eventually(t, 30*time.Second, "every tracking polled three times", func() bool {
+		for _, c := range append(all, slow) {
+			if s.count(c) < 3 {
+				return false
+			}
+		}
+		return true
+	})
 	if n := s.overlaps.Load(); n != 0 {
 		t.Fatalf("%d overlapping polls of one tracking", n)
 	}
@@ -342,7 +358,7 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 	}
 	run(t, w, s, fastConfig())
 	for scac, tr := range trackings {
-		waitFor(t, 20*time.Second, scac+" statuses", func() bool {
+		testkit.Eventually(t, 20*time.Second, scac+" statuses", func() bool {
 			return w.status(t, tr.ok) == "CONNECTED" && w.status(t, tr.unauth) == "UNAUTHORIZED"
 		})
 	}
@@ -415,6 +431,7 @@ func TestRestartSpreadsPollsOverTheInterval(t *testing.T) {
 	}
 	cfg := fastConfig()
 	cfg.Interval = map[string]time.Duration{"sandbox": 4 * time.Second}
+	started := time.Now()
 	run(t, w, s, cfg)
 	polled := func() int {
 		n := 0
@@ -425,9 +442,16 @@ func TestRestartSpreadsPollsOverTheInterval(t *testing.T) {
 		}
 		return n
 	}
-	time.Sleep(800 * time.Millisecond) // a fifth of the interval
-	if n := polled(); n > 45 {
-		t.Fatalf("%d of 100 trackings polled in the first fifth of the interval: a poll storm", n)
+	testkit.Eventually(t, 8*time.Second, "every tracking polled within about one interval", func() bool { return polled() == 100 })
+	// Read from the first polls' times, not from a sleep: how many came in
+	// the first fifth of the interval.
+	early := 0
+	for _, c := range all {
+		if first := s.pollTimes(c)[0]; first.Sub(started) < 800*time.Millisecond {
+			early++
+		}
 	}
-	waitFor(t, 8*time.Second, "every tracking polled within about one interval", func() bool { return polled() == 100 })
+	if early > 45 {
+		t.Fatalf("%d of 100 trackings polled in the first fifth of the interval: a poll storm", early)
+	}
 }

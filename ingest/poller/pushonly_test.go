@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -39,7 +40,7 @@ func TestPollerSkipsPushOnlyCarriers(t *testing.T) {
 	sentinelID := w.track(t, "MAEU", sentinel, true, "")
 	run(t, w, s, fastConfig())
 
-	waitFor(t, 20*time.Second, "three polls of the sentinel tracking", func() bool { return s.count(sentinel) >= 3 })
+	testkit.Eventually(t, 20*time.Second, "three polls of the sentinel tracking", func() bool { return s.count(sentinel) >= 3 })
 	if got := w.status(t, sentinelID); got != "CONNECTED" {
 		t.Fatalf("sentinel status %s", got)
 	}

@@ -234,7 +234,7 @@ func event(ev *cosco.Event, m mapping, container, iso string, docs []dcsa.Docume
 // take goes to ev.Time, so the two cannot disagree on what is valid.
 func eventTime(ev *cosco.Event) (time.Time, error) {
 	if off, ok := offset(ev.TimeZone); ok {
-		if t, ok := localTime(ev.EventTime, fixedZone(off)); ok {
+		if t, ok := localTime(ev.EventTime, normalize.FixedZone(off)); ok {
 			return t, nil
 		}
 	}
@@ -246,12 +246,12 @@ func localTime(s string, loc *time.Location) (time.Time, bool) {
 	if len(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, false
 	}
-	y, ok1 := digits(s[0:4])
-	mo, ok2 := digits(s[5:7])
-	d, ok3 := digits(s[8:10])
-	h, ok4 := digits(s[11:13])
-	mi, ok5 := digits(s[14:16])
-	sec, ok6 := digits(s[17:19])
+	y, ok1 := normalize.Digits(s[0:4])
+	mo, ok2 := normalize.Digits(s[5:7])
+	d, ok3 := normalize.Digits(s[8:10])
+	h, ok4 := normalize.Digits(s[11:13])
+	mi, ok5 := normalize.Digits(s[14:16])
+	sec, ok6 := normalize.Digits(s[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
 		return time.Time{}, false
 	}
@@ -267,8 +267,8 @@ func offset(s string) (int, bool) {
 	if len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
 		return 0, false
 	}
-	h, ok1 := digits(s[1:3])
-	m, ok2 := digits(s[4:6])
+	h, ok1 := normalize.Digits(s[1:3])
+	m, ok2 := normalize.Digits(s[4:6])
 	if !ok1 || !ok2 || h > 14 || m > 59 {
 		return 0, false
 	}
@@ -277,36 +277,6 @@ func offset(s string) (int, bool) {
 		off = -off
 	}
 	return off, true
-}
-
-func digits(s string) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
-}
-
-// zones caches the fixed zones of quarter-hour offsets: time.FixedZone
-// allocates on each call.
-var zones = func() (z [113]*time.Location) {
-	for i := range z {
-		z[i] = time.FixedZone("", (i-56)*900)
-	}
-	return z
-}()
-
-func fixedZone(off int) *time.Location {
-	if off == 0 {
-		return time.UTC
-	}
-	if off%900 == 0 && off >= -56*900 && off <= 56*900 {
-		return zones[off/900+56]
-	}
-	return time.FixedZone("", off)
 }
 
 // transportMode is the mode of the event's transport call, "" for none. The

@@ -24,41 +24,13 @@ var testEnv = normalize.Envelope{SCAC: "COSU", TrackingID: "trk-1", ReceivedAt: 
 // refDir holds the DCSA documents the schemas are compiled from.
 var refDir = reference.DCSA()
 
-type golden struct {
-	Error  string       `json:"error,omitempty"`
-	Stats  *Stats       `json:"stats,omitempty"`
-	Events []dcsa.Event `json:"events,omitempty"`
-}
-
 // TestGolden parses every testdata/*.json and compares events, stats or the
 // error with testdata/golden/<name>.json; every event must validate against
 // EVENT_DOMAIN 2.0.2. Run with -update to rewrite, then read the diff.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events, st, err := ParseStats(raw, testEnv)
-			var got golden
-			if err != nil {
-				if !errors.Is(err, normalize.ErrMalformed) {
-					t.Fatalf("error %v does not wrap normalize.ErrMalformed", err)
-				}
-				got.Error = err.Error()
-			} else {
-				got.Stats, got.Events = &st, events
-			}
-			validatetest.ValidateAll(t, events)
-			validatetest.Golden(t, filepath.Join("testdata", "golden", name+".json"), got, *update)
-		})
-	}
+	validatetest.GoldenOutcomes(t, "testdata/*.json", ".json",
+		func(name string) string { return filepath.Join("testdata", "golden", name+".json") }, *update,
+		func(raw []byte) ([]dcsa.Event, Stats, error) { return ParseStats(raw, testEnv) })
 }
 
 // TestEventCodes pins what each COSCO code becomes, restating schemas/cosco's

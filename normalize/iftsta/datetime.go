@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
@@ -100,16 +101,16 @@ func parseDTM(value, format, zone string) (time.Time, error) {
 	if twoDigit {
 		v = "20" + v
 	}
-	year, _ := atoi(v[0:4])
-	month, _ := atoi(v[4:6])
-	day, _ := atoi(v[6:8])
+	year, _ := normalize.Digits(v[0:4])
+	month, _ := normalize.Digits(v[4:6])
+	day, _ := normalize.Digits(v[6:8])
 	var hour, minute, sec int
 	if len(v) >= 12 {
-		hour, _ = atoi(v[8:10])
-		minute, _ = atoi(v[10:12])
+		hour, _ = normalize.Digits(v[8:10])
+		minute, _ = normalize.Digits(v[10:12])
 	}
 	if len(v) >= 14 {
-		sec, _ = atoi(v[12:14])
+		sec, _ = normalize.Digits(v[12:14])
 	}
 	if month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, errBadDate
@@ -130,7 +131,7 @@ func parseDTM(value, format, zone string) (time.Time, error) {
 			return time.Time{}, errBadDate
 		}
 		if off != 0 {
-			loc = fixedZone(off)
+			loc = normalize.FixedZone(off)
 		}
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, loc)
@@ -153,7 +154,7 @@ func parseOffset(s string) (int, bool) {
 	if len(s) < 3 || (s[0] != '+' && s[0] != '-') {
 		return 0, false
 	}
-	h, ok := atoi(s[1:3])
+	h, ok := normalize.Digits(s[1:3])
 	if !ok {
 		return 0, false
 	}
@@ -161,14 +162,14 @@ func parseOffset(s string) (int, bool) {
 	switch rest := s[3:]; len(rest) {
 	case 0:
 	case 2:
-		if m, ok = atoi(rest); !ok {
+		if m, ok = normalize.Digits(rest); !ok {
 			return 0, false
 		}
 	case 3:
 		if rest[0] != ':' {
 			return 0, false
 		}
-		if m, ok = atoi(rest[1:]); !ok {
+		if m, ok = normalize.Digits(rest[1:]); !ok {
 			return 0, false
 		}
 	default:
@@ -182,38 +183,6 @@ func parseOffset(s string) (int, bool) {
 		off = -off
 	}
 	return off, true
-}
-
-// atoi parses a short run of ASCII digits.
-func atoi(s string) (int, bool) {
-	if s == "" {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
-
-// zones caches the fixed zones of the quarter-hour offsets from -14:00 to
-// +14:00 (every offset in use): time.FixedZone allocates on each call.
-var zones = func() (z [113]*time.Location) {
-	for i := range z {
-		z[i] = time.FixedZone("", (i-56)*900)
-	}
-	return z
-}()
-
-func fixedZone(off int) *time.Location {
-	if off%900 == 0 && off >= -56*900 && off <= 56*900 {
-		return zones[off/900+56]
-	}
-	return time.FixedZone("", off)
 }
 
 // formatTime writes RFC 3339 with the offset the source gave (Z for UTC).

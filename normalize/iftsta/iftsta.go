@@ -97,7 +97,7 @@ func ParseStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error)
 			if msg != nil {
 				return nil, st, parseErr(s.path(), "UNZ before the UNT of message "+clip(msg.ref))
 			}
-			if n, ok := atoi(s.get(0, 0)); !ok || (n != msgs && (grps == 0 || n != grps)) {
+			if n, ok := normalize.Digits(s.get(0, 0)); !ok || (n != msgs && (grps == 0 || n != grps)) {
 				return nil, st, parseErr(s.path(), "interchange control count "+clip(s.get(0, 0))+" but the interchange has "+strconv.Itoa(msgs)+" messages")
 			}
 			if s.get(1, 0) != unb.get(4, 0) {
@@ -121,7 +121,7 @@ func ParseStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error)
 			msg, msgStart = newMessage(s.get(0, 0)), i
 			msgs++
 		case "UNT":
-			if n, ok := atoi(s.get(0, 0)); !ok || n != i-msgStart+1 {
+			if n, ok := normalize.Digits(s.get(0, 0)); !ok || n != i-msgStart+1 {
 				return nil, st, parseErr(s.path(), "segment count "+clip(s.get(0, 0))+" but the message has "+strconv.Itoa(i-msgStart+1)+" segments")
 			}
 			if s.get(1, 0) != msg.ref {

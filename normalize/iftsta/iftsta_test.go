@@ -1,12 +1,10 @@
 package iftsta
 
 import (
-	"errors"
 	"flag"
 	refdata "github.com/contrack/contrack/reference"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,43 +39,14 @@ func schemaValidator(t *testing.T) *validate.Validator {
 	return validator
 }
 
-// golden is what a fixture's .golden.json holds.
-type golden struct {
-	Error  string       `json:"error,omitempty"`
-	Stats  *Stats       `json:"stats,omitempty"`
-	Events []dcsa.Event `json:"events,omitempty"`
-}
-
 // TestGolden parses every testdata/*.edi and compares events, stats or the
 // error with testdata/<name>.golden.json. Every emitted event must validate
 // against EVENT_DOMAIN 2.0.2. Run with -update to rewrite the golden files,
 // then read the diff.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.edi")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".edi")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events, st, err := ParseStats(raw, testEnv)
-			var got golden
-			if err != nil {
-				if !errors.Is(err, normalize.ErrMalformed) {
-					t.Fatalf("error %v does not wrap normalize.ErrMalformed", err)
-				}
-				got.Error = err.Error()
-			} else {
-				got.Stats, got.Events = &st, events
-			}
-			validatetest.ValidateAll(t, events)
-			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), got, *update)
-		})
-	}
+	validatetest.GoldenOutcomes(t, "testdata/*.edi", ".edi",
+		func(name string) string { return filepath.Join("testdata", name+".golden.json") }, *update,
+		func(raw []byte) ([]dcsa.Event, Stats, error) { return ParseStats(raw, testEnv) })
 }
 
 // TestBookingTwoContainers spells out, independently of the golden file,

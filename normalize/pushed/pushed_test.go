@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/normalize/identity"
 	"github.com/contrack/contrack/normalize/validate"
 	"github.com/contrack/contrack/normalize/validate/validatetest"
+	"github.com/contrack/contrack/schemas/dcsa"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -128,28 +129,12 @@ func TestParseRefusals(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
-	inputs, _ := filepath.Glob("testdata/*.input.json")
-	if len(inputs) == 0 {
-		t.Fatal("no inputs")
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".input.json")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if msg, ok := Check(raw); !ok {
-				t.Fatalf("Check refused the fixture: %s", msg)
-			}
-			events, err := Parse(raw, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			validatetest.ValidateAll(t, events)
-			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), events, *update)
-		})
-	}
+	validatetest.GoldenEvents(t, "testdata/*.input.json", ".input.json", *update, func(t *testing.T, _ string, raw []byte) ([]dcsa.Event, error) {
+		if msg, ok := Check(raw); !ok {
+			t.Fatalf("Check refused the fixture: %s", msg)
+		}
+		return Parse(raw, env)
+	})
 }
 
 func TestMapping(t *testing.T) {

@@ -3,6 +3,7 @@ package stage_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -80,16 +82,10 @@ func (h routingHarness) unmatched(keyID string) (int64, string) {
 
 func (h routingHarness) waitUnmatched(keyID string, want int64) {
 	h.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		if n, _ := h.unmatched(keyID); n == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			n, _ := h.unmatched(keyID)
-			h.t.Fatalf("unmatched count of %s = %d, want %d", keyID, n, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(h.t, 20*time.Second, fmt.Sprintf("the unmatched count of %s at %d", keyID, want), func() bool {
+		n, _ := h.unmatched(keyID)
+		return n == want
+	})
 }
 
 // readUntil reads the events topic from the start (read-committed) until

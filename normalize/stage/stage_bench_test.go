@@ -17,6 +17,7 @@ import (
 	"github.com/contrack/contrack/normalize/tnt22"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -52,7 +53,7 @@ func BenchmarkStage(b *testing.B) {
 	start := time.Now()
 	go stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Pool: db.Pool, Log: testenv.Log(b),
 		Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}})
-	for {
+	testkit.Eventually(b, 5*time.Minute, fmt.Sprintf("%d events", want), func() bool {
 		ends, err := adm.ListEndOffsets(context.Background(), schemas.TopicEvents)
 		if err != nil {
 			b.Fatal(err)
@@ -60,14 +61,8 @@ func BenchmarkStage(b *testing.B) {
 		var n int64
 		ends.Each(func(o kadm.ListedOffset) { n += o.Offset })
 		// End offsets include one transaction marker per partition per commit.
-		if n >= want {
-			break
-		}
-		if time.Since(start) > 5*time.Minute {
-			b.Fatalf("only %d of %d events after 5 minutes", n, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return n >= want
+	})
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(want)/elapsed.Seconds(), "events/s")

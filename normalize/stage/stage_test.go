@@ -73,13 +73,38 @@ func collect(t *testing.T, brokers []string, topic string, want int, wait time.D
 	return out
 }
 
-func start(t *testing.T) harness { return startAfter(t, nil) }
+// collectUntil reads a topic (read-committed) from the start until last
+// holds for a record, and returns every record read, that one last.
+func collectUntil(t *testing.T, brokers []string, topic string, last func(*kgo.Record) bool) []*kgo.Record {
+	t.Helper()
+	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []*kgo.Record
+	for done := false; !done; {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("the sentinel not on %s within 20 s (read %d records)", topic, len(out))
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if !done {
+				out = append(out, r)
+				done = last(r)
+			}
+		})
+	}
+	return out
+}
+
+// start runs the stage on a broker whose topics have partitions each.
+func start(t *testing.T, partitions int32) harness { return startAfter(t, partitions, nil) }
 
 // startAfter runs before (records the stage must find at its start) and
 // then the stage.
-func startAfter(t *testing.T, before func(h harness)) harness {
+func startAfter(t *testing.T, partitions int32, before func(h harness)) harness {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 3)
+	brokers := testenv.Kafka(t, partitions)
 	h := harness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers)}
 	if before != nil {
 		before(h)
@@ -114,7 +139,7 @@ func decode(t *testing.T, r *kgo.Record) (schemas.EventRecord, dcsa.Event) {
 }
 
 func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
-	h := start(t)
+	h := start(t, 3)
 	payload := sample(t)
 	h.raw(carriers.FormatTNT22, "trk-1", payload)
 	h.raw(carriers.FormatTNT22, "trk-1", payload)                     // polled again: nothing new
@@ -126,14 +151,20 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 		t.Fatal("fixture edit did not apply")
 	}
 	h.raw(carriers.FormatTNT22, "trk-1", []byte(moved)) // one estimate moved
+	// The sentinel: the estimate moved again. Its update comes after every
+	// event of trk-1 before it (one tracking, one partition, in order).
+	const sentinelAt = `"eventDateTime": "2019-11-14T09:00:00+08:30"`
+	h.raw(carriers.FormatTNT22, "trk-1", []byte(strings.Replace(moved, `"eventDateTime": "2019-11-13T09:00:00+08:30"`, sentinelAt, 1)))
 
 	// The sample has 4 transport and equipment events (3 shipment events are not emitted).
-	events := collect(t, h.brokers, schemas.TopicEvents, 5, 20*time.Second)
-	time.Sleep(500 * time.Millisecond)
-	events = collect(t, h.brokers, schemas.TopicEvents, 99, 2*time.Second)
-	if len(events) != 5 {
-		t.Fatalf("events = %d, want 4 from the first poll and 1 update", len(events))
+	events := collectUntil(t, h.brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+		_, ev := decode(t, r)
+		return ev.EventDateTime == "2019-11-14T09:00:00+08:30"
+	})
+	if len(events) != 6 {
+		t.Fatalf("events = %d before the sentinel's, want 4 from the first poll and 1 update", len(events)-1)
 	}
+	events = events[:5]
 	ids := map[string]bool{}
 	for _, r := range events[:4] {
 		rec, ev := decode(t, r)
@@ -157,8 +188,9 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 
 func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
 	// The trackings exist before the stage starts: its routing index
-	// catches up with them before routing any pushed event.
-	h := startAfter(t, func(h harness) {
+	// catches up with them before routing any pushed event. One partition:
+	// the sentinel comes after every event before it.
+	h := startAfter(t, 1, func(h harness) {
 		h.subscribe("trk-container", "container", "CSQU3054383", true)
 		h.subscribe("trk-booking", "booking", "BK-77", true)
 		h.subscribe("trk-other", "container", "MSKU9070323", true)
@@ -169,9 +201,13 @@ func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
 	  "emptyIndicatorCode":"LADEN","eventLocation":{"UNLocationCode":"NLRTM"},
 	  "documentReferences":[{"documentReferenceType":"BKG","documentReferenceValue":"BK-77"}]}`
 	h.raw(carriers.FormatPushed, "", []byte(ev))
-	events := collect(t, h.brokers, schemas.TopicEvents, 2, 20*time.Second)
-	time.Sleep(300 * time.Millisecond)
-	events = collect(t, h.brokers, schemas.TopicEvents, 99, time.Second)
+	// The sentinel: a push for trk-other's container.
+	h.raw(carriers.FormatPushed, "", []byte(strings.NewReplacer("CSQU3054383", "MSKU9070323", "BK-77", "BK-SENTINEL").Replace(ev)))
+	events := collectUntil(t, h.brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+		rec, _ := decode(t, r)
+		return rec.TrackingID == "trk-other"
+	})
+	events = events[:len(events)-1]
 	got := map[string]bool{}
 	for _, r := range events {
 		rec, _ := decode(t, r)

@@ -23,33 +23,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 var env = normalize.Envelope{SCAC: "ONEY", TrackingID: "ONEU1234566", ReceivedAt: time.Date(2024, 7, 1, 8, 0, 0, 0, time.UTC)}
 
 func TestGolden(t *testing.T) {
-	inputs, err := filepath.Glob("testdata/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, in := range inputs {
-		if strings.HasSuffix(in, ".golden.json") {
-			continue
-		}
-		n++
-		name := strings.TrimSuffix(filepath.Base(in), ".json")
-		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events, err := Parse(raw, env)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			validatetest.ValidateAll(t, events)
-			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), events, *update)
-		})
-	}
-	if n == 0 {
-		t.Fatal("no inputs in testdata/")
-	}
+	validatetest.GoldenEvents(t, "testdata/*.json", ".json", *update, func(_ *testing.T, _ string, raw []byte) ([]dcsa.Event, error) {
+		return Parse(raw, env)
+	})
 }
 
 // TestMapping pins the TNT 1.2 specific rules.

@@ -32,29 +32,13 @@ var goldenEnvs = map[string]normalize.Envelope{
 }
 
 func TestGolden(t *testing.T) {
-	inputs, err := filepath.Glob("testdata/*.input.json")
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no golden inputs: %v", err)
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".input.json")
-		t.Run(name, func(t *testing.T) {
-			env, ok := goldenEnvs[name]
-			if !ok {
-				t.Fatalf("add %q to goldenEnvs", name)
-			}
-			raw, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events, err := Parse(raw, env)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			validatetest.ValidateAll(t, events)
-			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), events, *update)
-		})
-	}
+	validatetest.GoldenEvents(t, "testdata/*.input.json", ".input.json", *update, func(t *testing.T, name string, raw []byte) ([]dcsa.Event, error) {
+		env, ok := goldenEnvs[name]
+		if !ok {
+			t.Fatalf("add %q to goldenEnvs", name)
+		}
+		return Parse(raw, env)
+	})
 }
 
 // TestMapping pins the rules the golden files only show by example, so a

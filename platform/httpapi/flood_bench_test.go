@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // BenchmarkFlood measures a valid key's request latency (p50/p99, a
@@ -48,18 +49,7 @@ func benchFlood(b *testing.B, protected bool) {
 		cfg.Auth = cache
 		cfg.PreAuth, cfg.PreAuthRefusals = httpapi.NewAddrLimiter(20, 40, 0), httpapi.NewAddrLimiter(200, 400, 0) // the defaults
 		// Wait for the revocation listener so the valid key is cached.
-		for deadline := time.Now().Add(5 * time.Second); ; {
-			if _, err := cache.Authenticate(ctx, valid); err != nil {
-				b.Fatal(err)
-			}
-			if _, hit, _ := cache.Cached(valid); hit {
-				break
-			}
-			if time.Now().After(deadline) {
-				b.Fatal("key cache not listening")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitCached(b, ctx, cache, valid)
 	}
 	srv := httpapi.New(cfg)
 	// A handler shaped like the API's: one indexed Postgres read.
@@ -138,9 +128,7 @@ func benchFlood(b *testing.B, protected bool) {
 			}
 		}()
 	}
-	for sent.Load() < 200 { // the flood is at full speed before measuring
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(b, 30*time.Second, "the flood at full speed before measuring", func() bool { return sent.Load() >= 200 })
 	floodStart, sentBefore := time.Now(), sent.Load()
 	flood := measure(b.N)
 	floodRate := float64(sent.Load()-sentBefore) / time.Since(floodStart).Seconds()

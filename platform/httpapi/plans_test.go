@@ -12,6 +12,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
 )
 
@@ -30,19 +31,8 @@ func planServer(t *testing.T, ctx context.Context, store *auth.Store, usage *aut
 	queryapi.Register(srv.Fuego, queryapi.Deps{})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	waitFor(t, "key cache listening", cache.Listening)
+	testkit.Eventually(t, 10*time.Second, "key cache listening", cache.Listening)
 	return cache, ts.URL
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func getKey(t *testing.T, url, path, key string) (*http.Response, []byte) {
@@ -100,7 +90,7 @@ func TestPlanChangesReachALiveKeyWithinSeconds(t *testing.T) {
 	if _, err := auth.NewStore(db.Pool).UpdatePlan(ctx, "tiny", auth.PlanUpdate{Burst: &burst}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "plan update applied", func() bool {
+	testkit.Eventually(t, 10*time.Second, "plan update applied", func() bool {
 		resp, _ := getKey(t, url, "/account", key)
 		return resp.StatusCode == 200 && resp.Header.Get("RateLimit-Limit") == "50"
 	})
@@ -112,7 +102,7 @@ func TestPlanChangesReachALiveKeyWithinSeconds(t *testing.T) {
 	if _, err := auth.NewStore(db.Pool).SetPlan(ctx, "acme", "live", "roomy"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "set-plan applied", func() bool {
+	testkit.Eventually(t, 10*time.Second, "set-plan applied", func() bool {
 		resp, _ := getKey(t, url, "/account", key)
 		return resp.StatusCode == 200 && resp.Header.Get("RateLimit-Limit") == "70"
 	})
@@ -128,7 +118,7 @@ func TestPlanChangesReachALiveKeyWithinSeconds(t *testing.T) {
 	if _, err := store.SetPlan(ctx, "acme", "live", auth.PlanNone); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "set-plan none applied", func() bool {
+	testkit.Eventually(t, 10*time.Second, "set-plan none applied", func() bool {
 		resp, _ := getKey(t, url, "/account", key)
 		return resp.StatusCode == 200 && resp.Header.Get("RateLimit-Limit") == "40"
 	})
@@ -211,7 +201,7 @@ func TestDailyQuotaIsPerAccountAndRefusesUntilUTCMidnight(t *testing.T) {
 	if _, err := store.UpdatePlan(ctx, "metered", auth.PlanUpdate{DailyQuota: &quota}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "raised quota applied", func() bool {
+	testkit.Eventually(t, 10*time.Second, "raised quota applied", func() bool {
 		resp, _ := getKey(t, url, "/account", a1)
 		return resp.StatusCode == 200 && resp.Header.Get("RateLimit-Limit") == "10"
 	})

@@ -162,19 +162,7 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 
 	// The valid key: its first look-up takes a token, then it is cached
 	// (once the revocation listener is up).
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := cache.Authenticate(ctx, valid); err != nil {
-			t.Fatal(err)
-		}
-		if _, hit, _ := cache.Cached(valid); hit {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("valid key never cached")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitCached(t, ctx, cache, valid)
 	unknown := func(i int) string { return fmt.Sprintf("ct_sandbox_%043d", i) }
 	for i := range 3 {
 		if code, _, body := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(i)}); code != 403 {

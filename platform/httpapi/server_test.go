@@ -158,7 +158,7 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	started := make(chan struct{})
 	fuego.Get(srv.Fuego, "/slow", func(c fuego.ContextNoBody) (echoBody, error) {
 		close(started)
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // the slow request whose completion shutdown must wait for
 		return echoBody{Name: "done"}, nil
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

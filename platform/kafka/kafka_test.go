@@ -14,6 +14,7 @@ import (
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -22,6 +23,21 @@ func produceN(t *testing.T, cl *kgo.Client, topic string, n int) {
 	var rs []*kgo.Record
 	for i := range n {
 		rs = append(rs, &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(i%7)), Value: []byte(strconv.Itoa(i))})
+	}
+	if err := kafka.ProduceSync(context.Background(), cl, rs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// produceSentinels writes a record valued "sentinel" to each partition of
+// topic: a consumer that has handled all of them has handled everything
+// produced to the topic before, so what it has not seen by then it will not.
+func produceSentinels(t *testing.T, brokers []string, topic string, partitions int32) {
+	t.Helper()
+	cl := testenv.KafkaClient(t, brokers, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	var rs []*kgo.Record
+	for p := range partitions {
+		rs = append(rs, &kgo.Record{Topic: topic, Partition: p, Key: []byte("sentinel"), Value: []byte("sentinel")})
 	}
 	if err := kafka.ProduceSync(context.Background(), cl, rs...); err != nil {
 		t.Fatal(err)
@@ -43,21 +59,17 @@ func (c *collector) add(v string) {
 	c.seen[v]++
 }
 
+// times is how often the handler saw v.
+func (c *collector) times(v string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[v]
+}
+
 func (c *collector) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.seen)
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
@@ -75,7 +87,7 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, "50 records", func() bool { return first.count() == 50 })
+	testkit.Eventually(t, 20*time.Second, "50 records", func() bool { return first.count() == 50 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("clean shutdown returned %v", err)
@@ -91,10 +103,10 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 		second.add(string(r.Value))
 		return nil
 	})
-	waitFor(t, "10 new records", func() bool { return second.count() >= 10 })
-	time.Sleep(300 * time.Millisecond)
-	if got := second.count(); got != 10 {
-		t.Fatalf("restarted consumer saw %d records, want only the 10 new ones: %v", got, second.seen)
+	produceSentinels(t, brokers, schemas.TopicEvents, 3)
+	testkit.Eventually(t, 20*time.Second, "the sentinel of each partition", func() bool { return second.times("sentinel") == 3 })
+	if got := second.count() - 1; got != 10 {
+		t.Fatalf("restarted consumer saw %d records besides the sentinels, want only the 10 new ones: %v", got, second.seen)
 	}
 }
 
@@ -126,7 +138,7 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 		ok.add(v)
 		return nil
 	})
-	waitFor(t, "4 good records", func() bool { return ok.count() == 4 })
+	testkit.Eventually(t, 20*time.Second, "4 good records", func() bool { return ok.count() == 4 })
 	mu.Lock()
 	if attempts["3"] != 3 {
 		t.Errorf("transient failure attempted %d times, want 3", attempts["3"])
@@ -237,7 +249,7 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 		inFlight++
 		maxInFlight = max(maxInFlight, inFlight)
 		mu.Unlock()
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // the work being timed: lets records of different keys overlap
 		v, _ := strconv.Atoi(string(r.Value))
 		mu.Lock()
 		inFlight--
@@ -251,7 +263,7 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
-	waitFor(t, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return handled == n })
+	testkit.Eventually(t, 20*time.Second, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return handled == n })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -274,10 +286,11 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	go kafka.Consume(ctx, cfg, handler)
-	time.Sleep(2 * time.Second)
+	produceSentinels(t, brokers, schemas.TopicCarrierRaw, 1)
+	testkit.Eventually(t, 20*time.Second, "the sentinel", func() bool { mu.Lock(); defer mu.Unlock(); return len(order["sentinel"]) == 1 })
 	mu.Lock()
 	defer mu.Unlock()
-	if handled != 0 {
-		t.Fatalf("a restarted consumer handled %d committed records again", handled)
+	if handled != 1 {
+		t.Fatalf("a restarted consumer handled %d committed records again", handled-1)
 	}
 }

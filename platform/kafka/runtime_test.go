@@ -15,6 +15,7 @@ import (
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -103,15 +104,15 @@ func TestConsumeRetryPausesThePartition(t *testing.T) {
 			return nil
 		})
 	})
-	waitFor(t, "the partition paused", func() bool { return paused() == 1 })
+	testkit.Eventually(t, 10*time.Second, "the partition paused", func() bool { return paused() == 1 })
 	mu.Lock()
 	if strings.Join(order, ",") != "0,1,2" {
 		t.Errorf("handled while record 3 fails: %v, want 0,1,2", order)
 	}
 	mu.Unlock()
 	healed.Store(true)
-	waitFor(t, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 10 })
-	waitFor(t, "the partition resumed", func() bool { return paused() == 0 })
+	testkit.Eventually(t, 10*time.Second, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 10 })
+	testkit.Eventually(t, 10*time.Second, "the partition resumed", func() bool { return paused() == 0 })
 	if got := strings.Join(order, ","); got != "0,1,2,3,4,5,6,7,8,9" {
 		t.Errorf("order %s", got)
 	}
@@ -161,7 +162,7 @@ func TestConsumeRecoversPanics(t *testing.T) {
 			return nil
 		})
 	})
-	waitFor(t, "the good records", func() bool { return ok.count() == 2 })
+	testkit.Eventually(t, 10*time.Second, "the good records", func() bool { return ok.count() == 2 })
 	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicNormalizeDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -216,7 +217,7 @@ func TestConsumeBatchesCommitsAfterSuccessAndStopsAfterRetries(t *testing.T) {
 			return nil
 		})
 	})
-	waitFor(t, "the batch committed", func() bool { return committed(t, cl, "test-batch", schemas.TopicPollAttempts) == 20 })
+	testkit.Eventually(t, 10*time.Second, "the batch committed", func() bool { return committed(t, cl, "test-batch", schemas.TopicPollAttempts) == 20 })
 	if handled.Load() != 19 {
 		t.Errorf("handled %d, want 19", handled.Load())
 	}
@@ -264,7 +265,7 @@ func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
 			return nil
 		})
 	})
-	waitFor(t, "caught up", func() bool { mu.Lock(); defer mu.Unlock(); return atCaughtUp >= 0 })
+	testkit.Eventually(t, 10*time.Second, "caught up", func() bool { mu.Lock(); defer mu.Unlock(); return atCaughtUp >= 0 })
 	mu.Lock()
 	if atCaughtUp != 30 {
 		t.Errorf("caught up after %d records, want 30", atCaughtUp)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestOpenCreatesDatabaseAndMigrateIsIdempotent(t *testing.T) {
+	testenv.SkipShort(t, "Postgres")
 	ctx := context.Background()
 	name := "contrack_test_open_create"
 	server := testenv.PGServerURL()
@@ -64,6 +65,7 @@ func TestStatementsSplitsAtLineEndSemicolons(t *testing.T) {
 // Stages started together all open the same missing database: every one of
 // them must succeed, whichever wins the race to create it.
 func TestConcurrentOpensOfAMissingDatabase(t *testing.T) {
+	testenv.SkipShort(t, "Postgres")
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, testenv.PGServerURL())
 	if err != nil {

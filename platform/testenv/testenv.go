@@ -16,9 +16,11 @@
 //     in-process kfake cluster — because a broker per test is what isolates
 //     tests that assert on a topic's whole content.
 //
-// Each store is dropped when the test ends. Tests that need a store skip
-// nothing: an unreachable store fails the test with the reason and the
-// command that starts the local services.
+// Each store is dropped when the test ends. In -short mode (`make unit`)
+// a test that needs Postgres or ClickHouse is skipped with one line saying
+// so; otherwise an unreachable store fails the test with the reason and the
+// command that starts the local services. Kafka is in-process (kfake), so
+// Kafka tests run in -short mode too.
 package testenv
 
 import (
@@ -61,6 +63,16 @@ func randomSuffix() string {
 	b := make([]byte, 6)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// SkipShort skips t in -short mode (`make unit`, no services running):
+// service names what the test needs. Postgres and ClickHouse call it; a test
+// that reaches a server through PGServerURL or CHAddr calls it first.
+func SkipShort(t testing.TB, service string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs %s: skipped in -short mode (make unit)", service)
+	}
 }
 
 // PGServerURL is the URL of the Postgres server tests create databases on.
@@ -169,6 +181,7 @@ type PGDatabase struct {
 // Postgres returns a fresh migrated database, dropped when the test ends.
 func Postgres(t testing.TB) PGDatabase {
 	t.Helper()
+	SkipShort(t, "Postgres")
 	if os.Getenv("CONTRACK_TEST_PG_URL") == "" {
 		checkContainerStores(t)
 	}
@@ -234,6 +247,7 @@ type CHDatabase struct {
 // ClickHouse returns a fresh migrated database, dropped when the test ends.
 func ClickHouse(t testing.TB) CHDatabase {
 	t.Helper()
+	SkipShort(t, "ClickHouse")
 	if os.Getenv("CONTRACK_TEST_CLICKHOUSE_ADDR") == "" {
 		checkContainerStores(t)
 	}

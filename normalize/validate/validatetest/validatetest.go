@@ -6,14 +6,17 @@ package validatetest
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/contrack/contrack/reference"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/validate"
+	"github.com/contrack/contrack/reference"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
@@ -99,4 +102,76 @@ func diff(want, got []byte) string {
 		}
 	}
 	return "(no line differs)"
+}
+
+// EachFixture runs check as a subtest for every file matching glob, named
+// after the file's base name without suffix; files ending in .golden.json
+// are golden files, not fixtures. It fails when no fixture matches.
+func EachFixture(t *testing.T, glob, suffix string, check func(t *testing.T, name string, raw []byte)) {
+	t.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".golden.json") {
+			continue
+		}
+		n++
+		name := strings.TrimSuffix(filepath.Base(f), suffix)
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, name, raw)
+		})
+	}
+	if n == 0 {
+		t.Fatalf("no fixtures match %s", glob)
+	}
+}
+
+// GoldenEvents is the golden test of a parser that fails on no fixture:
+// each fixture's events are valid and equal testdata/<name>.golden.json.
+func GoldenEvents(t *testing.T, glob, suffix string, update bool, parse func(t *testing.T, name string, raw []byte) ([]dcsa.Event, error)) {
+	t.Helper()
+	EachFixture(t, glob, suffix, func(t *testing.T, name string, raw []byte) {
+		events, err := parse(t, name, raw)
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		ValidateAll(t, events)
+		Golden(t, filepath.Join("testdata", name+".golden.json"), events, update)
+	})
+}
+
+// Outcome is what the golden file of a parser with stats holds: the error
+// of a fixture it refuses, else its stats and events.
+type Outcome struct {
+	Error  string       `json:"error,omitempty"`
+	Stats  any          `json:"stats,omitempty"`
+	Events []dcsa.Event `json:"events,omitempty"`
+}
+
+// GoldenOutcomes is the golden test of a parser with stats: each fixture's
+// events are valid, a refusal wraps normalize.ErrMalformed, and the Outcome
+// equals the file golden(name) names.
+func GoldenOutcomes[S any](t *testing.T, glob, suffix string, golden func(name string) string, update bool, parse func(raw []byte) ([]dcsa.Event, S, error)) {
+	t.Helper()
+	EachFixture(t, glob, suffix, func(t *testing.T, name string, raw []byte) {
+		events, st, err := parse(raw)
+		var got Outcome
+		if err != nil {
+			if !errors.Is(err, normalize.ErrMalformed) {
+				t.Fatalf("error %v does not wrap normalize.ErrMalformed", err)
+			}
+			got.Error = err.Error()
+		} else {
+			got.Stats, got.Events = &st, events
+		}
+		ValidateAll(t, events)
+		Golden(t, golden(name), got, update)
+	})
 }
