@@ -279,7 +279,11 @@ func BenchmarkJourneyPull(b *testing.B) {
 		}
 	}()
 
-	run := func(name string, d time.Duration, path func(r *rand.Rand) string) {
+	// run drives 32 connections for d: as fast as they go (rate 0), or at
+	// rate requests per second in all, each connection sending on its own
+	// schedule and latency counted from the scheduled send (open model, so a
+	// server that falls behind cannot hide it).
+	run := func(name string, d time.Duration, rate float64, path func(r *rand.Rand) string) {
 		var lat []time.Duration
 		var mu sync.Mutex
 		var errs atomic.Int64
@@ -292,10 +296,23 @@ func BenchmarkJourneyPull(b *testing.B) {
 				defer wg.Done()
 				r := rand.New(rand.NewPCG(uint64(w), 7))
 				var mine []time.Duration
+				var every time.Duration
+				next := start
+				if rate > 0 {
+					every = time.Duration(float64(32*time.Second) / rate)
+					next = start.Add(time.Duration(w) * every / 32)
+				}
 				for time.Now().Before(deadline) {
+					if rate > 0 {
+						time.Sleep(time.Until(next)) // the schedule, not a wait for a condition
+					}
 					code, _, l := get(path(r), keys[w])
 					if code != 200 {
 						errs.Add(1)
+					}
+					if rate > 0 {
+						l = time.Since(next)
+						next = next.Add(every)
 					}
 					mine = append(mine, l)
 				}
@@ -327,12 +344,19 @@ func BenchmarkJourneyPull(b *testing.B) {
 	if v, err := time.ParseDuration(os.Getenv("CONTRACK_BENCH_DURATION")); err == nil {
 		d = v
 	}
-	run("GET /subscription/equipment zipf", d, zipf)
-	fmt.Printf("journey cache %d kB\n", journeys.CacheBytes()>>10)
-	run("GET /subscription/equipment uniform", d, func(r *rand.Rand) string {
+	uniform := func(r *rand.Rand) string {
 		return "/subscription/equipment?equipmentNumber=" + container(r.IntN(n))
-	})
-	run("GET /account", 5*time.Second, func(*rand.Rand) string { return "/account" })
+	}
+	account := func(*rand.Rand) string { return "/account" }
+	// As fast as 32 connections go (the saturation throughput), then paced at
+	// the target rates, where its latency targets apply.
+	run("GET /subscription/equipment zipf", d, 0, zipf)
+	fmt.Printf("journey cache %d kB\n", journeys.CacheBytes()>>10)
+	run("GET /subscription/equipment uniform", d, 0, uniform)
+	run("GET /account", 5*time.Second, 0, account)
+	run("zipf at 2000 req/s", d, 2000, zipf)
+	run("uniform at 1000 req/s", d, 1000, uniform)
+	run("GET /account at 2000 req/s", 5*time.Second, 2000, account)
 	// The sampled events' webhooks may lag: wait for them (up to a minute)
 	// with ingest stopped, then for their pulls.
 	ingestEnd := time.Now()
