@@ -354,6 +354,10 @@ func printCPU(out io.Writer, before, after map[string]float64, delivered int, wa
 	fmt.Fprintf(out, "cpu over %.1fs of wall time (2 cores = %.0f cpu-s available):\n", wall, 2*wall)
 	for _, n := range names {
 		d := after[n] - before[n]
+		if d < 0 { // restarted during the run (a store fault): its CPU before is gone
+			fmt.Fprintf(out, "  %-22s restarted during the run: not measured\n", n)
+			continue
+		}
 		total += d
 		per := 0.0
 		if delivered > 0 {

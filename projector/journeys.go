@@ -63,7 +63,9 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 	}
 	retrying := false
 	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
-		Brokers: p.deps.Brokers, Group: fmt.Sprintf("%s-g%d", schemas.GroupJourneys, p.gen),
+		// ClickHouse down is waited out (readiness is red meanwhile: its check fails).
+		Transient: clickhouse.Unreachable,
+		Brokers:   p.deps.Brokers, Group: fmt.Sprintf("%s-g%d", schemas.GroupJourneys, p.gen),
 		Topics: []string{schemas.TopicEvents, schemas.TopicSubscriptions}, Name: "projector-journeys",
 		Log: p.log, Metrics: p.deps.Metrics,
 		MaxBatch: p.cfg.MaxBatch, MaxWait: p.cfg.JourneyMaxWait, Retry: p.cfg.Retry,

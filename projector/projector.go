@@ -121,12 +121,15 @@ type view struct {
 
 // project inserts each batch, then commits it (the runtime's batch mode):
 // a failed insert is retried, never skipped, and stops the projector with
-// the error once the retries are spent; a crash after the insert
+// the error once the retries are spent — except while ClickHouse is
+// unreachable, which is waited out, logged at every retry; a crash after the insert
 // re-inserts, and the table's ReplacingMergeTree key folds the repeat.
 func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 	log := deps.Log.With("stage", "projector", "table", v.table)
 	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
-		Brokers: deps.Brokers, Group: v.group, Topics: []string{v.topic}, Name: "projector-" + v.table,
+		// ClickHouse down is waited out (readiness is red meanwhile: its check fails).
+		Transient: clickhouse.Unreachable,
+		Brokers:   deps.Brokers, Group: v.group, Topics: []string{v.topic}, Name: "projector-" + v.table,
 		Log: log, Metrics: deps.Metrics,
 		// A batch is MaxBatch records or what arrived within MaxWait of its
 		// first: each insert is a part ClickHouse merges later, so records

@@ -5,9 +5,13 @@ package clickhouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -136,4 +140,20 @@ func Insert(ctx context.Context, conn driver.Conn, table string, columns []strin
 		return fmt.Errorf("clickhouse: insert into %s: %w", table, err)
 	}
 	return nil
+}
+
+// Unreachable says err is ClickHouse being unreachable (refused, reset or
+// timed-out connections): an outage to wait out, unlike an error the
+// server answered with (a bad query, a missing table).
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ex *ch.Exception
+	if errors.As(err, &ex) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, ch.ErrAcquireConnTimeout)
 }

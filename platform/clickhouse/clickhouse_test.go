@@ -2,6 +2,7 @@ package clickhouse_test
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
@@ -98,5 +99,29 @@ func TestSchemaMigrationsRoundTrip(t *testing.T) {
 	}
 	if version != 1 || name != "0001_poll_attempts.sql" || time.Since(applied) > time.Hour || time.Since(applied) < -time.Minute {
 		t.Fatalf("got %d %q %v", version, name, applied)
+	}
+}
+
+// An unreachable server is an outage to wait out; an error the server
+// answered with is not.
+func TestUnreachableTellsOutagesFromAnswers(t *testing.T) {
+	db := testenv.ClickHouse(t)
+	ctx := context.Background()
+	err := db.Conn.Exec(ctx, "SELECT * FROM no_such_table")
+	if err == nil || clickhouse.Unreachable(err) {
+		t.Errorf("a missing table: %v, unreachable %v; want an answered error", err, clickhouse.Unreachable(err))
+	}
+	l, lerr := net.Listen("tcp", "127.0.0.1:0")
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	_, err = clickhouse.Open(ctx, addr, "x")
+	if err == nil || !clickhouse.Unreachable(err) {
+		t.Errorf("a closed port: %v, unreachable %v; want unreachable", err, clickhouse.Unreachable(err))
+	}
+	if clickhouse.Unreachable(nil) {
+		t.Error("nil is not an outage")
 	}
 }

@@ -30,6 +30,10 @@ type BatchConfig struct {
 	// with the error: the stage stops with the reason instead of stalling
 	// while the process looks healthy.
 	Retry Backoff
+	// Transient, if set, says an error is an outage the batch waits out
+	// (its store unreachable): such failures are retried past
+	// Retry.Attempts, every one logged, until the store answers again.
+	Transient func(error) bool
 	// DeadLetterTopic receives the records a handler refused with
 	// Batch.DeadLetter, with dlq-* reason headers (empty: logged and
 	// skipped). DeadLetterAttempts bounds a dead-letter produce's tries.
@@ -149,7 +153,7 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 			if ctx.Err() != nil {
 				return nil
 			}
-			if errors.Is(err, ErrFatal) || n >= cfg.Retry.Attempts {
+			if errors.Is(err, ErrFatal) || (n >= cfg.Retry.Attempts && (cfg.Transient == nil || !cfg.Transient(err))) {
 				cfg.Metrics.count(cfg.Name, "fatal", len(recs))
 				log.Error("consumer stopping: batch failed", "records", len(recs), "attempts", n, "err", err)
 				return fail(fmt.Errorf("batch of %d records failed %d times: %w", len(recs), n, err))

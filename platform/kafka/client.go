@@ -33,8 +33,10 @@ const GroupSessionTimeout = 6 * time.Second
 // transaction open until then, and read_committed consumers of its output
 // (delivery, the feed) wait behind it: franz-go's default of 40 s stalled
 // every push that long after a normaliser crash. A transaction here spans
-// one short batch, far below this.
-const TransactionTimeout = 10 * time.Second
+// one short batch, far below this. It equals GroupSessionTimeout, so a
+// restarted pipeline waits for neither longer than for the other (10 s
+// made the last in-flight events of a SIGKILLed process wait 10.3 s).
+const TransactionTimeout = GroupSessionTimeout
 
 // NewClient returns a franz-go client for brokers, logging through log.
 // Extra options (consumer group, transactional id, ...) are appended.
