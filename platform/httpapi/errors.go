@@ -6,9 +6,15 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strings"
+	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Error is an API error: a status and the spec's message, with dateOfRequest
@@ -54,7 +60,30 @@ const (
 	MsgTooLarge        = "Request body too large: the limit is 1 MiB"
 	MsgNotFound        = "Not Found"
 	MsgInternal        = "Internal Server Error"
+	MsgUnavailable     = "Service Unavailable"
 )
+
+// unavailableRetryAfter is the Retry-After of a 503: stores restart in
+// seconds.
+const unavailableRetryAfter = "5"
+
+// storeUnavailable says err is a store (Postgres, ClickHouse) being out of
+// reach or restarting, rather than a fault of ours: the client should try
+// again shortly, and a 503 says so where a 500 would not.
+func storeUnavailable(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// 08: connection exception; 57P01-57P03: shutting down, starting up.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.ErrUnexpectedEOF)
+}
 
 // WriteError writes err as the spec's error body. Errors that are not *Error
 // are logged and answered 500 with a generic message: internals never leak.
@@ -62,7 +91,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var e *Error
 	if !errors.As(err, &e) {
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		e = &Error{Status: http.StatusInternalServerError, Message: MsgInternal}
+		if storeUnavailable(err) && r.Context().Err() == nil {
+			e = &Error{Status: http.StatusServiceUnavailable, Message: MsgUnavailable,
+				Header: http.Header{"Retry-After": {unavailableRetryAfter}}}
+		} else {
+			e = &Error{Status: http.StatusInternalServerError, Message: MsgInternal}
+		}
 	}
 	for k, vs := range e.Header {
 		for _, v := range vs {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-fuego/fuego"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
@@ -33,6 +35,15 @@ func register(s *fuego.Server) {
 	})
 	fuego.Get(s, "/boom", func(c fuego.ContextNoBody) (echoBody, error) {
 		return echoBody{}, errors.New("database password=hunter2 exploded")
+	})
+	// A real Postgres connection to a port nothing listens on: a store out
+	// of reach, as during a restart.
+	fuego.Get(s, "/store-down", func(c fuego.ContextNoBody) (echoBody, error) {
+		conn, err := pgx.Connect(c.Context(), "postgres://postgres:hunter2@127.0.0.1:1/x?connect_timeout=2")
+		if err == nil {
+			conn.Close(c.Context())
+		}
+		return echoBody{}, fmt.Errorf("look-up: %w", err)
 	})
 }
 
@@ -74,6 +85,7 @@ func TestBodiesAndErrors(t *testing.T) {
 		{"over 1 MiB", "POST", "/echo", `{"name":"` + strings.Repeat("a", 1<<20) + `"}`, 413, httpapi.MsgTooLarge},
 		{"unknown route", "GET", "/nope", nil, 404, "Not Found"},
 		{"internal error hides details", "GET", "/boom", nil, 500, "Internal Server Error"},
+		{"a store out of reach is 503", "GET", "/store-down", nil, 503, "Service Unavailable"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,6 +98,9 @@ func TestBodiesAndErrors(t *testing.T) {
 			}
 			if r.Header.Get("Content-Type") != "application/json" {
 				t.Fatalf("content type %q", r.Header.Get("Content-Type"))
+			}
+			if c.status == 503 && r.Header.Get("Retry-After") != "5" {
+				t.Errorf("503 without Retry-After 5: %v", r.Header)
 			}
 			if strings.Contains(string(r.Raw), "hunter2") {
 				t.Fatal("internal error leaked")
