@@ -25,7 +25,9 @@ import (
 const MaxRecordBatchBytes = 1_000_012
 
 // GroupSessionTimeout is how long a consumer group waits for a silent
-// member before handing its partitions to the others.
+// member before handing its partitions to the others: the least a Kafka
+// broker accepts by default (group.min.session.timeout.ms, 6 s), so a
+// restarted process waits about this long for its dead predecessor.
 const GroupSessionTimeout = 6 * time.Second
 
 // TransactionTimeout is how long a transaction may stay open before the
