@@ -56,7 +56,7 @@ func CredentialsContext(accountID, scac string) string {
 	return secretbox.CarrierCredentialsContext(accountID, scac)
 }
 
-func registerCredentials(s *fuego.Server, deps Deps) {
+func registerCredentials(s *fuego.Server, deps api) {
 	h := credentialHandlers{deps}
 	fuego.Post(s, "/carrier/credentials", h.store,
 		option.Summary("Store carrier credentials"),
@@ -80,7 +80,7 @@ func registerCredentials(s *fuego.Server, deps Deps) {
 	)
 }
 
-type credentialHandlers struct{ deps Deps }
+type credentialHandlers struct{ deps api }
 
 type carrierFields struct {
 	scac   string

@@ -31,7 +31,7 @@ func credsAPI(t *testing.T) (*testenv.API, testenv.PGDatabase, *fakeProber) {
 	prober := &fakeProber{}
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, TokenKey: []byte("k")})
-		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: box, Prober: prober})
+		commandapi.Register(s, commandapi.Config{}, commandapi.Deps{Pool: db.Pool, Box: box, Prober: prober})
 	})
 	return api, db, prober
 }

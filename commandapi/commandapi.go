@@ -8,6 +8,7 @@ package commandapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -23,20 +24,58 @@ type HealthProber interface {
 	Probe(ctx context.Context, env, scac string, creds map[string]string) (status string, httpCode int)
 }
 
-// Deps are what the command side needs.
+// Config tunes the command side; zero values take the defaults.
+type Config struct {
+	// SubscriptionLifetime is the time from creation to
+	// subscriptionExpiryDate (default 90 days).
+	SubscriptionLifetime time.Duration
+	// AllowPrivateWebhooks lets webhook targets be loopback, private or
+	// link-local addresses (development only).
+	AllowPrivateWebhooks bool
+	// InferTimeout bounds all the probes of one inference (default 10 s): a
+	// carrier that has not answered by then does not know the shipment.
+	InferTimeout time.Duration
+	// InferConcurrency bounds the probes of one inference in flight (default 4).
+	InferConcurrency int
+}
+
+// Validate reports every problem of c.
+func (c Config) Validate() error {
+	var errs []error
+	if c.SubscriptionLifetime < 0 {
+		errs = append(errs, errors.New("commandapi: SubscriptionLifetime must not be negative"))
+	}
+	if c.InferTimeout < 0 {
+		errs = append(errs, errors.New("commandapi: InferTimeout must not be negative"))
+	}
+	if c.InferConcurrency < 0 {
+		errs = append(errs, errors.New("commandapi: InferConcurrency must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// WithDefaults returns c with every zero field set to its documented
+// default; Register applies it, so a zero Config is a valid one.
+func (c Config) WithDefaults() Config {
+	if c.SubscriptionLifetime == 0 {
+		c.SubscriptionLifetime = 90 * 24 * time.Hour
+	}
+	if c.InferTimeout == 0 {
+		c.InferTimeout = 10 * time.Second
+	}
+	if c.InferConcurrency == 0 {
+		c.InferConcurrency = 4
+	}
+	return c
+}
+
+// Deps are the command side's connections.
 type Deps struct {
 	Pool *pgxpool.Pool
 	Box  *secretbox.Box
 	Log  *slog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
-
-	// SubscriptionLifetime is the time from creation to subscriptionExpiryDate (default 90 days).
-	SubscriptionLifetime time.Duration
-
-	// AllowPrivateWebhooks lets webhook targets be loopback, private or
-	// link-local addresses (development only).
-	AllowPrivateWebhooks bool
 
 	// Prober answers POST /carrier/health-check.
 	Prober HealthProber
@@ -45,37 +84,39 @@ type Deps struct {
 	// scacCode). nil: a number whose prefix names no single carrier cannot
 	// be resolved.
 	Shipments ShipmentProber
-	// InferTimeout bounds all the probes of one inference (default 10 s): a
-	// carrier that has not answered by then does not know the shipment.
-	InferTimeout time.Duration
-	// InferConcurrency bounds the probes of one inference in flight (default 4).
-	InferConcurrency int
 }
 
-func (d *Deps) defaults() {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
-	if d.SubscriptionLifetime == 0 {
-		d.SubscriptionLifetime = 90 * 24 * time.Hour
-	}
-	if d.InferTimeout == 0 {
-		d.InferTimeout = 10 * time.Second
-	}
-	if d.InferConcurrency == 0 {
-		d.InferConcurrency = 4
-	}
-	if d.Log == nil {
-		d.Log = slog.Default()
-	}
+// api is what the handlers share: the settings and the connections.
+type api struct {
+	Config
+	Deps
 }
 
-// Register adds the command endpoints to s.
-func Register(s *fuego.Server, deps Deps) {
-	deps.defaults()
-	registerSubscriptions(s, deps)
-	registerCredentials(s, deps)
-	registerInfer(s, deps)
-	registerWebhooks(s, deps)
-	registerDeliveries(s, deps)
+// newAPI validates cfg and applies the defaults of cfg and deps.
+func newAPI(cfg Config, deps Deps) (api, error) {
+	if err := cfg.Validate(); err != nil {
+		return api{}, err
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	return api{Config: cfg.WithDefaults(), Deps: deps}, nil
+}
+
+// Register adds the command endpoints to s. An invalid cfg is a
+// programming error (cmd/contrack validates the environment before): it
+// panics, as registering a route twice does.
+func Register(s *fuego.Server, cfg Config, deps Deps) {
+	a, err := newAPI(cfg, deps)
+	if err != nil {
+		panic(err)
+	}
+	registerSubscriptions(s, a)
+	registerCredentials(s, a)
+	registerInfer(s, a)
+	registerWebhooks(s, a)
+	registerDeliveries(s, a)
 }

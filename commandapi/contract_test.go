@@ -114,7 +114,7 @@ func TestSubscriptionChangesReachKafka(t *testing.T) {
 	box, _ := secretbox.New("test")
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, TokenKey: []byte("k")})
-		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: box})
+		commandapi.Register(s, commandapi.Config{}, commandapi.Deps{Pool: db.Pool, Box: box})
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -81,7 +81,7 @@ func newCredsEnv(t *testing.T) credsEnv {
 	prober := &recordingProber{}
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), TokenKey: []byte("k")})
-		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), Prober: prober})
+		commandapi.Register(s, commandapi.Config{}, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), Prober: prober})
 	})
 	return credsEnv{api: api, db: db, box: box, prober: prober}
 }

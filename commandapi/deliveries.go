@@ -45,7 +45,7 @@ type RetryDeliveryResponse struct {
 	Status  string `json:"status"`
 }
 
-func registerDeliveries(s *fuego.Server, deps Deps) {
+func registerDeliveries(s *fuego.Server, deps api) {
 	h := deliveryHandlers{deps}
 	fuego.Post(s, "/webhook/deliveries/{id}/retry", h.retry,
 		option.Path("id", "the delivery id (the webhook-id of its attempts)"),
@@ -83,7 +83,7 @@ func (h deliveryHandlers) test(c fuego.ContextNoBody) (TestDeliveryResponse, err
 	return TestDeliveryResponse{Message: msgTestQueued, ID: id, Status: delivery.StatusPending}, nil
 }
 
-type deliveryHandlers struct{ deps Deps }
+type deliveryHandlers struct{ deps api }
 
 func (h deliveryHandlers) retry(c fuego.ContextNoBody) (RetryDeliveryResponse, error) {
 	k, _ := auth.FromContext(c.Context())

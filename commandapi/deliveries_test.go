@@ -23,9 +23,11 @@ import (
 func TestRetryDeadDelivery(t *testing.T) {
 	db := testenv.Postgres(t)
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		deps := Deps{Pool: db.Pool}
-		deps.defaults()
-		registerDeliveries(s, deps)
+		a, err := newAPI(Config{}, Deps{Pool: db.Pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		registerDeliveries(s, a)
 	})
 	key, k, err := api.Store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	if err != nil {

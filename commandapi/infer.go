@@ -70,7 +70,7 @@ type InferResponse struct {
 	Probed []InferProbe `json:"probed,omitempty"`
 }
 
-func registerInfer(s *fuego.Server, deps Deps) {
+func registerInfer(s *fuego.Server, deps api) {
 	fuego.Get(s, "/carrier/infer", func(c fuego.ContextNoBody) (InferResponse, error) {
 		return inferHandler(c, deps)
 	},
@@ -100,7 +100,7 @@ func kindOf(number string) string {
 	return "booking"
 }
 
-func inferHandler(c fuego.ContextNoBody, deps Deps) (InferResponse, error) {
+func inferHandler(c fuego.ContextNoBody, deps api) (InferResponse, error) {
 	k, _ := auth.FromContext(c.Context())
 	q := c.Request().URL.Query()
 	number := strings.TrimSpace(q.Get("number"))
@@ -137,7 +137,7 @@ func inferHandler(c fuego.ContextNoBody, deps Deps) (InferResponse, error) {
 // account's credentialed carriers that answer a probe with the shipment.
 // Candidates is never nil. Probes use only acct's credentials, in acct's
 // environment, bounded by InferTimeout and InferConcurrency.
-func (d Deps) inferCarrier(ctx context.Context, acct auth.Account, kind, value string) ([]InferCandidate, []InferProbe, error) {
+func (d api) inferCarrier(ctx context.Context, acct auth.Account, kind, value string) ([]InferCandidate, []InferProbe, error) {
 	g := carriers.GuessCarrier(kind, value)
 	if g.SCAC != "" {
 		return []InferCandidate{{ScacCode: g.SCAC, Method: g.Method, Detail: g.Prefix}}, nil, nil
@@ -146,7 +146,7 @@ func (d Deps) inferCarrier(ctx context.Context, acct auth.Account, kind, value s
 	if d.Shipments == nil {
 		return candidates, nil, nil
 	}
-	creds, err := loadAccountCredentials(ctx, d, acct.ID)
+	creds, err := loadAccountCredentials(ctx, d.Deps, acct.ID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -75,7 +75,7 @@ func inferAPI(t *testing.T, timeout time.Duration, wrap func(commandapi.Shipment
 	}
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), TokenKey: []byte("token-key")})
-		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), Shipments: shipments, InferTimeout: timeout})
+		commandapi.Register(s, commandapi.Config{InferTimeout: timeout}, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), Shipments: shipments})
 	})
 	return api, probes
 }

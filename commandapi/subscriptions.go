@@ -70,7 +70,7 @@ type DeleteResponse struct {
 	DateOfRequest         httpapi.Time `json:"dateOfRequest"`
 }
 
-func registerSubscriptions(s *fuego.Server, deps Deps) {
+func registerSubscriptions(s *fuego.Server, deps api) {
 	h := subscriptionHandlers{deps}
 	fuego.Post(s, "/subscription/equipment", h.create,
 		option.Summary("Subscribe to a shipment"),
@@ -88,7 +88,7 @@ func registerSubscriptions(s *fuego.Server, deps Deps) {
 	)
 }
 
-type subscriptionHandlers struct{ deps Deps }
+type subscriptionHandlers struct{ deps api }
 
 // identifier is the one shipment identifier of a create body.
 type identifier struct {

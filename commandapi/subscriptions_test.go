@@ -23,7 +23,7 @@ func newAPI(t *testing.T) (*testenv.API, testenv.PGDatabase) {
 	box, _ := secretbox.New("test")
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), TokenKey: []byte("token-key")})
-		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), AllowPrivateWebhooks: true})
+		commandapi.Register(s, commandapi.Config{AllowPrivateWebhooks: true}, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t)})
 	})
 	return api, db
 }

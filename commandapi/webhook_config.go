@@ -45,7 +45,7 @@ type VerificationMessage = delivery.VerificationMessage
 // WebhookSecretContext is the secretbox context of an account's webhook secret.
 func WebhookSecretContext(accountID string) string { return secretbox.WebhookSecretContext(accountID) }
 
-func registerWebhooks(s *fuego.Server, deps Deps) {
+func registerWebhooks(s *fuego.Server, deps api) {
 	h := webhookHandlers{deps}
 	fuego.Post(s, "/webhook/configure", h.configure,
 		option.Summary("Configure the webhook"),
@@ -62,7 +62,7 @@ func registerWebhooks(s *fuego.Server, deps Deps) {
 	)
 }
 
-type webhookHandlers struct{ deps Deps }
+type webhookHandlers struct{ deps api }
 
 func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, error) {
 	k, _ := auth.FromContext(c.Context())
@@ -108,7 +108,7 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 
 // loadWebhookSecret returns the account's webhook secret and activation; a
 // pgx.ErrNoRows error when none is configured.
-func loadWebhookSecret(ctx context.Context, deps Deps, accountID string) (secret string, activated bool, enc []byte, err error) {
+func loadWebhookSecret(ctx context.Context, deps api, accountID string) (secret string, activated bool, enc []byte, err error) {
 	if err := deps.Pool.QueryRow(ctx, `SELECT secret_enc, activated FROM webhooks WHERE account_id = $1`, accountID).Scan(&enc, &activated); err != nil {
 		return "", false, nil, err
 	}

@@ -96,7 +96,7 @@ func webhookAPIHarness(t *testing.T, allowPrivate bool) (*testenv.API, testenv.P
 	h := deliverytest.NewOn(t, db, false)
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: h.Box, TokenKey: []byte("k")})
-		commandapi.Register(s, commandapi.Deps{Pool: db.Pool, Box: h.Box, Log: testenv.Log(t), AllowPrivateWebhooks: allowPrivate})
+		commandapi.Register(s, commandapi.Config{AllowPrivateWebhooks: allowPrivate}, commandapi.Deps{Pool: db.Pool, Box: h.Box, Log: testenv.Log(t)})
 	})
 	return api, db, h
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	dt "github.com/contrack/contrack/delivery/deliverytest"
@@ -184,7 +185,16 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 	dcfg.MetricsInterval = 5 * time.Second
 	h.Start(dcfg)
 	producer := testenv.KafkaClient(b, h.Brokers(), kgo.MaxBufferedRecords(1<<20))
-	time.Sleep(500 * time.Millisecond) // the consumer group joins
+	// The consumer group's join is not part of what is timed.
+	adm := kadm.NewClient(producer)
+	testkit.Eventually(b, 30*time.Second, "the delivery consumer group stable", func() bool {
+		groups, err := adm.DescribeGroups(context.Background(), schemas.GroupDelivery)
+		if err != nil {
+			return false
+		}
+		g, ok := groups[schemas.GroupDelivery]
+		return ok && g.Err == nil && g.State == "Stable" && len(g.Members) > 0
+	})
 
 	b.ResetTimer()
 	start := time.Now()

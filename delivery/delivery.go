@@ -46,6 +46,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/delivery/target"
 	"github.com/contrack/contrack/platform/kafka"
@@ -160,43 +161,58 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	defer stop()
 	bg := context.WithoutCancel(ctx)
 
+	// Every background loop runs in one errgroup. The event consumer is the
+	// one that fails for good: its error cancels gctx, which stops the stage,
+	// and is what Run returns. The other loops recover by themselves, so they
+	// return nil: each logs a failed database or ClickHouse call and tries
+	// again, waiting in a way that honours its context — claimLoop at the
+	// next poll, complete with a backoff (100 ms doubling to 5 s),
+	// housekeeping and heartbeats at their next tick (a missed beat lets
+	// another instance take this one's leases, which is safe), the attempt
+	// log keeps its rows for the next flush, and the queue writer hands each
+	// failure to its handler, whose record the consumer retries.
+	// The done channels order the shutdown below; loops.Wait collects.
+	loops, gctx := errgroup.WithContext(ctx)
+
 	// Outcomes are recorded after ctx ends too, within a bound.
 	recCtx, stopRec := context.WithCancel(bg)
 	defer stopRec()
 	recorded := make(chan struct{})
-	go func() { d.complete(recCtx); close(recorded) }()
+	loops.Go(func() error { defer close(recorded); d.complete(recCtx); return nil })
 
 	sendCtx, abandon := context.WithCancel(bg)
 	defer abandon()
 	d.sendCtx, d.accepting = sendCtx, true
 	claiming := make(chan struct{})
-	go func() { d.claimLoop(ctx); close(claiming) }()
+	loops.Go(func() error { defer close(claiming); d.claimLoop(gctx); return nil })
 
 	housekept := make(chan struct{})
-	go func() { s.housekeeping(ctx); close(housekept) }()
+	loops.Go(func() error { defer close(housekept); s.housekeeping(gctx); return nil })
 
 	// Heartbeats last until the leases are settled (after ctx ends).
 	beatCtx, stopBeat := context.WithCancel(bg)
 	defer stopBeat()
 	beating := make(chan struct{})
-	go func() { s.heartbeats(beatCtx, started); close(beating) }()
+	loops.Go(func() error { defer close(beating); s.heartbeats(beatCtx, started); return nil })
 
 	logged := make(chan struct{})
 	if d.alog != nil {
-		go func() {
-			d.alog.run(ctx, func() (context.Context, context.CancelFunc) { return context.WithTimeout(bg, 10*time.Second) })
-			close(logged)
-		}()
+		loops.Go(func() error {
+			defer close(logged)
+			d.alog.run(gctx, func() (context.Context, context.CancelFunc) { return context.WithTimeout(bg, 10*time.Second) })
+			return nil
+		})
 	} else {
 		close(logged)
 	}
 
 	stopQueue := make(chan struct{})
 	queueDone := make(chan struct{})
-	go func() { s.queue.run(bg, stopQueue); close(queueDone) }()
-	consumed := make(chan error, 1)
-	go func() {
-		consumed <- kafka.Consume(ctx, kafka.ConsumerConfig{
+	loops.Go(func() error { defer close(queueDone); s.queue.run(bg, stopQueue); return nil })
+	consumed := make(chan struct{})
+	loops.Go(func() error {
+		defer close(consumed)
+		err := kafka.Consume(gctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: schemas.GroupDelivery, Topics: []string{schemas.TopicEvents},
 			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
 			// The normaliser writes in transactions: an aborted one's events
@@ -206,18 +222,14 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			// transactions; a tracking's own stay in order.
 			KeyConcurrency: maxGroup,
 		}, s.handle)
-	}()
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-	case err := <-consumed:
-		if err == nil {
+		if err == nil && gctx.Err() == nil {
 			err = errors.New("delivery: consumer stopped")
 		}
-		runErr = err
-		consumed <- nil
-	}
+		return err
+	})
+
+	// A failed loop (the consumer) or the caller's cancel stops the stage.
+	<-gctx.Done()
 	stop()
 	log.Info("delivery stopping")
 
@@ -246,14 +258,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	pctx, cancel := context.WithTimeout(bg, 5*time.Second)
 	s.publishDead(pctx)
 	cancel()
-	if err := <-consumed; err != nil && runErr == nil {
-		runErr = err
-	}
+	<-consumed
 	close(stopQueue) // the handlers are done
 	<-queueDone
 	<-logged
 	stopBeat()
-	<-beating
+	runErr := loops.Wait() // every loop has returned: the consumer's failure, if any
 	// Its leases are settled: nothing of this instance is left to wait for.
 	rctx, cancel := context.WithTimeout(bg, 5*time.Second)
 	if err := st.retire(rctx); err != nil {

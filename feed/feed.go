@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/schemas"
@@ -109,28 +110,38 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log := deps.Log.With("stage", "feed")
 	s := &stage{cfg: cfg, log: log, pool: deps.Pool, now: deps.Now, reqs: make(chan *writeReq, cfg.MaxGroup)}
 
+	// The loops run in one errgroup; the consumer is the one that fails for
+	// good (its error cancels gctx, stopping the others, and is Run's
+	// result). The writer cannot fail (a failed write goes to the waiting
+	// handler, whose record the consumer retries) and pruning recovers (it
+	// logs and retries with a backoff, honouring its context), so both
+	// return nil.
+	loops, gctx := errgroup.WithContext(ctx)
 	bg := context.WithoutCancel(ctx)
 	stopWriter := make(chan struct{})
-	written := make(chan struct{})
-	go func() { s.writeLoop(bg, stopWriter); close(written) }()
-	pruned := make(chan struct{})
-	go func() { s.pruneLoop(ctx); close(pruned) }()
+	loops.Go(func() error { s.writeLoop(bg, stopWriter); return nil })
+	loops.Go(func() error { s.pruneLoop(gctx); return nil })
 
-	err := kafka.Consume(ctx, kafka.ConsumerConfig{
-		Brokers: deps.Brokers, Group: schemas.GroupFeed, Topics: []string{schemas.TopicEvents}, Log: log,
-		// Undecodable records are skipped here, not dead-lettered: delivery
-		// dead-letters the same records already.
-		DeadLetterTopic: "",
-		// Records of different trackings share a transaction; a tracking's
-		// own are handled one after the other, in topic order.
-		KeyConcurrency: cfg.MaxGroup,
-	}, s.handle)
-	if err == nil && ctx.Err() == nil {
-		err = errors.New("feed: consumer stopped")
-	}
+	consumed := make(chan struct{})
+	loops.Go(func() error {
+		defer close(consumed)
+		err := kafka.Consume(gctx, kafka.ConsumerConfig{
+			Brokers: deps.Brokers, Group: schemas.GroupFeed, Topics: []string{schemas.TopicEvents}, Log: log,
+			// Undecodable records are skipped here, not dead-lettered: delivery
+			// dead-letters the same records already.
+			DeadLetterTopic: "",
+			// Records of different trackings share a transaction; a tracking's
+			// own are handled one after the other, in topic order.
+			KeyConcurrency: cfg.MaxGroup,
+		}, s.handle)
+		if err == nil && gctx.Err() == nil {
+			err = errors.New("feed: consumer stopped")
+		}
+		return err
+	})
+	<-consumed
 	close(stopWriter) // the handlers are done
-	<-written
-	<-pruned
+	err := loops.Wait()
 	log.Info("feed stopped")
 	return err
 }
@@ -306,37 +317,51 @@ func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.
 const pruneBatch = 10_000
 
 // pruneLoop deletes rows past retention at start and every PruneInterval.
+// A failed prune is logged and retried after a backoff (1 s doubling, at
+// most PruneInterval), so a database outage does not wait a whole interval.
 func (s *stage) pruneLoop(ctx context.Context) {
-	t := time.NewTicker(s.cfg.PruneInterval)
-	defer t.Stop()
+	const firstRetry = time.Second
+	retry := firstRetry
 	for {
-		s.prune(ctx)
+		wait := s.cfg.PruneInterval
+		if err := s.prune(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.log.Error("prune feed events, retrying", "in", retry, "err", err)
+			wait, retry = min(retry, s.cfg.PruneInterval), min(2*retry, s.cfg.PruneInterval)
+		} else {
+			retry = firstRetry
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		}
 	}
 }
 
-func (s *stage) prune(ctx context.Context) {
+// prune deletes the rows past retention, a batch at a time.
+func (s *stage) prune(ctx context.Context) error {
 	total := 0
+	defer func() {
+		if total > 0 {
+			s.log.Info("pruned feed events past retention", "count", total)
+		}
+	}()
 	for ctx.Err() == nil {
 		n, err := Prune(ctx, s.pool, s.now().Add(-s.cfg.Retention), pruneBatch)
 		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Error("prune feed events", "err", err)
-			}
-			return
+			return err
 		}
 		total += n
 		if n < pruneBatch {
 			break
 		}
 	}
-	if total > 0 {
-		s.log.Info("pruned feed events past retention", "count", total)
-	}
+	return nil
 }
 
 // Prune deletes at most limit feed events created before cutoff and

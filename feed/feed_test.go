@@ -113,25 +113,30 @@ func flatten(t *testing.T, p page) []got {
 func (w *world) until(key, cursor string, limit, n int, within time.Duration) ([]got, string) {
 	w.t.Helper()
 	var all []got
-	deadline := time.Now().Add(within)
-	for len(all) < n {
-		q := fmt.Sprintf("?limit=%d&cursor=%s", limit, url.QueryEscape(cursor))
-		r, p := w.get(key, q)
-		if r.Status != 200 {
-			w.t.Fatalf("GET %s: %d %s", q, r.Status, r.Raw)
+	defer func() {
+		if len(all) < n { // Eventually gave up: say what had come
+			w.t.Logf("read %d of %d events: %+v", len(all), n, all)
 		}
-		if len(p.Items) > 0 && len(flatten(w.t, p)) > limit {
-			w.t.Fatalf("%d events in a page of limit %d", len(flatten(w.t, p)), limit)
-		}
-		all = append(all, flatten(w.t, p)...)
-		cursor = p.NextCursor
-		if len(p.Items) == 0 {
-			if time.Now().After(deadline) {
-				w.t.Fatalf("timed out with %d of %d events: %+v", len(all), n, all)
+	}()
+	testkit.Eventually(w.t, within, fmt.Sprintf("%d feed events", n), func() bool {
+		// Read every page there is, then look again if some are missing.
+		for len(all) < n {
+			q := fmt.Sprintf("?limit=%d&cursor=%s", limit, url.QueryEscape(cursor))
+			r, p := w.get(key, q)
+			if r.Status != 200 {
+				w.t.Fatalf("GET %s: %d %s", q, r.Status, r.Raw)
 			}
-			time.Sleep(10 * time.Millisecond)
+			if len(p.Items) > 0 && len(flatten(w.t, p)) > limit {
+				w.t.Fatalf("%d events in a page of limit %d", len(flatten(w.t, p)), limit)
+			}
+			all = append(all, flatten(w.t, p)...)
+			cursor = p.NextCursor
+			if len(p.Items) == 0 {
+				return false
+			}
 		}
-	}
+		return true
+	})
 	return all, cursor
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -71,7 +72,7 @@ func benchPostEvents(b *testing.B, mode string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	testkit.Eventually(b, 10*time.Second, "the key cache listening", keys.Listening)
 
 	clients := 32
 	if v, err := strconv.Atoi(os.Getenv("BENCH_CLIENTS")); err == nil && v > 0 {

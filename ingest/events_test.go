@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -210,22 +212,16 @@ func TestSigningSecretChangeReachesCachedKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Cached once the listener is up.
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	testkit.Eventually(t, 5*time.Second, "the key cached", func() bool {
 		if _, err := cache.Authenticate(ctx, key); err != nil {
 			t.Fatal(err)
 		}
-		if _, hit, _ := cache.Cached(key); hit {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("key not cached within 5 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		_, hit, _ := cache.Cached(key)
+		return hit
+	})
 	waitSecret := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(2 * time.Second)
-		for {
+		testkit.Eventually(t, 2*time.Second, fmt.Sprintf("the cached key's signing secret %q", want), func() bool {
 			got, err := cache.Authenticate(ctx, key)
 			if err != nil {
 				t.Fatal(err)
@@ -234,14 +230,8 @@ func TestSigningSecretChangeReachesCachedKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("cached key's signing secret %q, want %q after 2 s", s, want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return s == want
+		})
 	}
 	waitSecret("")
 	if err := secrets.SetSigningSecret(ctx, k.ID, "shared-secret"); err != nil {

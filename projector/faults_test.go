@@ -12,6 +12,7 @@ import (
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/schemas"
 )
@@ -102,17 +103,11 @@ func TestProjectorDeadLettersMalformedRecords(t *testing.T) {
 		}
 	}
 	// The good attempt after the malformed one is projected.
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	testkit.Eventually(t, 20*time.Second, "the attempt after a malformed one in ClickHouse", func() bool {
 		var n uint64
 		if err := ch.Conn.QueryRow(context.Background(), "SELECT count() FROM poll_attempts WHERE attempt_id = 'att-ok'").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the attempt after a malformed one never reached ClickHouse")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return n == 1
+	})
 }

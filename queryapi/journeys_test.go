@@ -373,16 +373,10 @@ func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
 	}
 
 	e.produce(subscribed(k.Account.ID, mine, "MAEU", "container", "MSKU9070323", false))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, body := get(key, "gzip"); strings.Contains(body, `"trackingStatus":"CLOSED"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the closed subscription is still served open")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, 20*time.Second, "the closed subscription served closed", func() bool {
+		_, body := get(key, "gzip")
+		return strings.Contains(body, `"trackingStatus":"CLOSED"`)
+	})
 	if _, body := get(otherKey, "gzip"); !strings.Contains(body, `"trackingStatus":"OPEN"`) {
 		t.Fatalf("the other account's journey changed: %s", body)
 	}

@@ -83,6 +83,7 @@ type Config struct {
 	Tracing tracing.Config
 
 	// The stages' own configs.
+	Commands  commandapi.Config
 	Relay     commandapi.RelayConfig
 	Lifecycle commandapi.LifecycleConfig
 	Journeys  queryapi.JourneysConfig
@@ -138,6 +139,8 @@ var envVars = []envVar{
 	{"CONTRACK_SANDBOX_TOKEN_TTL", "1h", "lifetime of the sandbox carriers' access tokens", false, "Sandbox.TokenTTL"},
 	{"CONTRACK_SANDBOX_COSCO_CLIENTS", "", "clientId=secret,… of sandbox COSU clients whose signatures are verified in full", true, "Sandbox.CoscoClients"},
 	{"CONTRACK_SUBSCRIPTION_LIFETIME", "2160h", "subscription expiry after creation (90 days)", false, "SubscriptionLifetime"},
+	{"CONTRACK_INFER_TIMEOUT", "10s", "bound of all the carrier probes of one carrier inference (GET /carrier/infer, a subscription without scacCode); a carrier that has not answered by then does not know the shipment", false, "Commands.InferTimeout"},
+	{"CONTRACK_INFER_CONCURRENCY", "4", "carrier probes of one inference in flight", false, "Commands.InferConcurrency"},
 	{"CONTRACK_TRACKING_IDLE_LIMIT", "720h", "close subscriptions whose polled tracking saw no new event for this long (30 days)", false, "Lifecycle.IdleLimit"},
 	{"CONTRACK_LIFECYCLE_INTERVAL", "1m", "time between sweeps closing expired, ended and idle subscriptions", false, "Lifecycle.Every"},
 	{"CONTRACK_LIFECYCLE_BATCH", "500", "subscriptions closed per sweep round", false, "Lifecycle.Batch"},
@@ -217,13 +220,15 @@ var envVars = []envVar{
 // derivedFields are the Config fields no variable sets directly, and why:
 // loadConfig (or the stage wiring) fills them.
 var derivedFields = map[string]string{
-	"CarrierURLs":           "CONTRACK_CARRIER_URL_<SCAC>, one variable per registered carrier",
-	"Tracing.Version":       "the binary's version",
-	"Delivery.AllowPrivate": "CONTRACK_ALLOW_PRIVATE_WEBHOOKS",
-	"Delivery.Version":      "the binary's version",
-	"Journeys.CacheBytes":   "CONTRACK_JOURNEY_CACHE_BYTES (0 there disables the cache: -1 here)",
-	"Sandbox.Clock":         "the wall clock",
-	"Sandbox.Epoch":         "today when CONTRACK_SANDBOX_ACCELERATE is above 1, else the journeys' fixed epoch",
+	"CarrierURLs":                   "CONTRACK_CARRIER_URL_<SCAC>, one variable per registered carrier",
+	"Tracing.Version":               "the binary's version",
+	"Delivery.AllowPrivate":         "CONTRACK_ALLOW_PRIVATE_WEBHOOKS",
+	"Commands.AllowPrivateWebhooks": "CONTRACK_ALLOW_PRIVATE_WEBHOOKS",
+	"Commands.SubscriptionLifetime": "CONTRACK_SUBSCRIPTION_LIFETIME",
+	"Delivery.Version":              "the binary's version",
+	"Journeys.CacheBytes":           "CONTRACK_JOURNEY_CACHE_BYTES (0 there disables the cache: -1 here)",
+	"Sandbox.Clock":                 "the wall clock",
+	"Sandbox.Epoch":                 "today when CONTRACK_SANDBOX_ACCELERATE is above 1, else the journeys' fixed epoch",
 }
 
 // getenv returns a variable's value, or its default in the table when unset.
@@ -281,6 +286,8 @@ func readEnv() (Config, error) {
 // withDerived fills the fields listed in derivedFields that follow from others.
 func (c Config) withDerived() Config {
 	c.Delivery.AllowPrivate = c.AllowPrivateWebhooks
+	c.Commands.AllowPrivateWebhooks = c.AllowPrivateWebhooks
+	c.Commands.SubscriptionLifetime = c.SubscriptionLifetime
 	c.Delivery.Version = version
 	c.Journeys.CacheBytes = c.JourneyCacheBytes
 	if c.JourneyCacheBytes == 0 {
@@ -330,7 +337,7 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs,
-		c.Tracing.Validate(), c.Relay.Validate(), c.Lifecycle.Validate(), c.Journeys.Validate(), c.Sandbox.Validate(),
+		c.Tracing.Validate(), c.Commands.Validate(), c.Relay.Validate(), c.Lifecycle.Validate(), c.Journeys.Validate(), c.Sandbox.Validate(),
 		c.Poller.Validate(), c.Normalize.Validate(), c.Projector.Validate(), c.Delivery.Validate(), c.Feed.Validate())
 	return errors.Join(errs...)
 }

@@ -99,17 +99,18 @@ func (b *browser) text(what, css string) string {
 // waitJS polls a JavaScript condition until it is true.
 func (b *browser) waitJS(what, expr string) {
 	b.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
+	held := false
+	defer func() {
+		if !held { // Eventually failed the test: show the page it gave up on
 			text, _ := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("body")))
-			b.t.Fatalf("%s: not true after 30 s: %s\npage text: %.2000s", what, expr, text)
+			b.t.Logf("%s: page text: %.2000s", what, text)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	}()
+	testkit.Eventually(b.t, 30*time.Second, what+": "+expr, func() bool {
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr))
+		return err == nil && ok
+	})
+	held = true
 }
 
 func (b *browser) requested() []string {

@@ -18,6 +18,7 @@ import (
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
@@ -57,21 +58,14 @@ func startSystem(t *testing.T) *system {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &system{t: t, cfg: cfg, db: db, brokers: brokers, done: make(chan error, 1), stop: cancel}
 	go func() { s.done <- runAll(ctx, cfg, testenv.Log(t)) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testkit.Eventually(t, 30*time.Second, "contrack all to be healthy", func() bool {
 		resp, err := http.Get("http://" + cfg.HTTPAddr + "/healthz")
-		if err == nil && resp.StatusCode == 200 {
-			resp.Body.Close()
-			break
+		if err != nil {
+			return false
 		}
-		if err == nil {
-			resp.Body.Close()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("contrack all not healthy after 30 s: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 	t.Cleanup(func() { s.shutdown() })
 	return s
 }
@@ -140,34 +134,24 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 		t.Fatal("no events 30 s after subscribing")
 	}
 	// The poller marks the tracking connected right after its records are acknowledged.
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	testkit.Eventually(t, 10*time.Second, "connectionStatus CONNECTED", func() bool {
 		_, body := s.do("GET", "/subscription/e2e-1", key, "")
-		if body["connectionStatus"] == "CONNECTED" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("connectionStatus %v", body["connectionStatus"])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return body["connectionStatus"] == "CONNECTED"
+	})
 	// Pull: the same events through GET /subscription/equipment (projector → ClickHouse).
 	var journey map[string]any
-	for deadline := time.Now().Add(15 * time.Second); ; {
+	testkit.Eventually(t, 15*time.Second, "the journey with source events after the events", func() bool {
 		code, body := s.do("GET", "/subscription/equipment?equipmentNumber=MSKU9070323", key, "")
 		if code != 200 {
 			t.Fatalf("pull: %d %v", code, body)
 		}
 		if results, _ := body["results"].([]any); len(results) == 1 {
 			journey = results[0].(map[string]any)
-			if src, _ := journey["sourceEvents"].([]any); len(src) > 0 {
-				break
-			}
+			src, _ := journey["sourceEvents"].([]any)
+			return len(src) > 0
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no journey 15 s after the events: %v", body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
 	if journey["equipmentNumber"] != "MSKU9070323" || journey["scacCode"] != "MAEU" || journey["trackingStatus"] != "OPEN" ||
 		journey["POL"] == "" || journey["POD"] == "" || journey["POL"] == journey["POD"] {
 		t.Errorf("journey: %v", journey)
@@ -184,23 +168,22 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 		t.Errorf("booking and bill: %d %v", code, body)
 	}
 	// Pull: the account event feed (feed stage → Postgres), no webhook configured.
-	for deadline := time.Now().Add(15 * time.Second); ; {
+	// Each look long-polls (wait=1), so the condition paces itself.
+	testkit.Eventually(t, 15*time.Second, "feed events after the events", func() bool {
 		code, body := s.do("GET", "/subscriptions/events?wait=1", key, "")
 		items, _ := body["items"].([]any)
 		if code != 200 || body["nextCursor"] == nil {
 			t.Fatalf("feed: %d %v", code, body)
 		}
-		if len(items) > 0 {
-			refs := items[0].(map[string]any)["references"].(map[string]any)
-			if refs["subscriptionReference"] != "e2e-1" || refs["equipmentNumber"] != "MSKU9070323" {
-				t.Errorf("feed references %v", refs)
-			}
-			break
+		if len(items) == 0 {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no feed events 15 s after the events")
+		refs := items[0].(map[string]any)["references"].(map[string]any)
+		if refs["subscriptionReference"] != "e2e-1" || refs["equipmentNumber"] != "MSKU9070323" {
+			t.Errorf("feed references %v", refs)
 		}
-	}
+		return true
+	})
 	if err := s.shutdown(); err != nil {
 		t.Fatalf("clean shutdown: %v", err)
 	}

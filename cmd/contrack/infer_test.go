@@ -11,6 +11,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // TestAPIServerInfersCarrierByProbingTheSandbox checks the wiring of
@@ -69,33 +70,26 @@ func TestEndToEndSubscribeWithoutSCAC(t *testing.T) {
 	if code, body := s.do("POST", "/subscription/equipment", key, `{"containerNumber":"`+leased+`","subscriptionReference":"leased"}`); code != 200 {
 		t.Fatalf("subscribe: %d %v", code, body)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	testkit.Eventually(t, 30*time.Second, "the journey of "+leased+" after subscribing", func() bool {
 		code, body := s.do("GET", "/subscription/equipment?equipmentNumber="+leased, key, "")
-		if results, _ := body["results"].([]any); code == 200 && len(results) == 1 {
-			j := results[0].(map[string]any)
-			if src, _ := j["sourceEvents"].([]any); len(src) > 0 {
-				if j["scacCode"] != "MAEU" {
-					t.Fatalf("journey of %v", j["scacCode"])
-				}
-				break
-			}
+		results, _ := body["results"].([]any)
+		if code != 200 || len(results) != 1 {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no journey 30 s after subscribing: %d %v", code, body)
+		j := results[0].(map[string]any)
+		if src, _ := j["sourceEvents"].([]any); len(src) == 0 {
+			return false
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
+		if j["scacCode"] != "MAEU" {
+			t.Fatalf("journey of %v", j["scacCode"])
+		}
+		return true
+	})
+	testkit.Eventually(t, 10*time.Second, "connectionStatus CONNECTED", func() bool {
 		code, body := s.do("GET", "/subscription/leased", key, "")
 		if code != 200 || body["scacCode"] != "MAEU" {
 			t.Fatalf("subscription: %d %v", code, body)
 		}
-		if body["connectionStatus"] == "CONNECTED" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("connectionStatus %v", body["connectionStatus"])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return body["connectionStatus"] == "CONNECTED"
+	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -358,13 +359,7 @@ func TestAllServesTheAdminListener(t *testing.T) {
 		return resp.StatusCode
 	}
 	admin, api := "http://"+cfg.AdminAddr, "http://"+cfg.HTTPAddr
-	deadline := time.Now().Add(60 * time.Second)
-	for status(admin+"/readyz", nil) != 200 {
-		if time.Now().After(deadline) {
-			t.Fatal("admin /readyz not 200 within 60 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, 60*time.Second, "admin /readyz 200", func() bool { return status(admin+"/readyz", nil) == 200 })
 	for path, want := range map[string]int{admin + "/metrics": 200, admin + "/healthz": 200, api + "/readyz": 200, api + "/metrics": 403} {
 		if got := status(path, nil); got != want {
 			t.Errorf("GET %s: %d, want %d", path, got, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
@@ -68,10 +69,10 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 	// the SCAC rule, not a subscription still on its way.
 	// A push processed before the subscription reached the index is (rightly)
 	// routed nowhere, so push again until one arrives.
-	deadline, next := time.Now().Add(30*time.Second), time.Time{}
-	for ; !hook.has("warm-up"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no webhook body with \"warm-up\" within 30s")
+	var next time.Time
+	testkit.Eventually(t, 30*time.Second, `a webhook body with "warm-up"`, func() bool {
+		if hook.has("warm-up") {
+			return true
 		}
 		if time.Now().After(next) {
 			if code, body := s.do("POST", "/events", maeu, pushedEvent(box, "warm-up")); code != 200 {
@@ -79,26 +80,21 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 			}
 			next = time.Now().Add(2 * time.Second)
 		}
-	}
+		return false
+	})
 
 	// The cross-carrier push: accepted (the carrier may push any container),
 	// routed nowhere, counted against the CMDU key.
 	if code, body := s.do("POST", "/events", cmdu, pushedEvent(box, "cross-carrier")); code != 200 {
 		t.Fatalf("cross-carrier push: %d %v", code, body)
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	testkit.Eventually(t, 20*time.Second, "the CMDU key's unmatched event counted", func() bool {
 		u, err := stage.UnmatchedByKey(ctx, s.db.Pool)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u[cmduKey.ID].Events == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the CMDU key's unmatched event was not counted: %+v", u)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return u[cmduKey.ID].Events == 1
+	})
 	// The sentinel: a MAEU push for the same box after the CMDU one was processed.
 	if code, body := s.do("POST", "/events", maeu, pushedEvent(box, "sentinel")); code != 200 {
 		t.Fatalf("sentinel push: %d %v", code, body)
@@ -141,20 +137,17 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		t.Fatalf("events of the MAEU tracking: %v, want warm-up,sentinel", markers)
 	}
 	// Pull shows the same: the sentinel, never the cross-carrier event.
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	testkit.Eventually(t, 20*time.Second, "the sentinel in the pull", func() bool {
 		code, body := s.do("GET", "/subscription/equipment?equipmentNumber="+box, consumer, "")
 		raw, _ := json.Marshal(body)
-		if code == 200 && bytes.Contains(raw, []byte("sentinel")) {
-			if bytes.Contains(raw, []byte("cross-carrier")) {
-				t.Fatalf("pull shows the cross-carrier event: %s", raw)
-			}
-			break
+		if code != 200 || !bytes.Contains(raw, []byte("sentinel")) {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pull without the sentinel: %d %s", code, raw)
+		if bytes.Contains(raw, []byte("cross-carrier")) {
+			t.Fatalf("pull shows the cross-carrier event: %s", raw)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return true
+	})
 	// The operator sees the count per carrier key.
 	u, _ := stage.UnmatchedByKey(ctx, s.db.Pool)
 	var out bytes.Buffer

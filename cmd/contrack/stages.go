@@ -350,11 +350,9 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Feed:              notifier,
 		Journeys:          journeys,
 	})
-	commandapi.Register(srv.Fuego, commandapi.Deps{
+	commandapi.Register(srv.Fuego, cfg.withDerived().Commands, commandapi.Deps{
 		Pool: pool, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)},
-		Shipments:            adapterProber{adapters(cfg)},
-		SubscriptionLifetime: cfg.SubscriptionLifetime,
-		AllowPrivateWebhooks: cfg.AllowPrivateWebhooks,
+		Shipments: adapterProber{adapters(cfg)},
 	})
 	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{
 		Producer: in.kafka,

@@ -34,7 +34,7 @@ func newPipeline(t *testing.T) *pipeline {
 	w := newWorld(t, 1)
 	s := newSim(t)
 	api := testenv.NewAPI(t, w.db.Pool, func(srv *fuego.Server) {
-		commandapi.Register(srv, commandapi.Deps{Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t)})
+		commandapi.Register(srv, commandapi.Config{}, commandapi.Deps{Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t)})
 	})
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"}) // the world's account
 	w.credentials(t, "MAEU", map[string]string{"apiKey": "k"})

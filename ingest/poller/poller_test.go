@@ -270,7 +270,7 @@ func TestCarrierOutageOpensBreaker(t *testing.T) {
 	run(t, w, s, fastConfig())
 	// The duration observed is what is tested: without the breaker, about
 	// seven intervals and their retries would go out in it.
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // the observation window under test, not a condition
 	total := 0
 	for _, c := range all {
 		total += s.count(c)

@@ -3,6 +3,8 @@ package stage_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/reference"
 	"os"
 	"strings"
@@ -277,10 +279,11 @@ func TestStageDedupeStateSurvivesRestart(t *testing.T) {
 	}
 	// The saver writes soon after the commit (which the events being
 	// readable shows); poll for it.
-	got := saved()
-	for deadline := time.Now().Add(10 * time.Second); len(got) < len(want) && time.Now().Before(deadline); got = saved() {
-		time.Sleep(50 * time.Millisecond)
-	}
+	var got map[string]string
+	testkit.Eventually(t, 10*time.Second, "the dedupe state saved", func() bool {
+		got = saved()
+		return len(got) >= len(want)
+	})
 	stop()
 	if len(got) != len(want) {
 		t.Fatalf("saved dedupe state %v, want %v", got, want)
@@ -293,17 +296,40 @@ func TestStageDedupeStateSurvivesRestart(t *testing.T) {
 
 	stop = run()
 	defer stop()
-	h.raw(carriers.FormatTNT22, "trk-1", payload)    // polled again: nothing new
-	h.raw(carriers.FormatTNT22, "trk-mark", payload) // a sentinel: its 4 events end the wait
-	all := collect(t, brokers, schemas.TopicEvents, 8, 20*time.Second)
-	time.Sleep(300 * time.Millisecond)
-	all = collect(t, brokers, schemas.TopicEvents, 99, 2*time.Second)
+	// The sentinel shares trk-1's partitions (raw and events): it is
+	// normalised after trk-1's record, and its events follow whatever that
+	// emitted, so reading up to them shows any re-emission.
+	mark := samePartition(t, "trk-1", 3)
+	h.raw(carriers.FormatTNT22, "trk-1", payload) // polled again: nothing new
+	h.raw(carriers.FormatTNT22, mark, payload)
+	marks := 0
+	all := collectUntil(t, brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+		if rec, _ := decode(t, r); rec.TrackingID == mark {
+			marks++
+		}
+		return marks == 4
+	})
 	if len(all) != 8 {
 		t.Fatalf("events after restart = %d, want the first 4 and the sentinel's 4", len(all))
 	}
 	for _, r := range all[4:] {
-		if rec, _ := decode(t, r); rec.TrackingID != "trk-mark" {
+		if rec, _ := decode(t, r); rec.TrackingID != mark {
 			t.Fatalf("re-emitted after restart: %+v", rec)
 		}
 	}
+}
+
+// samePartition returns a tracking id whose records land on the partition
+// of tracking's, of n partitions (the producers' default, murmur2 of the key).
+func samePartition(t *testing.T, tracking string, n int) string {
+	t.Helper()
+	p := kgo.StickyKeyPartitioner(nil).ForTopic(schemas.TopicCarrierRaw)
+	want := p.Partition(&kgo.Record{Key: []byte(tracking)}, n)
+	for i := range 1000 {
+		if id := fmt.Sprintf("trk-mark-%d", i); p.Partition(&kgo.Record{Key: []byte(id)}, n) == want {
+			return id
+		}
+	}
+	t.Fatalf("no tracking id shares %s's partition", tracking)
+	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // slowLookups is the real key cache whose store look-ups take delay, as on
@@ -88,12 +89,7 @@ func TestConcurrentFirstLookUpsOfOneKeyCostOneToken(t *testing.T) {
 	defer cancel()
 	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
 	go cache.Run(ctx)
-	for deadline := time.Now().Add(10 * time.Second); !cache.Listening(); {
-		if time.Now().After(deadline) {
-			t.Fatal("key cache never started listening")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the key cache listening", cache.Listening)
 	valid, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	if err != nil {
 		t.Fatal(err)
@@ -141,12 +137,7 @@ func TestConcurrentFirstLookUpsOfOneKeyCostOneToken(t *testing.T) {
 		}
 		leaverDone <- err
 	}()
-	for deadline := time.Now().Add(5 * time.Second); slow.lookups.Load() < 3; {
-		if time.Now().After(deadline) {
-			t.Fatal("the leaving request's look-up never started")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, 5*time.Second, "the leaving request's look-up started", func() bool { return slow.lookups.Load() >= 3 })
 	got = statuses(t, ts.URL, 8, func(int) string { return other })
 	if got[200] != 8 {
 		t.Fatalf("requests joining a look-up whose first client left: statuses %v, want 8 × 200", got)
@@ -187,7 +178,7 @@ type failingLookups struct {
 
 func (f *failingLookups) Authenticate(context.Context, string) (auth.Key, error) {
 	f.lookups.Add(1)
-	time.Sleep(f.delay)
+	time.Sleep(f.delay) // the slow store being simulated
 	if f.panics {
 		panic("look-up bug")
 	}
