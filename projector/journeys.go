@@ -275,12 +275,22 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 			g, err := CurrentGeneration(ctx, deps.CH)
 			return err == nil && g > gen
 		})
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil // asked to stop: whatever failed, failed for that
+		case err != nil && clickhouse.Unreachable(err):
+			// Creating a generation's tables met an outage: wait it out.
+			deps.Log.Error("journeys: ClickHouse unreachable, retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		case err != nil:
 			return err
 		}
-		if ctx.Err() == nil {
-			deps.Log.Info("journeys: moving to a rebuilt generation", "from", gen)
-		}
+		deps.Log.Info("journeys: moving to a rebuilt generation", "from", gen)
 	}
 	return nil
 }

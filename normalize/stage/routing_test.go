@@ -29,9 +29,16 @@ type routingHarness struct {
 	pool    *pgxpool.Pool
 }
 
-func startRouting(t *testing.T) routingHarness {
+func startRouting(t *testing.T, before ...func(h routingHarness)) routingHarness {
 	db := testenv.Postgres(t)
 	brokers := testenv.Kafka(t, 3)
+	h := routingHarness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
+	// Subscriptions made before the stage starts are in the routing index
+	// before it routes any push (it catches up first); one made later may
+	// race a push, as in production.
+	for _, f := range before {
+		f(h)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -46,7 +53,7 @@ func startRouting(t *testing.T) routingHarness {
 			t.Errorf("stage shutdown: %v", err)
 		}
 	})
-	return routingHarness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
+	return h
 }
 
 // subscribe publishes an open tracking of account on (scac, kind, value).
@@ -142,11 +149,12 @@ func eventWithID(id string) string { return strings.ReplaceAll(pushedEvent, "%ID
 // its environment; one for a carrier nobody follows reaches nobody and is
 // counted against its key.
 func TestStagePushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
-	h := startRouting(t)
-	h.subscribe("trk-maeu", "acct-a", "sandbox", "MAEU", "container", "CSQU3054383")
-	h.subscribe("trk-cmdu", "acct-b", "sandbox", "CMDU", "container", "CSQU3054383")
-	h.subscribe("trk-cmdu-bkg", "acct-c", "sandbox", "CMDU", "booking", "BK-77")
-	h.subscribe("trk-maeu-live", "acct-d", "live", "MAEU", "container", "CSQU3054383")
+	h := startRouting(t, func(h routingHarness) {
+		h.subscribe("trk-maeu", "acct-a", "sandbox", "MAEU", "container", "CSQU3054383")
+		h.subscribe("trk-cmdu", "acct-b", "sandbox", "CMDU", "container", "CSQU3054383")
+		h.subscribe("trk-cmdu-bkg", "acct-c", "sandbox", "CMDU", "booking", "BK-77")
+		h.subscribe("trk-maeu-live", "acct-d", "live", "MAEU", "container", "CSQU3054383")
+	})
 
 	const (
 		foreign = "11111111-0000-4000-8000-000000000001"
