@@ -46,15 +46,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	hook := newHookReceiver(t)
-	if code, body := s.do("POST", "/webhook/configure", consumer, `{"targetUrl":"`+hook.srv.URL+`/hook"}`); code != 200 {
-		t.Fatalf("configure: %d %v", code, body)
-	}
-	var v struct{ Secret string }
-	json.Unmarshal(hook.waitFor(t, "webhook.verification", 10*time.Second).body, &v)
-	if code, body := s.do("POST", "/webhook/activate", consumer, `{"secret":"`+v.Secret+`"}`); code != 200 {
-		t.Fatalf("activate: %d %v", code, body)
-	}
+	hook := activatedHook(t, s, consumer)
 	// No MAEU credentials: the tracking is not polled, its events come from pushes only.
 	const box = "MSKU9070323"
 	if code, body := s.do("POST", "/subscription/equipment", consumer, `{"scacCode":"MAEU","containerNumber":"`+box+`","subscriptionReference":"maeu-1"}`); code != 200 {

@@ -23,6 +23,22 @@ import (
 	"github.com/contrack/contrack/platform/tracing/tracingtest"
 )
 
+// activatedHook configures a new receiver as consumer's webhook and
+// activates it with the secret its verification brought.
+func activatedHook(t *testing.T, s *system, consumer string) *hookReceiver {
+	t.Helper()
+	hook := newHookReceiver(t)
+	if code, body := s.do("POST", "/webhook/configure", consumer, `{"targetUrl":"`+hook.srv.URL+`/hook"}`); code != 200 {
+		t.Fatalf("configure: %d %v", code, body)
+	}
+	var v struct{ Secret string }
+	json.Unmarshal(hook.waitFor(t, "webhook.verification", 10*time.Second).body, &v)
+	if code, body := s.do("POST", "/webhook/activate", consumer, `{"secret":"`+v.Secret+`"}`); code != 200 {
+		t.Fatalf("activate: %d %v", code, body)
+	}
+	return hook
+}
+
 // hookReceiver is a webhook target that records each POST's body and the
 // span context of its traceparent header (invalid when tracing is off).
 type hookReceiver struct {
@@ -129,15 +145,7 @@ func TestEndToEndTraceFromPushAndPollToWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook := newHookReceiver(t)
-	if code, body := s.do("POST", "/webhook/configure", consumer, `{"targetUrl":"`+hook.srv.URL+`/hook"}`); code != 200 {
-		t.Fatalf("configure: %d %v", code, body)
-	}
-	var v struct{ Secret string }
-	json.Unmarshal(hook.waitFor(t, "webhook.verification", 10*time.Second).body, &v)
-	if code, body := s.do("POST", "/webhook/activate", consumer, `{"secret":"`+v.Secret+`"}`); code != 200 {
-		t.Fatalf("activate: %d %v", code, body)
-	}
+	hook := activatedHook(t, s, consumer)
 	const pushBox = "CSQU3054383"
 	if code, body := s.do("POST", "/subscription/equipment", consumer, `{"scacCode":"XYZQ","containerNumber":"`+pushBox+`","subscriptionReference":"xyzq-1"}`); code != 200 {
 		t.Fatalf("subscribe XYZQ: %d %v", code, body)

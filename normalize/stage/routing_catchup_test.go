@@ -92,7 +92,7 @@ func TestStagePushedEventWaitsForTheRoutingIndex(t *testing.T) {
 	// The pushed event's batch is tried while the index is behind: aborted
 	// and retried, more than once (the wait is not a single retry).
 	testkit.Eventually(t, 30*time.Second, "the pushed event's batch retried while the index is behind", func() bool {
-		return retriesCounted(t, reg, "normalize") >= 2
+		return testkit.Counter(t, reg, "contrack_stream_records_total", map[string]string{"consumer": "normalize", "outcome": "retry"}) >= 2
 	})
 	if n, _ := h.unmatched("key-maeu"); n != 0 {
 		t.Fatalf("the pushed event was routed to nobody while the index was behind (%d)", n)
@@ -105,28 +105,4 @@ func TestStagePushedEventWaitsForTheRoutingIndex(t *testing.T) {
 	if n, _ := h.unmatched("key-maeu"); n != 0 {
 		t.Fatalf("the pushed event was also counted as routed to nobody (%d)", n)
 	}
-}
-
-// retriesCounted is the stream runtime's retry count of consumer.
-func retriesCounted(t *testing.T, reg *prometheus.Registry, consumer string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "contrack_stream_records_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["consumer"] == consumer && labels["outcome"] == "retry" {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
 }

@@ -116,31 +116,9 @@ func TestConsumeRetryPausesThePartition(t *testing.T) {
 	if got := strings.Join(order, ","); got != "0,1,2,3,4,5,6,7,8,9" {
 		t.Errorf("order %s", got)
 	}
-	if n := recordsCounted(t, reg, "retry"); n < 1 {
+	if n := testkit.Counter(t, reg, "contrack_stream_records_total", map[string]string{"outcome": "retry"}); n < 1 {
 		t.Errorf("retry outcomes counted %v", n)
 	}
-}
-
-// recordsCounted is the records counter of outcome.
-func recordsCounted(t *testing.T, reg *prometheus.Registry, outcome string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "contrack_stream_records_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "outcome" && l.GetValue() == outcome {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
 }
 
 // A handler panic is an error like any other: the record is dead-lettered

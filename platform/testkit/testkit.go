@@ -1,4 +1,4 @@
-// Package testkit holds the waiting helpers every test shares. It depends
+// Package testkit holds the waiting and metric-reading helpers every test shares. It depends
 // on nothing of contrack's, so any package's tests can import it.
 package testkit
 
