@@ -47,6 +47,7 @@ type options struct {
 	keep                  bool
 	timeline              time.Duration
 	limits                time.Duration
+	profile               string
 }
 
 func main() {
@@ -69,6 +70,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")
 	flag.DurationVar(&o.limits, "limits", 0, "first measure the machine's limits for this long each (bare net/http, embedded broker, Postgres commits)")
 	flag.DurationVar(&o.timeline, "timeline", 0, "print latency per window of this length (e.g. 5s), to see the pause a fault caused")
+	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of each contrack process over the load to DIR/<process>.pprof (from its admin listener)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -159,9 +161,14 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	start := time.Now()
 	faultsDone := make(chan []string, 1)
 	go func() { faultsDone <- injectFaults(ctx, sys, recv, o, start) }()
+	profiled := make(chan error, 1)
+	go func() { profiled <- sys.profile(ctx, o.profile, o.duration) }()
 	c.runLoad(ctx, l, containers, o.rate, o.batch, o.duration, o.workers)
 	fmt.Fprintf(out, "e2e: load sent in %s; waiting up to %s for deliveries\n", time.Since(start).Round(time.Millisecond), o.drain)
 	faultLog := <-faultsDone
+	if err := <-profiled; err != nil {
+		fmt.Fprintln(out, "e2e: profile:", err)
+	}
 	deadline := time.Now().Add(o.drain)
 	for l.outstanding(start) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
@@ -177,6 +184,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		l.timeline(out, start, o.timeline)
 	}
 	printCPU(out, before, after, s.Delivered, wall)
+	sys.printHops(ctx, out)
 	if recv.badSigs > 0 || recv.bad > 0 {
 		fmt.Fprintf(out, "receiver: %d requests with a bad signature, %d not a payload\n", recv.badSigs, recv.bad)
 		return false, nil

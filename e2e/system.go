@@ -283,3 +283,52 @@ func waitTCPOnce(addr string) error {
 	}
 	return c.Close()
 }
+
+// profile writes a CPU profile of every process over d to dir/<name>.pprof,
+// read from the process's admin listener; dir "" profiles nothing.
+func (s *system) profile(ctx context.Context, dir string, d time.Duration) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var errs []error
+	done := make(chan error, len(s.procs))
+	for name, p := range s.procs {
+		go func() {
+			done <- s.profileOne(ctx, filepath.Join(dir, name+".pprof"), envValue(p.env, "CONTRACK_ADMIN_ADDR"), d)
+		}()
+	}
+	for range s.procs {
+		if err := <-done; err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *system) profileOne(ctx context.Context, path, admin string, d time.Duration) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, max(1, int(d.Seconds())))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := (&http.Client{Timeout: d + time.Minute}).Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}

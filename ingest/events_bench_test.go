@@ -44,7 +44,7 @@ func benchPostEvents(b *testing.B, mode string) {
 	if mode == "fsync" {
 		dir, _ := os.MkdirTemp("", "contrack-bench-kafka")
 		b.Cleanup(func() { os.RemoveAll(dir) })
-		br, err := kafka.StartEmbedded("127.0.0.1:0", dir, 6, testenv.Log(b))
+		br, err := kafka.StartEmbedded("127.0.0.1:0", dir, 6, 0, testenv.Log(b))
 		if err != nil {
 			b.Fatal(err)
 		}

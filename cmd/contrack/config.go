@@ -38,8 +38,11 @@ type Config struct {
 	ClickHouseDB      string
 	KafkaBrokers      []string // empty: embedded broker
 	EmbeddedKafkaAddr string
-	KafkaPartitions   int
-	DataDir           string
+	// EmbeddedKafkaFlush is how often the embedded broker fsyncs its log;
+	// 0 fsyncs every write (see kafka.EmbeddedBroker on the trade).
+	EmbeddedKafkaFlush time.Duration
+	KafkaPartitions    int
+	DataDir            string
 	// SecretKey seals secrets and signs page tokens; when
 	// CONTRACK_SECRET_KEY is unset it is read from (or generated once into)
 	// <DataDir>/secret.key by ensureSecretKey.
@@ -120,12 +123,13 @@ var envVars = []envVar{
 	{"CONTRACK_CLICKHOUSE_DB", "contrack", "ClickHouse database (created if missing)", false, "ClickHouseDB"},
 	{"KAFKA_BROKERS", "", "comma-separated Kafka seed brokers; empty = embedded single-node broker", false, "KafkaBrokers"},
 	{"CONTRACK_EMBEDDED_KAFKA_ADDR", "127.0.0.1:9092", "listen address of the embedded broker", false, "EmbeddedKafkaAddr"},
+	{"CONTRACK_EMBEDDED_KAFKA_FLUSH_INTERVAL", "1s", "how often the embedded broker fsyncs its log (every write reaches the page cache first, so a process crash loses nothing; this bounds a machine crash); 0 = fsync every write", false, "EmbeddedKafkaFlush"},
 	{"CONTRACK_KAFKA_PARTITIONS", "6", "partitions of topics created at start-up (1 to 1000)", false, "KafkaPartitions"},
 	{"CONTRACK_DATA_DIR", ".data", "local state: the embedded broker's log, ClickHouse data, the generated secret key; ignored by git", false, "DataDir"},
 	{"CONTRACK_SECRET_KEY", "", "key encrypting stored secrets and signing page tokens; unset: generated once into <data dir>/secret.key (0600). Set it, the same value, when processes run on several hosts", true, "SecretKey"},
 	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true, "SecretKeysPrevious"},
 	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address; empty: /metrics is refused there", true, "OperatorToken"},
-	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz, no token); off disables", false, "AdminAddr"},
+	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz, /debug/pprof/, no token); off disables", false, "AdminAddr"},
 	{"CONTRACK_SHUTDOWN_TIMEOUT", "20s", "budget from SIGTERM to exit: every stage must stop within it, else the process exits non-zero naming the stages that hung; must exceed CONTRACK_DELIVERY_SHUTDOWN_GRACE", false, "ShutdownTimeout"},
 	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false, "PreAuthRate"},
 	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false, "ClientIPHeader"},
@@ -301,6 +305,9 @@ func (c Config) withDerived() Config {
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(name, rule string) { errs = append(errs, fmt.Errorf("%s must be %s", name, rule)) }
+	if c.EmbeddedKafkaFlush < 0 {
+		bad("CONTRACK_EMBEDDED_KAFKA_FLUSH_INTERVAL", "a duration ≥ 0 such as 1s (0: fsync every write)")
+	}
 	if c.KafkaPartitions < 1 || c.KafkaPartitions > 1000 {
 		bad("CONTRACK_KAFKA_PARTITIONS", "an integer from 1 to 1000")
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"path/filepath"
 	"time"
 
@@ -166,7 +167,7 @@ func startBroker(cfg Config, log *slog.Logger) (*kafka.EmbeddedBroker, error) {
 	if len(cfg.KafkaBrokers) > 0 {
 		return nil, nil
 	}
-	return kafka.StartEmbedded(cfg.EmbeddedKafkaAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions, log.With("stage", "broker"))
+	return kafka.StartEmbedded(cfg.EmbeddedKafkaAddr, filepath.Join(cfg.DataDir, "kafka"), cfg.KafkaPartitions, cfg.EmbeddedKafkaFlush, log.With("stage", "broker"))
 }
 
 func runBroker(ctx context.Context, cfg Config, log *slog.Logger) error {
@@ -281,8 +282,15 @@ func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handle
 	if err != nil {
 		return fmt.Errorf("admin: listen %s (CONTRACK_ADMIN_ADDR; give each process on a host its own, or off): %w", cfg.AdminAddr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	log.Info("admin listener serving /metrics, /healthz, /readyz", "addr", ln.Addr().String())
+	// The operator listener also serves Go's profiles: under load they say
+	// where a role's CPU goes (docs/performance.md uses them).
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	log.Info("admin listener serving /metrics, /healthz, /readyz, /debug/pprof/", "addr", ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

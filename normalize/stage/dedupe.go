@@ -68,10 +68,14 @@ func (s *seenStore) preload(ctx context.Context, keys []seenUpdate) error {
 	if len(trackings) == 0 {
 		return nil
 	}
+	// A fenced per-key probe (LATERAL … OFFSET 0): the plan stays index
+	// look-ups whatever the statistics say. A join let the planner hash
+	// the whole table on every batch while its statistics were young.
 	rows, err := s.pool.Query(ctx, `
-		SELECT n.tracking_id, n.event_id, n.content_hash
-		FROM normalize_seen n JOIN unnest($1::text[], $2::text[]) AS k(tracking_id, event_id)
-		  ON n.tracking_id = k.tracking_id AND n.event_id = k.event_id`, trackings, events)
+		SELECT k.tracking_id, k.event_id, n.content_hash
+		FROM unnest($1::text[], $2::text[]) AS k(tracking_id, event_id)
+		CROSS JOIN LATERAL (SELECT content_hash FROM normalize_seen n
+		                    WHERE n.tracking_id = k.tracking_id AND n.event_id = k.event_id OFFSET 0) n`, trackings, events)
 	if err != nil {
 		return fmt.Errorf("read dedupe state: %w", err)
 	}

@@ -137,6 +137,7 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 			continue
 		}
 		idle = 0
+		cfg.Metrics.ages(cfg.Name, recs...)
 		for n := 1; ; n++ {
 			b := &Batch{Records: recs, cl: cl}
 			start := time.Now()

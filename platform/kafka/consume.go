@@ -291,6 +291,7 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 		case <-ctx.Done():
 			return
 		case recs := <-w.recs:
+			c.cfg.Metrics.ages(c.cfg.Name, recs...)
 			backlog = append(backlog, recs...)
 			if retryC != nil {
 				continue // a failed record waits: later ones queue behind it

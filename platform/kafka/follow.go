@@ -137,6 +137,7 @@ func Follow(ctx context.Context, cfg FollowConfig, handle FollowHandler) error {
 		if len(recs) == 0 && cfg.PollTimeout <= 0 {
 			continue
 		}
+		cfg.Metrics.ages(cfg.Name, recs...)
 		start := time.Now()
 		err := recoverFunc(func() error { return handle(ctx, recs) })
 		cfg.Metrics.observe(cfg.Name, start)

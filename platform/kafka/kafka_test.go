@@ -172,7 +172,7 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 func TestEmbeddedBrokerKeepsRecordsAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
 	log := testenv.Log(t)
-	b, err := kafka.StartEmbedded("127.0.0.1:0", dir, 1, log)
+	b, err := kafka.StartEmbedded("127.0.0.1:0", dir, 1, 0, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestEmbeddedBrokerKeepsRecordsAcrossRestart(t *testing.T) {
 	cl.Close()
 	b.Close()
 
-	b2, err := kafka.StartEmbedded(addr, dir, 1, log)
+	b2, err := kafka.StartEmbedded(addr, dir, 1, 0, log)
 	if err != nil {
 		t.Fatal(err)
 	}

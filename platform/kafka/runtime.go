@@ -106,6 +106,7 @@ type Metrics struct {
 	records  *prometheus.CounterVec   // by consumer, outcome (ok, retry, dead_letter, fatal)
 	duration *prometheus.HistogramVec // handler duration by consumer
 	paused   *prometheus.GaugeVec     // partitions paused for a retry, by consumer
+	age      *prometheus.HistogramVec // record age when first handed to a handler, by consumer
 }
 
 // NewMetrics registers the runtime's collectors on reg.
@@ -124,6 +125,13 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "contrack_stream_paused_partitions",
 			Help: "Partitions paused while a failed record waits for its retry, by consumer.",
 		}, []string{"consumer"}),
+		// The time a record spent between its produce (its timestamp) and
+		// the handler: per consumer, the pipeline's latency hop by hop.
+		age: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "contrack_stream_record_age_seconds",
+			Help:    "Age of a record (now minus its timestamp) when first handed to a handler, by consumer.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"consumer"}),
 	}
 	// Several stages of one process share its registry: the second one to
 	// ask gets the collectors the first registered.
@@ -135,6 +143,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		return nil, err
 	}
 	if m.paused, err = register(reg, m.paused); err != nil {
+		return nil, err
+	}
+	if m.age, err = register(reg, m.age); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -163,6 +174,19 @@ func (m *Metrics) count(consumer, outcome string, n int) {
 func (m *Metrics) observe(consumer string, since time.Time) {
 	if m != nil {
 		m.duration.WithLabelValues(consumer).Observe(time.Since(since).Seconds())
+	}
+}
+
+// ages observes the age of records about to be handled the first time.
+func (m *Metrics) ages(consumer string, recs ...*kgo.Record) {
+	if m == nil || len(recs) == 0 {
+		return
+	}
+	now, h := time.Now(), m.age.WithLabelValues(consumer)
+	for _, r := range recs {
+		if !r.Timestamp.IsZero() {
+			h.Observe(max(0, now.Sub(r.Timestamp).Seconds()))
+		}
 	}
 }
 

@@ -109,6 +109,9 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 		if len(recs) == 0 {
 			continue
 		}
+		if failures == 0 {
+			cfg.Metrics.ages(cfg.Name, recs...)
+		}
 		if err := sess.Begin(); err != nil {
 			return fail(fmt.Errorf("begin: %w", err))
 		}
