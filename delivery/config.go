@@ -21,8 +21,12 @@ type Config struct {
 	Workers int
 	// EndpointConcurrency bounds the deliveries in flight per endpoint — an
 	// account's target host:port; two accounts on one host are two
-	// endpoints — in this process (default 8), so one slow endpoint holds
-	// at most this many slots and never delays another account's.
+	// endpoints — in this process (default 32, half the Workers), so one
+	// slow endpoint holds at most this many slots and never delays another
+	// account's. Deliveries of one subscription go one at a time, so this
+	// is what a busy account's many subscriptions share: at 8 a single
+	// account receiving 500 events/s waited half a second per delivery
+	// for a slot (docs/performance.md).
 	EndpointConcurrency int
 	// SlowAfter is how long an attempt holds one of the shared Workers
 	// (default 1 s): past it the attempt goes on, within Timeout, holding
@@ -164,7 +168,7 @@ func (c Config) WithDefaults() Config {
 		c.Workers = 64
 	}
 	if c.EndpointConcurrency == 0 {
-		c.EndpointConcurrency = min(8, c.Workers)
+		c.EndpointConcurrency = min(32, c.Workers)
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 15 * time.Second

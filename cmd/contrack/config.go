@@ -192,7 +192,7 @@ var envVars = []envVar{
 	{"CONTRACK_PROJECTOR_RETRY_ATTEMPTS", "8", "tries of a failed projector batch before the projector stops with the error (readiness red, process exits)", false, "Projector.Retry.Attempts"},
 
 	{"CONTRACK_DELIVERY_WORKERS", "64", "webhook deliveries in flight in this process that started less than CONTRACK_DELIVERY_SLOW_AFTER ago", false, "Delivery.Workers"},
-	{"CONTRACK_DELIVERY_ENDPOINT_CONCURRENCY", "8", "deliveries in flight per endpoint (an account's target host:port), at most CONTRACK_DELIVERY_WORKERS", false, "Delivery.EndpointConcurrency"},
+	{"CONTRACK_DELIVERY_ENDPOINT_CONCURRENCY", "32", "deliveries in flight per endpoint (an account's target host:port), at most CONTRACK_DELIVERY_WORKERS", false, "Delivery.EndpointConcurrency"},
 	{"CONTRACK_DELIVERY_SLOW_AFTER", "1s", "past this an attempt keeps only its endpoint's slot, not a shared worker", false, "Delivery.SlowAfter"},
 	{"CONTRACK_DELIVERY_TIMEOUT", "15s", "bound of one delivery attempt, connection to last response byte", false, "Delivery.Timeout"},
 	{"CONTRACK_DELIVERY_SCHEDULE", "5s,5m,30m,2h,5h,10h,14h,20h,24h", "waits before each retry; a delivery gets one attempt more than the list, then is dead", false, "Delivery.Schedule"},
