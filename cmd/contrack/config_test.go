@@ -276,7 +276,7 @@ func TestConfigPrintMasksSecrets(t *testing.T) {
 		"CONTRACK_OPERATOR_TOKEN                  ****0003\n",
 		"CONTRACK_SANDBOX_COSCO_CLIENTS           client-1=****\n",
 		"CONTRACK_DELIVERY_WORKERS                12\n",
-		"CONTRACK_DELIVERY_ENDPOINT_CONCURRENCY   8\n",
+		"CONTRACK_DELIVERY_ENDPOINT_CONCURRENCY   12\n", // the default, 32, bounded by the workers
 		"CONTRACK_DELIVERY_LEASE                  50s\n",
 	} {
 		if !strings.Contains(text, want) {

@@ -47,6 +47,11 @@ type Config struct {
 	// is logged as an error (default 10 s). They are never routed before:
 	// their batch is aborted and retried; an index that fails stops the stage.
 	RoutingWait time.Duration
+	// MaxTransaction bounds the raw records of one Kafka transaction
+	// (default 2,000). A transaction's cost is mostly fixed (its round trips
+	// to the broker and its markers), so under a backlog larger ones carry
+	// more events per second; an idle stage commits whatever one poll gave.
+	MaxTransaction int
 }
 
 // Validate reports every invalid field (zero values are valid: they take the defaults).
@@ -57,6 +62,9 @@ func (c Config) Validate() error {
 	}
 	if c.RoutingWait < 0 {
 		errs = append(errs, errors.New("normalize: RoutingWait must not be negative"))
+	}
+	if c.MaxTransaction < 0 {
+		errs = append(errs, errors.New("normalize: MaxTransaction must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -72,6 +80,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.RoutingWait == 0 {
 		c.RoutingWait = 10 * time.Second
+	}
+	if c.MaxTransaction == 0 {
+		c.MaxTransaction = 2000
 	}
 	return c
 }
@@ -127,6 +138,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	err := kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
 		Brokers: deps.Brokers, Group: schemas.GroupNormalize, Topics: []string{schemas.TopicCarrierRaw},
 		TransactionalID: cfg.TransactionalID, Name: "normalize", Log: log, Metrics: deps.Metrics,
+		MaxRecords: cfg.MaxTransaction,
 	}, s.batch)
 	stopIdx()
 	if err != nil && ctx.Err() == nil {
