@@ -17,6 +17,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-fuego/fuego"
+	"github.com/google/uuid"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/contrack/contrack/platform/auth"
@@ -103,6 +104,10 @@ func New(cfg Config) *Server {
 	f := fuego.NewServer(
 		fuego.WithoutStartupMessages(),
 		fuego.WithoutLogger(),
+		// fuego's request logger formatted two records per request for a
+		// discarding logger (3 % of the process under load); requestID
+		// keeps its X-Request-ID header, and the metrics count requests.
+		fuego.WithLoggingMiddleware(fuego.LoggingConfig{DisableRequest: true, DisableResponse: true}),
 		fuego.WithDisallowUnknownFields(false),
 		fuego.WithSerializer(func(w http.ResponseWriter, _ *http.Request, v any) error {
 			WriteJSON(w, statusOf(w), v)
@@ -232,10 +237,25 @@ func (s *Server) Handler() http.Handler {
 	h = s.rateLimit(h)
 	h = s.authenticate(h)
 	h = s.recover(h)
+	h = requestID(h)
 	if s.requests != nil {
 		h = s.requests.wrap(h)
 	}
 	return h
+}
+
+// requestID echoes the caller's X-Request-ID (up to 128 bytes) on the
+// response, or gives the request a new one, for correlating a call with
+// support.
+func requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-ID")
+		if id == "" || len(id) > 128 {
+			id = uuid.NewString()
+		}
+		w.Header()["X-Request-Id"] = []string{id}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Serve listens on cfg.Addr until ctx ends, then shuts down gracefully:

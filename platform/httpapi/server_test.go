@@ -208,3 +208,27 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 		t.Fatal("still accepting connections after shutdown")
 	}
 }
+
+// TestResponsesCarryARequestID: every answer, refusals included, names its
+// request: the caller's X-Request-ID echoed, or a new one.
+func TestResponsesCarryARequestID(t *testing.T) {
+	db := testenv.Postgres(t)
+	api := testenv.NewAPI(t, db.Pool, register)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	a, b := api.Do("POST", "/echo", key, `{"name":"x"}`), api.Do("POST", "/echo", "", `{}`)
+	ida, idb := a.Header.Get("X-Request-ID"), b.Header.Get("X-Request-ID")
+	if len(ida) != 36 || len(idb) != 36 || ida == idb {
+		t.Errorf("generated request ids %q (200) and %q (403): want two different UUIDs", ida, idb)
+	}
+	req, _ := http.NewRequest("POST", api.URL+"/echo", strings.NewReader(`{"name":"x"}`))
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("X-Request-ID", "caller-chosen-42")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("X-Request-ID"); got != "caller-chosen-42" {
+		t.Errorf("echoed request id %q, want the caller's", got)
+	}
+}
