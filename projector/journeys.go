@@ -44,6 +44,9 @@ type journeyProjection struct {
 	// polls in a row that found nothing (rebuild).
 	seen map[string]map[int32]int64
 	idle int
+	// wrote, if set, counts the bytes of the String values inserted per
+	// table (the benchmark's bytes per change).
+	wrote map[string]int64
 }
 
 // maxCachedStates bounds the in-memory states; beyond it the cache starts over.
@@ -101,6 +104,26 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 // journeys first, so a crash in between re-derives the same rows), then one
 // JourneyChanged per changed tracking.
 func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
+	order, err := p.apply(ctx, b)
+	if err != nil || len(order) == 0 {
+		return err
+	}
+	notes, err := p.write(ctx, order)
+	if err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		if err := b.Produce(ctx, notes...); err != nil {
+			// Readers' caches also expire (queryapi's MaxAge); the rows are written.
+			p.log.Error("publish journey changes", "err", err)
+		}
+	}
+	return nil
+}
+
+// apply applies a batch's records to the states (loading the missing ones)
+// and returns the trackings it changed, in order of first change.
+func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string, error) {
 	recs := b.Records
 	if p.drop.Swap(false) || len(p.states) > maxCachedStates {
 		clear(p.states)
@@ -114,7 +137,7 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 		}
 	}
 	if err := p.load(ctx, missing); err != nil {
-		return err
+		return nil, err
 	}
 	changed := map[string]bool{}
 	var order []string
@@ -161,9 +184,12 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 			}
 		}
 	}
-	if len(order) == 0 {
-		return nil
-	}
+	return order, nil
+}
+
+// write inserts the changed trackings' journeys, then their states, and
+// returns their JourneyChanged notes.
+func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.Record, error) {
 	now := time.Now().UTC().Truncate(time.Second)
 	var rows, stateRows [][]any
 	var notes []*kgo.Record
@@ -179,7 +205,7 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 		}
 		b, err := json.Marshal(st)
 		if err != nil {
-			return fmt.Errorf("projector journeys: encode state: %w", err)
+			return nil, fmt.Errorf("projector journeys: encode state: %w", err)
 		}
 		stateRows = append(stateRows, []any{st.AccountID, st.TrackingID, string(b), now, st.Version})
 		if st.Kind != "" {
@@ -190,24 +216,27 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 		}
 	}
 	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, rows); err != nil {
-		return err
+		return nil, err
 	}
 	if err := p.insert(ctx, StateTable(p.gen), stateColumns, stateRows); err != nil {
-		return err
+		return nil, err
 	}
-	if len(notes) > 0 {
-		if err := b.Produce(ctx, notes...); err != nil {
-			// Readers' caches also expire (queryapi's MaxAge); the rows are written.
-			p.log.Error("publish journey changes", "err", err)
-		}
-	}
-	return nil
+	return notes, nil
 }
 
 // insert writes rows; a failure fails the batch, which the runtime retries.
 func (p *journeyProjection) insert(ctx context.Context, table string, cols []string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if p.wrote != nil {
+		for _, r := range rows {
+			for _, v := range r {
+				if s, ok := v.(string); ok {
+					p.wrote[table] += int64(len(s))
+				}
+			}
+		}
 	}
 	return clickhouse.Insert(ctx, p.deps.CH, table, cols, rows...)
 }
