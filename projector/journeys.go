@@ -24,8 +24,9 @@ import (
 // member owns all of a tracking's records).
 //
 // Its state per tracking (journey.State: the latest version of each event,
-// the ETA history, the lookup key and status) lives in journey_state_g<N>
-// and, for the trackings of the partitions this member owns, in memory. A
+// the ETA history, the lookup key and status) lives in
+// journey_state_rows_g<N> (a header and one row per event, written as they
+// change) and, for the trackings of the partitions this member owns, in memory. A
 // record updates a journey without reading the events table: the state is
 // read from ClickHouse only on a cache miss (after a restart or a
 // rebalance), a point read by tracking id. Keeping it beside the read model
@@ -196,18 +197,23 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 	for _, id := range order {
 		st := p.states[id]
 		for i, res := range journey.Derive(st) {
-			src, _ := json.Marshal(res.SourceEvents)
-			ves, _ := json.Marshal(res.VesselEvents)
+			src := journey.AppendArray(nil, res.SourceEvents)
+			ves := journey.AppendArray(nil, res.VesselEvents)
 			enh, _ := json.Marshal(res.EnhancedEvents)
 			rows = append(rows, []any{st.AccountID, st.Env, st.Kind, st.Identifier, st.TrackingID, st.Since.Truncate(time.Second),
 				uint16(min(i, 65535)), res.EquipmentNumber, res.ScacCode, res.TrackingStatus, res.POL, res.POD, res.LastLocation,
 				string(src), string(ves), string(enh), now, st.Version})
 		}
-		b, err := json.Marshal(st)
+		// The state: its header and the events changed since it was last written.
+		h, err := st.MarshalHeader()
 		if err != nil {
-			return nil, fmt.Errorf("projector journeys: encode state: %w", err)
+			return nil, fmt.Errorf("projector journeys: encode state of %s: %w", st.TrackingID, err)
 		}
-		stateRows = append(stateRows, []any{st.AccountID, st.TrackingID, string(b), now, st.Version})
+		stateRows = append(stateRows, []any{st.TrackingID, uint32(0), "", "", string(h), st.Version})
+		for _, i := range st.UnsavedEvents() {
+			e := st.Events[i]
+			stateRows = append(stateRows, []any{st.TrackingID, uint32(i + 1), e.ID, e.Hash, string(e.Event), st.Version})
+		}
 		if st.Kind != "" {
 			v, _ := json.Marshal(schemas.JourneyChanged{AccountID: st.AccountID, TrackingID: st.TrackingID,
 				IdentifierKind: st.Kind, Identifier: st.Identifier, Generation: p.gen, Version: st.Version})
@@ -218,8 +224,13 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, rows); err != nil {
 		return nil, err
 	}
-	if err := p.insert(ctx, StateTable(p.gen), stateColumns, stateRows); err != nil {
+	// One insert, one block: the headers and events of a batch are stored
+	// together or not at all.
+	if err := p.insert(ctx, StateRowsTable(p.gen), stateRowColumns, stateRows); err != nil {
 		return nil, err
+	}
+	for _, id := range order {
+		p.states[id].MarkSaved()
 	}
 	return notes, nil
 }
@@ -241,7 +252,9 @@ func (p *journeyProjection) insert(ctx context.Context, table string, cols []str
 	return clickhouse.Insert(ctx, p.deps.CH, table, cols, rows...)
 }
 
-// load reads the states of trackings not in memory.
+// load reads the states of trackings not in memory: the header and event
+// rows of each, or else the whole state written before events were stored
+// apart (legacy).
 func (p *journeyProjection) load(ctx context.Context, ids []string) error {
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), 1000)]
@@ -251,28 +264,102 @@ func (p *journeyProjection) load(ctx context.Context, ids []string) error {
 		for i, id := range chunk {
 			quoted[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(id) + "'"
 		}
-		rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, state_json FROM `+StateTable(p.gen)+`
-			WHERE tracking_id IN (`+strings.Join(quoted, ",")+`) ORDER BY version DESC LIMIT 1 BY tracking_id`)
-		if err != nil {
+		in := strings.Join(quoted, ",")
+		if err := p.loadRows(ctx, in); err != nil {
+			return err
+		}
+		var legacy []string
+		for i, id := range chunk {
+			if p.states[id] == nil {
+				legacy = append(legacy, quoted[i])
+			}
+		}
+		if len(legacy) > 0 {
+			if err := p.loadLegacy(ctx, strings.Join(legacy, ",")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// loadRows reads states from journey_state_rows_g<N>. The header's version
+// decides: an event row of a higher version is from a batch whose insert
+// did not complete (not expected: a batch's rows are one insert) and is
+// left out, so the state is the one the header was written with.
+func (p *journeyProjection) loadRows(ctx context.Context, in string) error {
+	rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, seq, event_id, hash, json, version FROM `+StateRowsTable(p.gen)+`
+		WHERE tracking_id IN (`+in+`) ORDER BY tracking_id, seq, version DESC`)
+	if err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
+	}
+	defer rows.Close()
+	var (
+		cur     string
+		st      *journey.State // cur's state; nil until its header is read
+		lastSeq uint32         // cur's last event read
+	)
+	// Rows come by tracking, then seq (the header, 0, first), newest version first.
+	for rows.Next() {
+		var id, eventID, hash, js string
+		var seq uint32
+		var version uint64
+		if err := rows.Scan(&id, &seq, &eventID, &hash, &js, &version); err != nil {
 			return fmt.Errorf("projector journeys: load states: %w", err)
 		}
-		for rows.Next() {
-			var id, js string
-			if err := rows.Scan(&id, &js); err != nil {
-				rows.Close()
-				return fmt.Errorf("projector journeys: load states: %w", err)
+		if id != cur {
+			cur, st, lastSeq = id, nil, 0
+			if seq == 0 {
+				st = &journey.State{}
+				if err := json.Unmarshal([]byte(js), st); err != nil {
+					return fmt.Errorf("projector journeys: decode state of %s: %w", id, err)
+				}
+				p.states[id] = st
+				continue
 			}
-			st := &journey.State{}
-			if err := json.Unmarshal([]byte(js), st); err != nil {
-				rows.Close()
-				return fmt.Errorf("projector journeys: decode state of %s: %w", id, err)
-			}
-			p.states[id] = st
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		switch {
+		case st == nil, seq == 0, seq == lastSeq, version > st.Version:
+			// events without a header (a first batch that did not complete),
+			// an older header, an older version of an event, an event of a
+			// batch that did not complete
+		case seq != lastSeq+1:
+			return fmt.Errorf("projector journeys: state of %s at version %d lacks event %d", id, st.Version, lastSeq+1)
+		default:
+			st.Events = append(st.Events, journey.Stored{ID: eventID, Hash: hash, Event: json.RawMessage(js)})
+			lastSeq = seq
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
+	}
+	return nil
+}
+
+// loadLegacy reads whole states (events included) from journey_state_g<N>,
+// as written before events were stored apart; their events are written
+// as rows with the tracking's next change.
+func (p *journeyProjection) loadLegacy(ctx context.Context, in string) error {
+	rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, state_json FROM `+StateTable(p.gen)+`
+		WHERE tracking_id IN (`+in+`) ORDER BY version DESC LIMIT 1 BY tracking_id`)
+	if err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, js string
+		if err := rows.Scan(&id, &js); err != nil {
 			return fmt.Errorf("projector journeys: load states: %w", err)
 		}
+		st := &journey.State{}
+		if err := json.Unmarshal([]byte(js), st); err != nil {
+			return fmt.Errorf("projector journeys: decode state of %s: %w", id, err)
+		}
+		st.MarkAllUnsaved()
+		p.states[id] = st
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
 	}
 	return nil
 }
@@ -339,7 +426,7 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 	}
 	gen := cur + 1
 	// A rebuild interrupted earlier left this generation half built: start it over.
-	for _, t := range []string{JourneysTable(gen), StateTable(gen)} {
+	for _, t := range generationTables(gen) {
 		if err := deps.CH.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return 0, fmt.Errorf("projector: rebuild: %w", err)
 		}
@@ -385,7 +472,7 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 		return 0, err
 	}
 	if gen > 2 {
-		for _, t := range []string{JourneysTable(gen - 2), StateTable(gen - 2)} {
+		for _, t := range generationTables(gen - 2) {
 			if err := deps.CH.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				return gen, fmt.Errorf("projector: rebuild: drop old generation: %w", err)
 			}
