@@ -74,7 +74,7 @@ func BenchmarkJourneyChange(b *testing.B) {
 }
 
 func benchBatch(ctx context.Context, p *journeyProjection, recs []*kgo.Record) error {
-	order, err := p.apply(ctx, &kafka.Batch{Records: recs})
+	order, err := p.apply(ctx, batchOf(recs))
 	if err != nil {
 		return err
 	}
@@ -89,6 +89,8 @@ func cpuTime(b *testing.B) int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+func batchOf(recs []*kgo.Record) *kafka.Batch { return &kafka.Batch{Records: recs} }
 
 func benchTracking(t int) string { return fmt.Sprintf("trk-%04d", t) }
 
