@@ -111,12 +111,24 @@ type Stored struct {
 	unsaved bool
 }
 
-// parsed is what derivation reads of an event.
+// parsed is what derivation reads of an event (not the whole dcsa.Event:
+// the states of many trackings are kept in memory).
 type parsed struct {
-	ev dcsa.Event
-	at time.Time
-	ok bool // Event decoded as a DCSA event
+	ev fields
+	at time.Time // ev.EventDateTime
+	ok bool      // Event decoded as a DCSA event
 }
+
+// fields are the dcsa.Event fields derivation reads, under their names.
+type fields struct {
+	EventType, EventClassifierCode, EventDateTime, EventCreatedDateTime string
+	EquipmentEventTypeCode, EquipmentReference, EmptyIndicatorCode      string
+	TransportEventTypeCode                                              string
+	place                                                               string
+}
+
+// Place is dcsa.Event.Place.
+func (f *fields) Place() string { return f.place }
 
 // decode parses st.Event unless done already. It also makes Event compact
 // and HTML-escaped, as json.Marshal encodes a json.RawMessage (a no-op for
@@ -127,9 +139,14 @@ func (st *Stored) decode() *parsed {
 		return st.parsed
 	}
 	p := &parsed{}
-	if json.Unmarshal(st.Event, &p.ev) == nil {
+	var ev dcsa.Event
+	if json.Unmarshal(st.Event, &ev) == nil {
 		p.ok = true
-		p.at, _ = time.Parse(time.RFC3339Nano, p.ev.EventDateTime)
+		p.ev = fields{EventType: ev.EventType, EventClassifierCode: ev.EventClassifierCode, EventDateTime: ev.EventDateTime,
+			EventCreatedDateTime: ev.EventCreatedDateTime, EquipmentEventTypeCode: ev.EquipmentEventTypeCode,
+			EquipmentReference: ev.EquipmentReference, EmptyIndicatorCode: ev.EmptyIndicatorCode,
+			TransportEventTypeCode: ev.TransportEventTypeCode, place: ev.Place()}
+		p.at, _ = time.Parse(time.RFC3339Nano, ev.EventDateTime)
 		if c, err := json.Marshal(st.Event); err == nil && !bytes.Equal(c, st.Event) {
 			st.Event = c
 		}
@@ -264,7 +281,7 @@ func (s *State) Status() string {
 }
 
 type timed struct {
-	ev  *dcsa.Event
+	ev  *fields
 	raw json.RawMessage
 	at  time.Time
 }
@@ -405,7 +422,7 @@ func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
 			prev = v.At
 		}
 	}
-	var eta, ata *dcsa.Event
+	var eta, ata *fields
 	for i := range vessel {
 		ev := vessel[i].ev
 		if ev.TransportEventTypeCode != "ARRI" || r.POD == "" || ev.Place() != r.POD {
