@@ -2,8 +2,10 @@ package journey_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/schemas"
@@ -126,5 +128,24 @@ func sameAsMarshal(t *testing.T, rs []journey.Result) {
 				t.Fatalf("AppendArray\n%s\njson.Marshal\n%s", got, want)
 			}
 		}
+	}
+}
+
+// Derive reads the events ApplyEvent parsed, not their JSON again: its
+// allocations do not grow with the events (parsing allocates per event).
+func TestDeriveDoesNotParseAgain(t *testing.T) {
+	st := &journey.State{}
+	st.ApplySubscription(schemas.SubscriptionChanged{TrackingID: "trk", SCAC: "MAEU", IdentifierKind: "container", Identifier: box, TrackingOpen: true})
+	const n = 400
+	for i := range n {
+		at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour).Format(time.RFC3339)
+		st.ApplyEvent(eq(fmt.Sprint("e", i), []string{"LOAD", "DISC", "GTIN", "GTOT"}[i%4], "SGSIN", at, "ACT", false))
+		st.ApplyEvent(tr(fmt.Sprint("v", i), "ARRI", "NLRTM", at, "EST", at))
+	}
+	if rs := journey.Derive(st); len(rs) != 1 || len(rs[0].SourceEvents) != n || len(rs[0].VesselEvents) != n {
+		t.Fatalf("results %d", len(rs))
+	}
+	if allocs := testing.AllocsPerRun(3, func() { journey.Derive(st) }); allocs > n/4 {
+		t.Fatalf("Derive of %d events: %.0f allocations", 2*n, allocs)
 	}
 }
