@@ -26,8 +26,8 @@ import (
 // Its state per tracking (journey.State: the latest version of each event,
 // the ETA history, the lookup key and status) lives in
 // journey_state_rows_g<N> (a header and one row per event, written as they
-// change) and, for the trackings of the partitions this member owns, in memory. A
-// record updates a journey without reading the events table: the state is
+// change) and, for the trackings of the partitions this member owns, in
+// memory. A record updates a journey without reading the events table: the state is
 // read from ClickHouse only on a cache miss (after a restart or a
 // rebalance), a point read by tracking id. Keeping it beside the read model
 // rather than re-reading the journey rows matters because the rows lack
@@ -288,7 +288,7 @@ func (p *journeyProjection) load(ctx context.Context, ids []string) error {
 // did not complete (not expected: a batch's rows are one insert) and is
 // left out, so the state is the one the header was written with.
 func (p *journeyProjection) loadRows(ctx context.Context, in string) error {
-	rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, seq, event_id, hash, json, version FROM `+StateRowsTable(p.gen)+`
+	rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, seq, event_id, hash, row_json, version FROM `+StateRowsTable(p.gen)+`
 		WHERE tracking_id IN (`+in+`) ORDER BY tracking_id, seq, version DESC`)
 	if err != nil {
 		return fmt.Errorf("projector journeys: load states: %w", err)

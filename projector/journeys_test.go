@@ -46,13 +46,13 @@ func TestJourneyTablesRoundTrip(t *testing.T) {
 	if err := ch.Conn.QueryRow(ctx, `SELECT state_json FROM journey_state_g7`).Scan(&state); err != nil || state != `{"x":"é"}` {
 		t.Fatalf("state %q %v", state, err)
 	}
-	if err := clickhouse.Insert(ctx, ch.Conn, "journey_state_rows_g7", []string{"tracking_id", "seq", "event_id", "hash", "json", "version"},
+	if err := clickhouse.Insert(ctx, ch.Conn, "journey_state_rows_g7", []string{"tracking_id", "seq", "event_id", "hash", "row_json", "version"},
 		[]any{"t", uint32(1<<32 - 1), "e-é", "h", `{"eventID":"é"}`, uint64(1<<64 - 1)}); err != nil {
 		t.Fatal(err)
 	}
 	var seq uint32
 	var eventID, hash, js string
-	if err := ch.Conn.QueryRow(ctx, `SELECT seq, event_id, hash, json, version FROM journey_state_rows_g7`).Scan(&seq, &eventID, &hash, &js, &version); err != nil ||
+	if err := ch.Conn.QueryRow(ctx, `SELECT seq, event_id, hash, row_json, version FROM journey_state_rows_g7`).Scan(&seq, &eventID, &hash, &js, &version); err != nil ||
 		seq != 1<<32-1 || eventID != "e-é" || hash != "h" || js != `{"eventID":"é"}` || version != 1<<64-1 {
 		t.Fatalf("state row %d %q %q %q %d %v", seq, eventID, hash, js, version, err)
 	}

@@ -32,7 +32,7 @@ var journeyColumns = []string{"account_id", "env", "lookup_kind", "lookup_value"
 	"source_events", "vessel_events", "enhanced_events", "updated_at", "version"}
 
 // stateRowColumns are journey_state_rows_g<N>'s columns, in insert order.
-var stateRowColumns = []string{"tracking_id", "seq", "event_id", "hash", "json", "version"}
+var stateRowColumns = []string{"tracking_id", "seq", "event_id", "hash", "row_json", "version"}
 
 // EnsureJourneyTables creates generation gen's tables if missing.
 //
@@ -93,7 +93,7 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 			seq         UInt32,
 			event_id    String,
 			hash        String,
-			json        String,
+			row_json    String,
 			version     UInt64
 		) ENGINE = ReplacingMergeTree(version)
 		ORDER BY (tracking_id, seq)
