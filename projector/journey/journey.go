@@ -142,10 +142,10 @@ func (st *Stored) decode() *parsed {
 	var ev dcsa.Event
 	if json.Unmarshal(st.Event, &ev) == nil {
 		p.ok = true
-		p.ev = fields{EventType: ev.EventType, EventClassifierCode: ev.EventClassifierCode, EventDateTime: ev.EventDateTime,
-			EventCreatedDateTime: ev.EventCreatedDateTime, EquipmentEventTypeCode: ev.EquipmentEventTypeCode,
-			EquipmentReference: ev.EquipmentReference, EmptyIndicatorCode: ev.EmptyIndicatorCode,
-			TransportEventTypeCode: ev.TransportEventTypeCode, place: ev.Place()}
+		p.ev = fields{EventType: code(ev.EventType), EventClassifierCode: code(ev.EventClassifierCode), EventDateTime: ev.EventDateTime,
+			EventCreatedDateTime: ev.EventCreatedDateTime, EquipmentEventTypeCode: code(ev.EquipmentEventTypeCode),
+			EquipmentReference: ev.EquipmentReference, EmptyIndicatorCode: code(ev.EmptyIndicatorCode),
+			TransportEventTypeCode: code(ev.TransportEventTypeCode), place: ev.Place()}
 		p.at, _ = time.Parse(time.RFC3339Nano, ev.EventDateTime)
 		if c, err := json.Marshal(st.Event); err == nil && !bytes.Equal(c, st.Event) {
 			st.Event = c
@@ -153,6 +153,26 @@ func (st *Stored) decode() *parsed {
 	}
 	st.parsed = p
 	return p
+}
+
+// codes are the common values of the code fields, kept once.
+var codes = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range []string{dcsa.EventTypeEquipment, dcsa.EventTypeTransport, dcsa.ClassifierActual, dcsa.ClassifierEstimated,
+		dcsa.ClassifierPlanned, "LOAD", "DISC", "GTIN", "GTOT", "STUF", "STRP", "PICK", "DROP", "INSP", "RSEA", "RMVD",
+		"ARRI", "DEPA", "LADEN", "EMPTY"} {
+		m[c] = c
+	}
+	return m
+}()
+
+// code returns s, the one kept copy when it is a common code: the events
+// kept in memory do not each hold their own.
+func code(s string) string {
+	if c, ok := codes[s]; ok {
+		return c
+	}
+	return s
 }
 
 // AppendArray appends the JSON array of msgs to dst: the bytes json.Marshal
