@@ -24,9 +24,10 @@ import (
 // member owns all of a tracking's records).
 //
 // Its state per tracking (journey.State: the latest version of each event,
-// the ETA history, the lookup key and status) lives in journey_state_g<N>
-// and, for the trackings of the partitions this member owns, in memory. A
-// record updates a journey without reading the events table: the state is
+// the ETA history, the lookup key and status) lives in
+// journey_state_rows_g<N> (a header and one row per event, written as they
+// change) and, for the trackings of the partitions this member owns, in
+// memory. A record updates a journey without reading the events table: the state is
 // read from ClickHouse only on a cache miss (after a restart or a
 // rebalance), a point read by tracking id. Keeping it beside the read model
 // rather than re-reading the journey rows matters because the rows lack
@@ -44,6 +45,9 @@ type journeyProjection struct {
 	// polls in a row that found nothing (rebuild).
 	seen map[string]map[int32]int64
 	idle int
+	// wrote, if set, counts the bytes of the String values inserted per
+	// table (the benchmark's bytes per change).
+	wrote map[string]int64
 }
 
 // maxCachedStates bounds the in-memory states; beyond it the cache starts over.
@@ -101,6 +105,26 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 // journeys first, so a crash in between re-derives the same rows), then one
 // JourneyChanged per changed tracking.
 func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
+	order, err := p.apply(ctx, b)
+	if err != nil || len(order) == 0 {
+		return err
+	}
+	notes, err := p.write(ctx, order)
+	if err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		if err := b.Produce(ctx, notes...); err != nil {
+			// Readers' caches also expire (queryapi's MaxAge); the rows are written.
+			p.log.Error("publish journey changes", "err", err)
+		}
+	}
+	return nil
+}
+
+// apply applies a batch's records to the states (loading the missing ones)
+// and returns the trackings it changed, in order of first change.
+func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string, error) {
 	recs := b.Records
 	if p.drop.Swap(false) || len(p.states) > maxCachedStates {
 		clear(p.states)
@@ -114,7 +138,7 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 		}
 	}
 	if err := p.load(ctx, missing); err != nil {
-		return err
+		return nil, err
 	}
 	changed := map[string]bool{}
 	var order []string
@@ -161,27 +185,35 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 			}
 		}
 	}
-	if len(order) == 0 {
-		return nil
-	}
+	return order, nil
+}
+
+// write inserts the changed trackings' journeys, then their states, and
+// returns their JourneyChanged notes.
+func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.Record, error) {
 	now := time.Now().UTC().Truncate(time.Second)
 	var rows, stateRows [][]any
 	var notes []*kgo.Record
 	for _, id := range order {
 		st := p.states[id]
 		for i, res := range journey.Derive(st) {
-			src, _ := json.Marshal(res.SourceEvents)
-			ves, _ := json.Marshal(res.VesselEvents)
+			src := journey.AppendArray(nil, res.SourceEvents)
+			ves := journey.AppendArray(nil, res.VesselEvents)
 			enh, _ := json.Marshal(res.EnhancedEvents)
 			rows = append(rows, []any{st.AccountID, st.Env, st.Kind, st.Identifier, st.TrackingID, st.Since.Truncate(time.Second),
 				uint16(min(i, 65535)), res.EquipmentNumber, res.ScacCode, res.TrackingStatus, res.POL, res.POD, res.LastLocation,
 				string(src), string(ves), string(enh), now, st.Version})
 		}
-		b, err := json.Marshal(st)
+		// The state: its header and the events changed since it was last written.
+		h, err := st.MarshalHeader()
 		if err != nil {
-			return fmt.Errorf("projector journeys: encode state: %w", err)
+			return nil, fmt.Errorf("projector journeys: encode state of %s: %w", st.TrackingID, err)
 		}
-		stateRows = append(stateRows, []any{st.AccountID, st.TrackingID, string(b), now, st.Version})
+		stateRows = append(stateRows, []any{st.TrackingID, uint32(0), "", "", string(h), st.Version})
+		for _, i := range st.UnsavedEvents() {
+			e := st.Events[i]
+			stateRows = append(stateRows, []any{st.TrackingID, uint32(i + 1), e.ID, e.Hash, string(e.Event), st.Version})
+		}
 		if st.Kind != "" {
 			v, _ := json.Marshal(schemas.JourneyChanged{AccountID: st.AccountID, TrackingID: st.TrackingID,
 				IdentifierKind: st.Kind, Identifier: st.Identifier, Generation: p.gen, Version: st.Version})
@@ -190,18 +222,17 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 		}
 	}
 	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, rows); err != nil {
-		return err
+		return nil, err
 	}
-	if err := p.insert(ctx, StateTable(p.gen), stateColumns, stateRows); err != nil {
-		return err
+	// One insert, one block: the headers and events of a batch are stored
+	// together or not at all.
+	if err := p.insert(ctx, StateRowsTable(p.gen), stateRowColumns, stateRows); err != nil {
+		return nil, err
 	}
-	if len(notes) > 0 {
-		if err := b.Produce(ctx, notes...); err != nil {
-			// Readers' caches also expire (queryapi's MaxAge); the rows are written.
-			p.log.Error("publish journey changes", "err", err)
-		}
+	for _, id := range order {
+		p.states[id].MarkSaved()
 	}
-	return nil
+	return notes, nil
 }
 
 // insert writes rows; a failure fails the batch, which the runtime retries.
@@ -209,10 +240,21 @@ func (p *journeyProjection) insert(ctx context.Context, table string, cols []str
 	if len(rows) == 0 {
 		return nil
 	}
+	if p.wrote != nil {
+		for _, r := range rows {
+			for _, v := range r {
+				if s, ok := v.(string); ok {
+					p.wrote[table] += int64(len(s))
+				}
+			}
+		}
+	}
 	return clickhouse.Insert(ctx, p.deps.CH, table, cols, rows...)
 }
 
-// load reads the states of trackings not in memory.
+// load reads the states of trackings not in memory: the header and event
+// rows of each, or else the whole state written before events were stored
+// apart (legacy).
 func (p *journeyProjection) load(ctx context.Context, ids []string) error {
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), 1000)]
@@ -222,28 +264,102 @@ func (p *journeyProjection) load(ctx context.Context, ids []string) error {
 		for i, id := range chunk {
 			quoted[i] = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(id) + "'"
 		}
-		rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, state_json FROM `+StateTable(p.gen)+`
-			WHERE tracking_id IN (`+strings.Join(quoted, ",")+`) ORDER BY version DESC LIMIT 1 BY tracking_id`)
-		if err != nil {
+		in := strings.Join(quoted, ",")
+		if err := p.loadRows(ctx, in); err != nil {
+			return err
+		}
+		var legacy []string
+		for i, id := range chunk {
+			if p.states[id] == nil {
+				legacy = append(legacy, quoted[i])
+			}
+		}
+		if len(legacy) > 0 {
+			if err := p.loadLegacy(ctx, strings.Join(legacy, ",")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// loadRows reads states from journey_state_rows_g<N>. The header's version
+// decides: an event row of a higher version is from a batch whose insert
+// did not complete (not expected: a batch's rows are one insert) and is
+// left out, so the state is the one the header was written with.
+func (p *journeyProjection) loadRows(ctx context.Context, in string) error {
+	rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, seq, event_id, hash, row_json, version FROM `+StateRowsTable(p.gen)+`
+		WHERE tracking_id IN (`+in+`) ORDER BY tracking_id, seq, version DESC`)
+	if err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
+	}
+	defer rows.Close()
+	var (
+		cur     string
+		st      *journey.State // cur's state; nil until its header is read
+		lastSeq uint32         // cur's last event read
+	)
+	// Rows come by tracking, then seq (the header, 0, first), newest version first.
+	for rows.Next() {
+		var id, eventID, hash, js string
+		var seq uint32
+		var version uint64
+		if err := rows.Scan(&id, &seq, &eventID, &hash, &js, &version); err != nil {
 			return fmt.Errorf("projector journeys: load states: %w", err)
 		}
-		for rows.Next() {
-			var id, js string
-			if err := rows.Scan(&id, &js); err != nil {
-				rows.Close()
-				return fmt.Errorf("projector journeys: load states: %w", err)
+		if id != cur {
+			cur, st, lastSeq = id, nil, 0
+			if seq == 0 {
+				st = &journey.State{}
+				if err := json.Unmarshal([]byte(js), st); err != nil {
+					return fmt.Errorf("projector journeys: decode state of %s: %w", id, err)
+				}
+				p.states[id] = st
+				continue
 			}
-			st := &journey.State{}
-			if err := json.Unmarshal([]byte(js), st); err != nil {
-				rows.Close()
-				return fmt.Errorf("projector journeys: decode state of %s: %w", id, err)
-			}
-			p.states[id] = st
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		switch {
+		case st == nil, seq == 0, seq == lastSeq, version > st.Version:
+			// events without a header (a first batch that did not complete),
+			// an older header, an older version of an event, an event of a
+			// batch that did not complete
+		case seq != lastSeq+1:
+			return fmt.Errorf("projector journeys: state of %s at version %d lacks event %d", id, st.Version, lastSeq+1)
+		default:
+			st.Events = append(st.Events, journey.Stored{ID: eventID, Hash: hash, Event: json.RawMessage(js)})
+			lastSeq = seq
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
+	}
+	return nil
+}
+
+// loadLegacy reads whole states (events included) from journey_state_g<N>,
+// as written before events were stored apart; their events are written
+// as rows with the tracking's next change.
+func (p *journeyProjection) loadLegacy(ctx context.Context, in string) error {
+	rows, err := p.deps.CH.Query(ctx, `SELECT tracking_id, state_json FROM `+StateTable(p.gen)+`
+		WHERE tracking_id IN (`+in+`) ORDER BY version DESC LIMIT 1 BY tracking_id`)
+	if err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, js string
+		if err := rows.Scan(&id, &js); err != nil {
 			return fmt.Errorf("projector journeys: load states: %w", err)
 		}
+		st := &journey.State{}
+		if err := json.Unmarshal([]byte(js), st); err != nil {
+			return fmt.Errorf("projector journeys: decode state of %s: %w", id, err)
+		}
+		st.MarkAllUnsaved()
+		p.states[id] = st
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("projector journeys: load states: %w", err)
 	}
 	return nil
 }
@@ -310,7 +426,7 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 	}
 	gen := cur + 1
 	// A rebuild interrupted earlier left this generation half built: start it over.
-	for _, t := range []string{JourneysTable(gen), StateTable(gen)} {
+	for _, t := range generationTables(gen) {
 		if err := deps.CH.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return 0, fmt.Errorf("projector: rebuild: %w", err)
 		}
@@ -356,7 +472,7 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 		return 0, err
 	}
 	if gen > 2 {
-		for _, t := range []string{JourneysTable(gen - 2), StateTable(gen - 2)} {
+		for _, t := range generationTables(gen - 2) {
 			if err := deps.CH.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				return gen, fmt.Errorf("projector: rebuild: drop old generation: %w", err)
 			}

@@ -42,13 +42,23 @@ func TestJourneyTablesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var state string
+	var version uint64
 	if err := ch.Conn.QueryRow(ctx, `SELECT state_json FROM journey_state_g7`).Scan(&state); err != nil || state != `{"x":"é"}` {
 		t.Fatalf("state %q %v", state, err)
+	}
+	if err := clickhouse.Insert(ctx, ch.Conn, "journey_state_rows_g7", []string{"tracking_id", "seq", "event_id", "hash", "row_json", "version"},
+		[]any{"t", uint32(1<<32 - 1), "e-é", "h", `{"eventID":"é"}`, uint64(1<<64 - 1)}); err != nil {
+		t.Fatal(err)
+	}
+	var seq uint32
+	var eventID, hash, js string
+	if err := ch.Conn.QueryRow(ctx, `SELECT seq, event_id, hash, row_json, version FROM journey_state_rows_g7`).Scan(&seq, &eventID, &hash, &js, &version); err != nil ||
+		seq != 1<<32-1 || eventID != "e-é" || hash != "h" || js != `{"eventID":"é"}` || version != 1<<64-1 {
+		t.Fatalf("state row %d %q %q %q %d %v", seq, eventID, hash, js, version, err)
 	}
 	var gotSince time.Time
 	var pos uint16
 	var src string
-	var version uint64
 	if err := ch.Conn.QueryRow(ctx, `SELECT since, position, source_events, version FROM journeys_g7`).Scan(&gotSince, &pos, &src, &version); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +157,7 @@ func TestRebuildJourneys(t *testing.T) {
 		t.Fatalf("second rebuild: %d %v", gen, err)
 	}
 	var tables uint64
-	ch.Conn.QueryRow(ctx, `SELECT count() FROM system.tables WHERE database = ? AND name IN ('journeys_g1', 'journey_state_g1')`, ch.Name).Scan(&tables)
+	ch.Conn.QueryRow(ctx, `SELECT count() FROM system.tables WHERE database = ? AND name IN ('journeys_g1', 'journey_state_g1', 'journey_state_rows_g1')`, ch.Name).Scan(&tables)
 	if tables != 0 || sources() != n+1 {
 		t.Fatalf("generation 1 tables left: %d; %d source events", tables, sources())
 	}

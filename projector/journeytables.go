@@ -13,15 +13,26 @@ import (
 // JourneysTable and StateTable name a generation's tables.
 func JourneysTable(gen uint32) string { return fmt.Sprintf("journeys_g%d", gen) }
 
-// StateTable is the per-tracking state table of a generation.
+// StateTable is the per-tracking state table of a generation as written
+// before events were stored apart (read for trackings not in StateRowsTable).
 func StateTable(gen uint32) string { return fmt.Sprintf("journey_state_g%d", gen) }
+
+// StateRowsTable is the per-tracking state of a generation: a header row
+// and one row per event.
+func StateRowsTable(gen uint32) string { return fmt.Sprintf("journey_state_rows_g%d", gen) }
+
+// generationTables are a generation's tables (a rebuild drops them).
+func generationTables(gen uint32) []string {
+	return []string{JourneysTable(gen), StateTable(gen), StateRowsTable(gen)}
+}
 
 // journeyColumns are journeys_g<N>'s columns, in insert order.
 var journeyColumns = []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
 	"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location",
 	"source_events", "vessel_events", "enhanced_events", "updated_at", "version"}
 
-var stateColumns = []string{"account_id", "tracking_id", "state_json", "updated_at", "version"}
+// stateRowColumns are journey_state_rows_g<N>'s columns, in insert order.
+var stateRowColumns = []string{"tracking_id", "seq", "event_id", "hash", "row_json", "version"}
 
 // EnsureJourneyTables creates generation gen's tables if missing.
 //
@@ -32,9 +43,18 @@ var stateColumns = []string{"account_id", "tracking_id", "state_json", "updated_
 // version per (tracking, container) with LIMIT 1 BY. The event lists are
 // stored encoded (JSON arrays) as the API serves them.
 //
-// journey_state_g<N> holds the projector's state per tracking
-// (projector/journey.State as JSON) so it can update a journey from one
-// event without reading the events table.
+// journey_state_rows_g<N> holds the projector's state per tracking so it
+// can update a journey from one event without reading the events table:
+// seq 0 is the header (journey.State without its events, as JSON), seq i+1
+// the i-th event in order of first appearance (id, content hash, the event).
+// A batch inserts, for each tracking it changed, the header and the events
+// it changed, all with the state's version: a change costs what changed,
+// not the tracking's whole history. Loading takes the newest header and,
+// per event, the newest version not above the header's.
+//
+// journey_state_g<N> holds whole states (events included) as written
+// before; it is only read, for trackings with no rows in
+// journey_state_rows_g<N> (generations projected by an older release).
 func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) error {
 	stmts := []string{
 		`CREATE TABLE IF NOT EXISTS ` + JourneysTable(gen) + ` (
@@ -67,6 +87,16 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 			version     UInt64
 		) ENGINE = ReplacingMergeTree(version)
 		ORDER BY tracking_id
+		SETTINGS index_granularity = 16`,
+		`CREATE TABLE IF NOT EXISTS ` + StateRowsTable(gen) + ` (
+			tracking_id String,
+			seq         UInt32,
+			event_id    String,
+			hash        String,
+			row_json    String,
+			version     UInt64
+		) ENGINE = ReplacingMergeTree(version)
+		ORDER BY (tracking_id, seq)
 		SETTINGS index_granularity = 16`,
 	}
 	for _, s := range stmts {

@@ -6,7 +6,9 @@
 package journey
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"time"
 
@@ -83,11 +85,18 @@ type State struct {
 	// Since orders trackings sharing a lookup (first change seen).
 	Since time.Time `json:"since"`
 	// Events: the latest version of each event, in order of first appearance.
-	Events []Stored `json:"events"`
+	// The projector stores them apart from the rest (MarshalHeader), so
+	// they are absent from a header's JSON.
+	Events []Stored `json:"events,omitempty"`
 	// ETAs: every version of an estimated vessel arrival, in topic order.
 	ETAs []ETAVersion `json:"etas,omitempty"`
 	// Version counts the changes applied: the read model rows' version.
 	Version uint64 `json:"version"`
+
+	// index is the position of each event id in Events (built on first use).
+	index map[string]int
+	// unsaved are the positions of the events changed since MarkSaved.
+	unsaved []int
 }
 
 // Stored is the latest version of one event.
@@ -95,6 +104,97 @@ type Stored struct {
 	ID    string          `json:"id"`
 	Hash  string          `json:"hash"`
 	Event json.RawMessage `json:"event"`
+
+	// parsed is Event decoded, once (by ApplyEvent, or by Derive for an
+	// event loaded from storage); unsaved: changed since MarkSaved.
+	parsed  *parsed
+	unsaved bool
+}
+
+// parsed is what derivation reads of an event (not the whole dcsa.Event:
+// the states of many trackings are kept in memory).
+type parsed struct {
+	ev fields
+	at time.Time // ev.EventDateTime
+	ok bool      // Event decoded as a DCSA event
+}
+
+// fields are the dcsa.Event fields derivation reads, under their names.
+type fields struct {
+	EventType, EventClassifierCode, EventDateTime, EventCreatedDateTime string
+	EquipmentEventTypeCode, EquipmentReference, EmptyIndicatorCode      string
+	TransportEventTypeCode                                              string
+	place                                                               string
+}
+
+// Place is dcsa.Event.Place.
+func (f *fields) Place() string { return f.place }
+
+// decode parses st.Event unless done already. It also makes Event compact
+// and HTML-escaped, as json.Marshal encodes a json.RawMessage (a no-op for
+// what the normaliser emits), so AppendArray's concatenation gives exactly
+// json.Marshal's bytes.
+func (st *Stored) decode() *parsed {
+	if st.parsed != nil {
+		return st.parsed
+	}
+	p := &parsed{}
+	var ev dcsa.Event
+	if json.Unmarshal(st.Event, &ev) == nil {
+		p.ok = true
+		p.ev = fields{EventType: code(ev.EventType), EventClassifierCode: code(ev.EventClassifierCode), EventDateTime: ev.EventDateTime,
+			EventCreatedDateTime: ev.EventCreatedDateTime, EquipmentEventTypeCode: code(ev.EquipmentEventTypeCode),
+			EquipmentReference: ev.EquipmentReference, EmptyIndicatorCode: code(ev.EmptyIndicatorCode),
+			TransportEventTypeCode: code(ev.TransportEventTypeCode), place: ev.Place()}
+		p.at, _ = time.Parse(time.RFC3339Nano, ev.EventDateTime)
+		if c, err := json.Marshal(st.Event); err == nil && !bytes.Equal(c, st.Event) {
+			st.Event = c
+		}
+	}
+	st.parsed = p
+	return p
+}
+
+// codes are the common values of the code fields, kept once.
+var codes = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range []string{dcsa.EventTypeEquipment, dcsa.EventTypeTransport, dcsa.ClassifierActual, dcsa.ClassifierEstimated,
+		dcsa.ClassifierPlanned, "LOAD", "DISC", "GTIN", "GTOT", "STUF", "STRP", "PICK", "DROP", "INSP", "RSEA", "RMVD",
+		"ARRI", "DEPA", "LADEN", "EMPTY"} {
+		m[c] = c
+	}
+	return m
+}()
+
+// code returns s, the one kept copy when it is a common code: the events
+// kept in memory do not each hold their own.
+func code(s string) string {
+	if c, ok := codes[s]; ok {
+		return c
+	}
+	return s
+}
+
+// AppendArray appends the JSON array of msgs to dst: the bytes json.Marshal
+// gives for Derive's SourceEvents and VesselEvents, without re-validating
+// and compacting every event on every change (decode did it once).
+func AppendArray(dst []byte, msgs []json.RawMessage) []byte {
+	n := 2 + len(msgs)
+	for _, m := range msgs {
+		n += max(len(m), 4)
+	}
+	dst = slices.Grow(dst, n)
+	dst = append(dst, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if len(m) == 0 {
+			m = json.RawMessage("null") // as json.Marshal writes a nil message
+		}
+		dst = append(dst, m...)
+	}
+	return append(dst, ']')
 }
 
 // ETAVersion is one version of an estimated vessel arrival.
@@ -114,31 +214,68 @@ func (s *State) ApplyEvent(rec schemas.EventRecord) bool {
 	if s.SCAC == "" {
 		s.SCAC = rec.SCAC
 	}
-	idx := -1
-	for j := range s.Events {
-		if s.Events[j].ID == rec.EventID {
-			idx = j
-			break
+	if s.index == nil || len(s.index) != len(s.Events) {
+		s.index = make(map[string]int, len(s.Events))
+		for j, e := range s.Events {
+			s.index[e.ID] = j
 		}
 	}
-	if idx >= 0 && s.Events[idx].Hash == rec.ContentHash {
+	idx, ok := s.index[rec.EventID]
+	if ok && s.Events[idx].Hash == rec.ContentHash {
 		return false
 	}
-	st := Stored{ID: rec.EventID, Hash: rec.ContentHash, Event: rec.Event}
-	if idx >= 0 {
-		s.Events[idx] = st
-	} else {
-		s.Events = append(s.Events, st)
+	if !ok {
+		idx = len(s.Events)
+		s.Events = append(s.Events, Stored{})
+		s.index[rec.EventID] = idx
 	}
-	var ev dcsa.Event
-	if json.Unmarshal(rec.Event, &ev) == nil && ev.EventType == dcsa.EventTypeTransport &&
-		ev.TransportEventTypeCode == "ARRI" && ev.EventClassifierCode != dcsa.ClassifierActual {
+	if !s.Events[idx].unsaved {
+		s.unsaved = append(s.unsaved, idx)
+	}
+	s.Events[idx] = Stored{ID: rec.EventID, Hash: rec.ContentHash, Event: rec.Event, unsaved: true}
+	if p := s.Events[idx].decode(); p.ok && p.ev.EventType == dcsa.EventTypeTransport &&
+		p.ev.TransportEventTypeCode == "ARRI" && p.ev.EventClassifierCode != dcsa.ClassifierActual {
+		ev := &p.ev
 		s.ETAs = append(s.ETAs, ETAVersion{Place: ev.Place(), At: ev.EventDateTime, Created: ev.EventCreatedDateTime})
 		if len(s.ETAs) > maxETAHistory {
 			s.ETAs = append(s.ETAs[:0:0], s.ETAs[len(s.ETAs)-maxETAHistory:]...)
 		}
 	}
 	return true
+}
+
+// UnsavedEvents returns the positions in Events (ascending) of the events
+// changed since the last MarkSaved: what the projector writes.
+func (s *State) UnsavedEvents() []int {
+	out := slices.Clone(s.unsaved)
+	slices.Sort(out)
+	return out
+}
+
+// MarkSaved records that every event is stored.
+func (s *State) MarkSaved() {
+	for _, i := range s.unsaved {
+		s.Events[i].unsaved = false
+	}
+	s.unsaved = s.unsaved[:0]
+}
+
+// MarkAllUnsaved marks every event changed: a state loaded from where its
+// events are not stored one by one (a header written with its events).
+func (s *State) MarkAllUnsaved() {
+	s.unsaved = s.unsaved[:0]
+	for i := range s.Events {
+		s.Events[i].unsaved = true
+		s.unsaved = append(s.unsaved, i)
+	}
+}
+
+// MarshalHeader encodes the state without its events (the projector
+// stores each event on its own).
+func (s *State) MarshalHeader() ([]byte, error) {
+	h := State{AccountID: s.AccountID, Env: s.Env, TrackingID: s.TrackingID, SCAC: s.SCAC, Kind: s.Kind,
+		Identifier: s.Identifier, Open: s.Open, Since: s.Since, ETAs: s.ETAs, Version: s.Version}
+	return json.Marshal(&h)
 }
 
 // ApplySubscription applies a subscription change; false when nothing the
@@ -164,7 +301,7 @@ func (s *State) Status() string {
 }
 
 type timed struct {
-	ev  dcsa.Event
+	ev  *fields
 	raw json.RawMessage
 	at  time.Time
 }
@@ -187,13 +324,14 @@ func Derive(s *State) []Result {
 		order = append(order, s.Identifier)
 		perContainer[s.Identifier] = nil
 	}
-	for _, st := range s.Events {
-		var ev dcsa.Event
-		if json.Unmarshal(st.Event, &ev) != nil {
+	for i := range s.Events {
+		st := &s.Events[i]
+		p := st.decode()
+		if !p.ok {
 			continue
 		}
-		at, _ := time.Parse(time.RFC3339Nano, ev.EventDateTime)
-		t := timed{ev, st.Event, at}
+		ev := &p.ev
+		t := timed{ev, st.Event, p.at}
 		if ev.EventType == dcsa.EventTypeTransport {
 			transport = append(transport, t)
 			continue
@@ -304,16 +442,16 @@ func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
 			prev = v.At
 		}
 	}
-	var eta, ata *dcsa.Event
+	var eta, ata *fields
 	for i := range vessel {
 		ev := vessel[i].ev
 		if ev.TransportEventTypeCode != "ARRI" || r.POD == "" || ev.Place() != r.POD {
 			continue
 		}
 		if ev.EventClassifierCode == dcsa.ClassifierActual {
-			ata = &ev
+			ata = ev
 		} else {
-			eta = &ev
+			eta = ev
 		}
 	}
 	if ata != nil {
