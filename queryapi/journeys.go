@@ -116,6 +116,9 @@ type Journeys struct {
 	queued     map[journeycache.Key]struct{}
 	warmed     chan struct{}
 	warmedOnce sync.Once
+	// beforeRefresh, set by tests before Run, runs as the refresher takes
+	// lookups to read again, before it reads them.
+	beforeRefresh func([]journeycache.Key)
 }
 
 // NewJourneys returns the journey reader of an API process.
@@ -251,6 +254,9 @@ func (j *Journeys) refresher(ctx context.Context) {
 			delete(j.queued, k)
 		}
 		j.queuedMu.Unlock()
+		if j.beforeRefresh != nil {
+			j.beforeRefresh(keys)
+		}
 		t := j.cache.Ticket()
 		filters := make([][]string, len(keys))
 		for i, k := range keys {

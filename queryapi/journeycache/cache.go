@@ -32,6 +32,7 @@ type variant struct {
 	filter string
 	body   Body
 	at     time.Time // when its read started
+	landed uint64    // the tick of its Put
 	// superseded is when the lookup changed after this answer was read
 	// (zero: current); the first change counts, the answer is that old.
 	superseded time.Time
@@ -79,6 +80,9 @@ type Cache struct {
 	seq     uint64
 	recent  map[Key]invalidation
 	flushed uint64
+	// tick orders tickets and puts: a read whose ticket is after an
+	// answer's Put is at least as new as that answer.
+	tick uint64
 }
 
 type node struct {
@@ -106,15 +110,16 @@ func New(maxBytes int64, maxAge, maxSuperseded time.Duration) *Cache {
 
 // Ticket marks the start of a read whose result may be Put.
 type Ticket struct {
-	seq uint64
-	at  time.Time
+	seq, tick uint64
+	at        time.Time
 }
 
 // Ticket is taken before reading the source.
 func (c *Cache) Ticket() Ticket {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Ticket{c.seq, c.now()}
+	c.tick++
+	return Ticket{seq: c.seq, tick: c.tick, at: c.now()}
 }
 
 // Get returns k's answer narrowed to filter and what it is (Hit): Stale
@@ -169,7 +174,10 @@ func (c *Cache) Filters(k Key) []string {
 
 // Put caches b as k's answer narrowed to filter, replacing what k held for
 // filter (current or superseded), unless k (or everything) was invalidated
-// since t was taken, or the read took longer than the race window.
+// since t was taken, or the read took longer than the race window. A read
+// that raced a change but started after the superseded answer held was Put
+// is at least as new as that answer: it replaces it, superseded since the
+// same time (a pull that got it never gets the older one next).
 func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 	if c == nil || c.maxBytes <= 0 {
 		return
@@ -182,6 +190,7 @@ func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 		return
 	}
 	if inv, ok := c.recent[k]; ok && inv.seq > t.seq {
+		c.putSuperseded(k, filter, b, t)
 		return
 	}
 	// The answers of other filters stay as they are (current, or
@@ -199,7 +208,8 @@ func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 	// One huge lookup must not empty the cache: not cached, but what it
 	// replaces goes (never older after newer).
 	if size <= c.maxBytes/4 {
-		e.variants = append(e.variants, variant{filter: filter, body: b, at: t.at})
+		c.tick++
+		e.variants = append(e.variants, variant{filter: filter, body: b, at: t.at, landed: c.tick})
 	}
 	if len(e.variants) == 0 {
 		return
@@ -209,6 +219,33 @@ func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 	c.bytes += e.size
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
+	}
+}
+
+// putSuperseded replaces k's superseded answer to filter by b if b's read
+// started after that answer was Put.
+func (c *Cache) putSuperseded(k Key, filter string, b Body, t Ticket) {
+	el, ok := c.nodes[k]
+	if !ok {
+		return
+	}
+	n := el.Value.(*node)
+	for i, v := range n.entry.variants {
+		if v.filter != filter || v.superseded.IsZero() || t.tick < v.landed {
+			continue
+		}
+		if entrySize(k, []variant{{filter: filter, body: b}}) > c.maxBytes/4 {
+			return
+		}
+		c.tick++
+		n.entry.variants[i].body, n.entry.variants[i].at, n.entry.variants[i].landed = b, t.at, c.tick
+		c.bytes -= n.entry.size
+		n.entry.size = entrySize(k, n.entry.variants)
+		c.bytes += n.entry.size
+		for c.bytes > c.maxBytes {
+			c.remove(c.lru.Back())
+		}
+		return
 	}
 }
 
