@@ -348,24 +348,24 @@ func (j *Journeys) warm(ctx context.Context) error {
 }
 
 // lookup returns the answer of an account's lookup narrowed to filter (an
-// equipment number, or "" for all); current says it is the newest answer
-// known (a 304 may be answered from its tag). A superseded cached answer
-// is served (not current) while it is read again, unless ifNoneMatch names
-// it: that client has it already and waits for the new one.
-func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter, ifNoneMatch string) (b journeycache.Body, current bool, err error) {
+// equipment number, or "" for all). A superseded cached answer is returned
+// while it is read again, unless ifNoneMatch names it: that client has it
+// already and must not get a 304 from it, so the new one is read. Whatever
+// lookup returns may thus be answered 304 from its tag.
+func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter, ifNoneMatch string) (journeycache.Body, error) {
 	cached := j.ready.Load()
 	if cached {
 		b, hit := j.cache.Get(k, filter)
 		switch hit {
 		case journeycache.Current:
-			return b, true, nil
+			return b, nil
 		case journeycache.Stale:
 			j.queueRefresh(k)
-			return b, true, nil
+			return b, nil
 		case journeycache.Superseded:
 			j.queueRefresh(k)
 			if !httpapi.NoneMatch(ifNoneMatch, b.ETag) {
-				return b, false, nil
+				return b, nil
 			}
 		}
 	}
@@ -397,9 +397,9 @@ func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter, ifNon
 		return b, nil
 	})
 	if err != nil {
-		return journeycache.Body{}, false, err
+		return journeycache.Body{}, err
 	}
-	return v.(journeycache.Body), true, nil
+	return v.(journeycache.Body), nil
 }
 
 // item is one container's encoded journey result.
@@ -557,7 +557,7 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 			key.Kind, key.Value = "bill", bill
 		}
 		inm := r.Header.Get("If-None-Match")
-		b, current, err := deps.Journeys.lookup(r.Context(), key, equipment, inm)
+		b, err := deps.Journeys.lookup(r.Context(), key, equipment, inm)
 		if err != nil {
 			httpapi.WriteError(w, r, deps.Log, err)
 			return
@@ -565,7 +565,7 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 		h := w.Header()
 		h.Set("ETag", b.ETag) // of the body served, superseded or not
 		h.Set("Vary", "Accept-Encoding")
-		if current && httpapi.NoneMatch(inm, b.ETag) {
+		if httpapi.NoneMatch(inm, b.ETag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
