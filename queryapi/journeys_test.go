@@ -31,7 +31,7 @@ import (
 // journeyEnv is the pipeline's read side: Kafka topics, the projector
 // writing the journey read model, and the API reading it.
 type journeyEnv struct {
-	t        *testing.T
+	t        testing.TB
 	api      *testenv.API
 	brokers  []string
 	prod     *kgo.Client
@@ -50,7 +50,7 @@ func newJourneyEnv(t *testing.T, cached bool) *journeyEnv {
 
 // newJourneyEnvWith serves pulls through a Journeys of cfg (nil: none, every
 // pull reads ClickHouse), set up by setup before it runs.
-func newJourneyEnvWith(t *testing.T, cfg *queryapi.JourneysConfig, setup func(*queryapi.Journeys)) *journeyEnv {
+func newJourneyEnvWith(t testing.TB, cfg *queryapi.JourneysConfig, setup func(*queryapi.Journeys)) *journeyEnv {
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
 	brokers := testenv.Kafka(t, 2)
@@ -284,7 +284,7 @@ func containsEvent(r testenv.Response, id string) bool {
 	return false
 }
 
-func doIfNoneMatch(t *testing.T, api *testenv.API, path, key, tag string) *http.Response {
+func doIfNoneMatch(t testing.TB, api *testenv.API, path, key, tag string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest("GET", api.URL+path, nil)
 	req.Header.Set("x-api-key", key)

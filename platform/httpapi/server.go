@@ -103,6 +103,10 @@ func New(cfg Config) *Server {
 	f := fuego.NewServer(
 		fuego.WithoutStartupMessages(),
 		fuego.WithoutLogger(),
+		// fuego logs every response at Info (to WithoutLogger's discard
+		// handler: formatted under one global lock, then thrown away); the
+		// routes keep its X-Request-ID header.
+		fuego.WithLoggingMiddleware(fuego.LoggingConfig{DisableResponse: true}),
 		fuego.WithDisallowUnknownFields(false),
 		fuego.WithSerializer(func(w http.ResponseWriter, _ *http.Request, v any) error {
 			WriteJSON(w, statusOf(w), v)
