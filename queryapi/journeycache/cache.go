@@ -235,6 +235,14 @@ func (c *Cache) putSuperseded(k Key, filter string, b Body, t Ticket) {
 			continue
 		}
 		if entrySize(k, []variant{{filter: filter, body: b}}) > c.maxBytes/4 {
+			// Too large to cache, but newer: the older one goes.
+			vs := append(n.entry.variants[:i:i], n.entry.variants[i+1:]...)
+			c.remove(el)
+			if len(vs) > 0 {
+				e := Entry{variants: vs, size: entrySize(k, vs)}
+				c.nodes[k] = c.lru.PushFront(&node{k, e})
+				c.bytes += e.size
+			}
 			return
 		}
 		c.tick++

@@ -206,9 +206,26 @@ func TestSupersededFilters(t *testing.T) {
 		t.Fatalf("whole: %v version %d", hit, vs.of(b))
 	}
 	audit(t, c)
-	c.Put(k, "", body(t, 64<<10), c.Ticket()) // over a quarter of the bound
+	racing := c.Ticket()
+	c.Invalidate(k) // the narrowed answer is superseded again, the whole still is
+	c.Put(k, "", body(t, 64<<10), racing) // raced a change, over a quarter of the bound
 	if _, hit := c.Get(k, ""); hit != journeycache.Miss {
-		t.Fatalf("superseded after a newer answer too large to cache: %v", hit)
+		t.Fatalf("superseded after a newer racing answer too large to cache: %v", hit)
+	}
+	if _, hit := c.Get(k, "MSKU9070323"); hit != journeycache.Superseded {
+		t.Fatalf("narrowed after the large racing put: %v", hit)
+	}
+	audit(t, c)
+	c.Put(k, "MSKU9070323", body(t, 64<<10), c.Ticket())
+	if _, hit := c.Get(k, "MSKU9070323"); hit != journeycache.Miss || c.Len() != 0 {
+		t.Fatalf("superseded after a newer answer too large to cache: %v, %d lookups", hit, c.Len())
+	}
+	audit(t, c)
+	c.Put(k, "", vs.body(t, 3), c.Ticket())
+	c.Put(k, "MSKU9070323", vs.body(t, 3), c.Ticket())
+	c.Put(k, "", body(t, 64<<10), c.Ticket()) // current, over a quarter of the bound
+	if _, hit := c.Get(k, ""); hit != journeycache.Miss {
+		t.Fatalf("older after a newer answer too large to cache: %v", hit)
 	}
 	if _, hit := c.Get(k, "MSKU9070323"); hit != journeycache.Current {
 		t.Fatalf("narrowed after the large put: %v", hit)
