@@ -207,7 +207,7 @@ func TestSupersededFilters(t *testing.T) {
 	}
 	audit(t, c)
 	racing := c.Ticket()
-	c.Invalidate(k) // the narrowed answer is superseded again, the whole still is
+	c.Invalidate(k)                       // the narrowed answer is superseded again, the whole still is
 	c.Put(k, "", body(t, 64<<10), racing) // raced a change, over a quarter of the bound
 	if _, hit := c.Get(k, ""); hit != journeycache.Miss {
 		t.Fatalf("superseded after a newer racing answer too large to cache: %v", hit)
