@@ -258,9 +258,18 @@ func (j *Journeys) refresher(ctx context.Context) {
 			j.beforeRefresh(keys)
 		}
 		t := j.cache.Ticket()
-		filters := make([][]string, len(keys))
-		for i, k := range keys {
-			filters[i] = j.cache.Filters(k) // evicted meanwhile: nothing to read
+		filters := make(map[journeycache.Key][]string, len(keys))
+		for _, k := range keys {
+			if fs := j.cache.Filters(k); len(fs) > 0 { // evicted meanwhile: nothing to read
+				filters[k] = fs
+			}
+		}
+		if len(filters) == 0 {
+			continue
+		}
+		keys = keys[:0]
+		for k := range filters {
+			keys = append(keys, k)
 		}
 		found, err := j.read(ctx, j.gen.Load(), keys)
 		if err != nil {
@@ -269,8 +278,8 @@ func (j *Journeys) refresher(ctx context.Context) {
 			}
 			continue
 		}
-		for i, k := range keys {
-			for _, f := range filters[i] {
+		for k, fs := range filters {
+			for _, f := range fs {
 				b, err := encode(found[k], f)
 				if err != nil {
 					j.log.Warn("journeys: encoding a re-read lookup failed; pulls read it", "err", err)
