@@ -5,9 +5,9 @@
 // again. A superseded answer is still served (stale-while-revalidate) until
 // the new one is Put or for at most the cache's superseded bound, so pulls
 // of a hot lookup that keeps changing do not all wait for ClickHouse. A read
-// that raced an invalidation is not cached (Put checks the ticket from
-// Ticket), so an answer never goes back to an older version, and a
-// superseded answer is never served once a newer one is cached.
+// that raced an invalidation is not cached as current (Put checks the
+// ticket from Ticket), so an answer never goes back to an older version,
+// and a superseded answer is never served once a newer one is cached.
 package journeycache
 
 import (
