@@ -55,6 +55,12 @@ type JourneysConfig struct {
 	// without a change notification, a safety net (default 10 min; it is
 	// served while it is read again).
 	MaxAge time.Duration
+	// SupersededFor is how long after its lookup changed a cached answer is
+	// still served while the new one is read (stale-while-revalidate; default
+	// 2 s, within the freshness target of a pull 2 s after the webhook;
+	// negative: a change drops the answer and pulls read ClickHouse until the
+	// new one is cached). Past it a pull reads ClickHouse itself.
+	SupersededFor time.Duration
 	// GenerationCheck is how often a rebuilt generation is looked for (default 5 s).
 	GenerationCheck time.Duration
 }
@@ -76,6 +82,9 @@ func (c JourneysConfig) WithDefaults() JourneysConfig {
 	if c.MaxAge == 0 {
 		c.MaxAge = 10 * time.Minute
 	}
+	if c.SupersededFor == 0 {
+		c.SupersededFor = 2 * time.Second
+	}
 	if c.GenerationCheck == 0 {
 		c.GenerationCheck = 5 * time.Second
 	}
@@ -86,8 +95,9 @@ func (c JourneysConfig) WithDefaults() JourneysConfig {
 // (journeys_g<N>, one row per container, point reads by lookup key) through
 // a byte-bounded cache of compressed answers. Run warms the cache from the
 // read model and keeps it fresh by following the projector's journey
-// changes: a changed lookup is dropped and read again at once, so pulls
-// rarely wait for ClickHouse.
+// changes: a changed lookup's answers are marked superseded and read again
+// at once; pulls meanwhile get the superseded answer (for at most
+// SupersededFor), so they rarely wait for ClickHouse.
 type Journeys struct {
 	cfg   JourneysConfig
 	ch    driver.Conn
@@ -98,15 +108,17 @@ type Journeys struct {
 	gen    atomic.Uint32
 	ready  atomic.Bool
 	flight singleflight.Group
-	// refresh takes lookups to read again (changed or stale).
-	refresh    chan refreshReq
+	// refresh takes lookups to read again (changed or stale); queued holds
+	// those in it, so a lookup is queued once however many pulls find it
+	// superseded.
+	refresh    chan journeycache.Key
+	queuedMu   sync.Mutex
+	queued     map[journeycache.Key]struct{}
 	warmed     chan struct{}
 	warmedOnce sync.Once
-}
-
-type refreshReq struct {
-	key     journeycache.Key
-	filters []string
+	// beforeRefresh, set by tests before Run, runs as the refresher takes
+	// lookups to read again, before it reads them.
+	beforeRefresh func([]journeycache.Key)
 }
 
 // NewJourneys returns the journey reader of an API process.
@@ -116,8 +128,8 @@ func NewJourneys(cfg JourneysConfig, ch driver.Conn, log *slog.Logger) *Journeys
 		log = slog.Default()
 	}
 	return &Journeys{cfg: cfg, ch: ch, log: log.With("component", "journeys"),
-		cache:   journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge),
-		refresh: make(chan refreshReq, 8192), warmed: make(chan struct{})}
+		cache:   journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge, cfg.SupersededFor),
+		refresh: make(chan journeycache.Key, 8192), queued: map[journeycache.Key]struct{}{}, warmed: make(chan struct{})}
 }
 
 // CacheBytes is the cache's current size.
@@ -193,17 +205,25 @@ func (j *Journeys) follow(ctx context.Context, brokers []string, started func())
 	})
 }
 
-// changed drops k's answers and, if it had any, has them read again.
+// changed supersedes k's answers and, if it had any, has them read again.
 func (j *Journeys) changed(k journeycache.Key) {
 	if fs := j.cache.Invalidate(k); len(fs) > 0 {
-		j.queueRefresh(k, fs)
+		j.queueRefresh(k)
 	}
 }
 
-func (j *Journeys) queueRefresh(k journeycache.Key, filters []string) {
+// queueRefresh has k's cached answers read again unless that is already
+// queued (a read in flight does not count: it may predate a change).
+func (j *Journeys) queueRefresh(k journeycache.Key) {
+	j.queuedMu.Lock()
+	defer j.queuedMu.Unlock()
+	if _, ok := j.queued[k]; ok {
+		return
+	}
 	select {
-	case j.refresh <- refreshReq{k, filters}:
-	default: // behind: the next pull reads it
+	case j.refresh <- k:
+		j.queued[k] = struct{}{}
+	default: // behind: the next pull of it queues it again, or reads it
 	}
 }
 
@@ -211,27 +231,46 @@ func (j *Journeys) queueRefresh(k journeycache.Key, filters []string) {
 func (j *Journeys) refresher(ctx context.Context) {
 	const batch = 128
 	for {
-		var reqs []refreshReq
+		var keys []journeycache.Key
 		select {
 		case <-ctx.Done():
 			return
-		case r := <-j.refresh:
-			reqs = append(reqs, r)
+		case k := <-j.refresh:
+			keys = append(keys, k)
 		}
 	more:
-		for len(reqs) < batch {
+		for len(keys) < batch {
 			select {
-			case r := <-j.refresh:
-				reqs = append(reqs, r)
+			case k := <-j.refresh:
+				keys = append(keys, k)
 			default:
 				break more
 			}
 		}
-		keys := make([]journeycache.Key, 0, len(reqs))
-		for _, r := range reqs {
-			keys = append(keys, r.key)
+		// Off the queue before the ticket: a change from here on queues the
+		// lookup again (this read may predate it and would not be cached).
+		j.queuedMu.Lock()
+		for _, k := range keys {
+			delete(j.queued, k)
+		}
+		j.queuedMu.Unlock()
+		if j.beforeRefresh != nil {
+			j.beforeRefresh(keys)
 		}
 		t := j.cache.Ticket()
+		filters := make(map[journeycache.Key][]string, len(keys))
+		for _, k := range keys {
+			if fs := j.cache.Filters(k); len(fs) > 0 { // evicted meanwhile: nothing to read
+				filters[k] = fs
+			}
+		}
+		if len(filters) == 0 {
+			continue
+		}
+		keys = keys[:0]
+		for k := range filters {
+			keys = append(keys, k)
+		}
 		found, err := j.read(ctx, j.gen.Load(), keys)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -239,11 +278,14 @@ func (j *Journeys) refresher(ctx context.Context) {
 			}
 			continue
 		}
-		for _, r := range reqs {
-			for _, f := range r.filters {
-				if b, err := encode(found[r.key], f); err == nil {
-					j.cache.Put(r.key, f, b, t)
+		for k, fs := range filters {
+			for _, f := range fs {
+				b, err := encode(found[k], f)
+				if err != nil {
+					j.log.Warn("journeys: encoding a re-read lookup failed; pulls read it", "err", err)
+					continue
 				}
+				j.cache.Put(k, f, b, t)
 			}
 		}
 	}
@@ -315,15 +357,25 @@ func (j *Journeys) warm(ctx context.Context) error {
 }
 
 // lookup returns the answer of an account's lookup narrowed to filter (an
-// equipment number, or "" for all).
-func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter string) (journeycache.Body, error) {
+// equipment number, or "" for all). A superseded cached answer is returned
+// while it is read again, unless ifNoneMatch names it: that client has it
+// already and must not get a 304 from it, so the new one is read. Whatever
+// lookup returns may thus be answered 304 from its tag.
+func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter, ifNoneMatch string) (journeycache.Body, error) {
 	cached := j.ready.Load()
 	if cached {
-		if b, ok, stale := j.cache.Get(k, filter); ok {
-			if stale {
-				j.queueRefresh(k, j.cache.Filters(k))
-			}
+		b, hit := j.cache.Get(k, filter)
+		switch hit {
+		case journeycache.Current:
 			return b, nil
+		case journeycache.Stale:
+			j.queueRefresh(k)
+			return b, nil
+		case journeycache.Superseded:
+			j.queueRefresh(k)
+			if !httpapi.NoneMatch(ifNoneMatch, b.ETag) {
+				return b, nil
+			}
 		}
 	}
 	// Concurrent misses of one lookup share one read, which a caller going
@@ -513,15 +565,16 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 		case bill != "":
 			key.Kind, key.Value = "bill", bill
 		}
-		b, err := deps.Journeys.lookup(r.Context(), key, equipment)
+		inm := r.Header.Get("If-None-Match")
+		b, err := deps.Journeys.lookup(r.Context(), key, equipment, inm)
 		if err != nil {
 			httpapi.WriteError(w, r, deps.Log, err)
 			return
 		}
 		h := w.Header()
-		h.Set("ETag", b.ETag)
+		h.Set("ETag", b.ETag) // of the body served, superseded or not
 		h.Set("Vary", "Accept-Encoding")
-		if httpapi.NoneMatch(r.Header.Get("If-None-Match"), b.ETag) {
+		if httpapi.NoneMatch(inm, b.ETag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}

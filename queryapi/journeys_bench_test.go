@@ -1,6 +1,7 @@
 package queryapi_test
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,6 +150,8 @@ func BenchmarkJourneyPull(b *testing.B) {
 	}
 	fmt.Printf("journey cache warmed in %s: %d lookups, %d MB (bound 256 MB)\n", time.Since(warmStart).Round(100*time.Millisecond),
 		journeys.CachedLookups(), journeys.CacheBytes()>>20)
+	runtime.GC() // what the seeding and warming left is garbage now: the live heap serving starts with
+	fmt.Printf("live heap after warming: %d MB\n", int64(readRT().values["/gc/heap/live:bytes"])>>20)
 	// The API as cmd/contrack serves it: keys from the revocation-aware
 	// cache, the usage plan's daily quota counted in memory.
 	keyCache := auth.NewCachedAuthenticator(store, time.Minute, testenv.Log(b))
@@ -159,16 +163,39 @@ func BenchmarkJourneyPull(b *testing.B) {
 	api := httptest.NewServer(srv.Handler())
 	defer api.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}
-	get := func(path, key string) (int, []byte, time.Duration) {
+	// The load reads answers as they come (gzip, asked for explicitly, so
+	// the transport does not inflate them) and drops them: the generator
+	// shares the server's process and heap, and inflating ~22 kB per pull
+	// (a new inflater each) made it the process's main allocator, its
+	// garbage collections the server's. The freshness pollers, which look
+	// into the answer, inflate it. CONTRACK_BENCH_INFLATE=1 inflates every
+	// answer as before.
+	inflateAll := os.Getenv("CONTRACK_BENCH_INFLATE") == "1"
+	get := func(path, key string, inflate bool) (int, []byte, time.Duration) {
 		req, _ := http.NewRequest("GET", api.URL+path, nil)
 		req.Header.Set("x-api-key", key)
+		if !inflateAll {
+			req.Header.Set("Accept-Encoding", "gzip")
+		}
 		start := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
 			return 0, nil, time.Since(start)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		defer resp.Body.Close()
+		var body []byte
+		switch {
+		case inflateAll:
+			body, _ = io.ReadAll(resp.Body)
+		case !inflate:
+			io.Copy(io.Discard, resp.Body)
+		case resp.Header.Get("Content-Encoding") == "gzip":
+			if zr, err := gzip.NewReader(resp.Body); err == nil {
+				body, _ = io.ReadAll(zr)
+			}
+		default:
+			body, _ = io.ReadAll(resp.Body)
+		}
 		return resp.StatusCode, body, time.Since(start)
 	}
 
@@ -209,7 +236,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 			go func() { // polled every 20 ms: the measurement must not be the load
 				defer ingestWG.Done()
 				for ingestCtx.Err() == nil && time.Since(got) < 10*time.Second {
-					if code, body, _ := get("/subscription/equipment?equipmentNumber="+s.container, keys[0]); code == 200 && strings.Contains(string(body), ev.EventID) {
+					if code, body, _ := get("/subscription/equipment?equipmentNumber="+s.container, keys[0], true); code == 200 && strings.Contains(string(body), ev.EventID) {
 						freshMu.Lock()
 						fresh = append(fresh, time.Since(got))
 						freshMu.Unlock()
@@ -279,6 +306,12 @@ func BenchmarkJourneyPull(b *testing.B) {
 		}
 	}()
 
+	// CONTRACK_BENCH_TRACE=file writes a runtime/trace of the run named by
+	// CONTRACK_BENCH_TRACE_RUN (a prefix; default the paced GET /account).
+	tracePath, traceRun := os.Getenv("CONTRACK_BENCH_TRACE"), os.Getenv("CONTRACK_BENCH_TRACE_RUN")
+	if traceRun == "" {
+		traceRun = "GET /account at"
+	}
 	// run drives 32 connections for d: as fast as they go (rate 0), or at
 	// rate requests per second in all, each connection sending on its own
 	// schedule and latency counted from the scheduled send (open model, so a
@@ -288,6 +321,22 @@ func BenchmarkJourneyPull(b *testing.B) {
 		var mu sync.Mutex
 		var errs atomic.Int64
 		var wg sync.WaitGroup
+		if tracePath != "" && strings.HasPrefix(name, traceRun) {
+			f, err := os.Create(tracePath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := trace.Start(f); err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				trace.Stop()
+				if err := f.Close(); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		rt := readRT()
 		deadline := time.Now().Add(d)
 		start := time.Now()
 		for w := range 32 {
@@ -306,7 +355,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 					if rate > 0 {
 						time.Sleep(time.Until(next)) // the schedule, not a wait for a condition
 					}
-					code, _, l := get(path(r), keys[w])
+					code, _, l := get(path(r), keys[w], false)
 					if code != 200 {
 						errs.Add(1)
 					}
@@ -328,6 +377,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 			return lat[min(len(lat)-1, int(p*float64(len(lat))))].Round(10 * time.Microsecond)
 		}
 		fmt.Printf("%-34s %8.0f req/s  p50 %-9s p99 %-9s errors %d\n", name, float64(len(lat))/el.Seconds(), q(0.5), q(0.99), errs.Load())
+		fmt.Println(rtDelta(rt, readRT()))
 	}
 	zipf := func() func(r *rand.Rand) string {
 		var mu sync.Mutex

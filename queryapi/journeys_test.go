@@ -31,7 +31,7 @@ import (
 // journeyEnv is the pipeline's read side: Kafka topics, the projector
 // writing the journey read model, and the API reading it.
 type journeyEnv struct {
-	t        *testing.T
+	t        testing.TB
 	api      *testenv.API
 	brokers  []string
 	prod     *kgo.Client
@@ -41,20 +41,32 @@ type journeyEnv struct {
 }
 
 func newJourneyEnv(t *testing.T, cached bool) *journeyEnv {
+	if !cached {
+		return newJourneyEnvWith(t, nil, nil)
+	}
+	// MaxAge far beyond the test: only change notifications refresh the cache.
+	return newJourneyEnvWith(t, &queryapi.JourneysConfig{CacheBytes: 1 << 20, MaxAge: time.Hour, GenerationCheck: 200 * time.Millisecond}, nil)
+}
+
+// newJourneyEnvWith serves pulls through a Journeys of cfg (nil: none, every
+// pull reads ClickHouse), set up by setup before it runs.
+func newJourneyEnvWith(t testing.TB, cfg *queryapi.JourneysConfig, setup func(*queryapi.Journeys)) *journeyEnv {
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
 	brokers := testenv.Kafka(t, 2)
 	e := &journeyEnv{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), ch: ch, db: db}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 2)
-	cfg := projector.Config{MaxWait: 100 * time.Millisecond, JourneyMaxWait: 20 * time.Millisecond, GenerationCheck: 200 * time.Millisecond}
+	pcfg := projector.Config{MaxWait: 100 * time.Millisecond, JourneyMaxWait: 20 * time.Millisecond, GenerationCheck: 200 * time.Millisecond}
 	go func() {
-		done <- projector.Run(ctx, cfg, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+		done <- projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
 	}()
 	runs := 1
-	if cached {
-		// MaxAge far beyond the test: only change notifications refresh the cache.
-		e.journeys = queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 1 << 20, MaxAge: time.Hour, GenerationCheck: 200 * time.Millisecond}, ch.Conn, testenv.Log(t))
+	if cfg != nil {
+		e.journeys = queryapi.NewJourneys(*cfg, ch.Conn, testenv.Log(t))
+		if setup != nil {
+			setup(e.journeys)
+		}
 		go func() { done <- e.journeys.Run(ctx, brokers) }()
 		runs++
 	}
@@ -272,7 +284,7 @@ func containsEvent(r testenv.Response, id string) bool {
 	return false
 }
 
-func doIfNoneMatch(t *testing.T, api *testenv.API, path, key, tag string) *http.Response {
+func doIfNoneMatch(t testing.TB, api *testenv.API, path, key, tag string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest("GET", api.URL+path, nil)
 	req.Header.Set("x-api-key", key)

@@ -1,9 +1,13 @@
 // Package journeycache keeps the answers of journey lookups in memory,
 // compressed (Body) and bounded in bytes, for GET /subscription/equipment.
 // It is kept fresh by invalidation: the API follows the projector's journey
-// changes, drops the entries of a changed lookup and reads them again. A
-// read that raced an invalidation is not cached (Put checks the ticket from
-// Ticket), so an answer never goes back to an older version.
+// changes, marks the answers of a changed lookup superseded and reads them
+// again. A superseded answer is still served (stale-while-revalidate) until
+// the new one is Put or for at most the cache's superseded bound, so pulls
+// of a hot lookup that keeps changing do not all wait for ClickHouse. A read
+// that raced an invalidation is not cached as current (Put checks the
+// ticket from Ticket), so an answer never goes back to an older version,
+// and a superseded answer is never served once a newer one is cached.
 package journeycache
 
 import (
@@ -28,14 +32,44 @@ type variant struct {
 	filter string
 	body   Body
 	at     time.Time // when its read started
+	landed uint64    // the tick of its Put
+	// superseded is when the lookup changed after this answer was read
+	// (zero: current); the first change counts, the answer is that old.
+	superseded time.Time
 }
+
+// Hit says what Get found.
+type Hit int
+
+const (
+	// Miss: nothing to serve; read the source.
+	Miss Hit = iota
+	// Current: the newest answer known.
+	Current
+	// Stale: current, but older than the cache's maximum age: serve it and
+	// read it again.
+	Stale
+	// Superseded: the lookup changed since this answer was read and the new
+	// one is not cached yet: serve it (it is at most the superseded bound
+	// behind) and make sure it is read again. It is not the current answer:
+	// an If-None-Match naming its tag must not be answered 304 from it.
+	Superseded
+)
+
+func (h Hit) String() string {
+	return [...]string{"miss", "current", "stale", "superseded"}[h]
+}
+
+// Served says the hit has a body to serve.
+func (h Hit) Served() bool { return h != Miss }
 
 // Cache is an LRU of entries bounded by MaxBytes (keys and compressed answers).
 // The zero MaxBytes caches nothing. Safe for concurrent use.
 type Cache struct {
-	maxBytes int64
-	maxAge   time.Duration
-	now      func() time.Time
+	maxBytes      int64
+	maxAge        time.Duration
+	maxSuperseded time.Duration
+	now           func() time.Time
 
 	mu    sync.Mutex
 	lru   *list.List // of *node, most recent first
@@ -46,6 +80,9 @@ type Cache struct {
 	seq     uint64
 	recent  map[Key]invalidation
 	flushed uint64
+	// tick orders tickets and puts: a read whose ticket is after an
+	// answer's Put is at least as new as that answer.
+	tick uint64
 }
 
 type node struct {
@@ -63,48 +100,64 @@ const raceWindow = 30 * time.Second
 
 // New returns a cache of at most maxBytes whose entries are reported stale
 // after maxAge (a safety net should change notifications stop arriving:
-// the reader reads them again; 0 = never).
-func New(maxBytes int64, maxAge time.Duration) *Cache {
-	return &Cache{maxBytes: maxBytes, maxAge: maxAge, now: time.Now, lru: list.New(),
+// the reader reads them again; 0 = never). An invalidated answer is served
+// as Superseded for up to maxSuperseded after its lookup changed (0 or
+// negative: an invalidation drops the answers at once).
+func New(maxBytes int64, maxAge, maxSuperseded time.Duration) *Cache {
+	return &Cache{maxBytes: maxBytes, maxAge: maxAge, maxSuperseded: maxSuperseded, now: time.Now, lru: list.New(),
 		nodes: map[Key]*list.Element{}, recent: map[Key]invalidation{}}
 }
 
 // Ticket marks the start of a read whose result may be Put.
 type Ticket struct {
-	seq uint64
-	at  time.Time
+	seq, tick uint64
+	at        time.Time
 }
 
 // Ticket is taken before reading the source.
 func (c *Cache) Ticket() Ticket {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Ticket{c.seq, c.now()}
+	c.tick++
+	return Ticket{seq: c.seq, tick: c.tick, at: c.now()}
 }
 
-// Get returns k's answer narrowed to filter. stale says it is older than
-// the cache's maximum age: serve it, but read it again (Refresh).
-func (c *Cache) Get(k Key, filter string) (b Body, ok, stale bool) {
+// Get returns k's answer narrowed to filter and what it is (Hit): Stale
+// and Superseded answers are served while they are read again. An answer
+// superseded for longer than the bound is a Miss.
+func (c *Cache) Get(k Key, filter string) (Body, Hit) {
 	if c == nil || c.maxBytes <= 0 {
-		return Body{}, false, false
+		return Body{}, Miss
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.nodes[k]
 	if !ok {
-		return Body{}, false, false
+		return Body{}, Miss
 	}
 	n := el.Value.(*node)
 	for _, v := range n.entry.variants {
-		if v.filter == filter {
-			c.lru.MoveToFront(el)
-			return v.body, true, c.maxAge > 0 && c.now().Sub(v.at) > c.maxAge
+		if v.filter != filter {
+			continue
 		}
+		now := c.now()
+		if !v.superseded.IsZero() {
+			if now.Sub(v.superseded) > c.maxSuperseded {
+				return Body{}, Miss // too far behind: the pull reads the source
+			}
+			c.lru.MoveToFront(el)
+			return v.body, Superseded
+		}
+		c.lru.MoveToFront(el)
+		if c.maxAge > 0 && now.Sub(v.at) > c.maxAge {
+			return v.body, Stale
+		}
+		return v.body, Current
 	}
-	return Body{}, false, false
+	return Body{}, Miss
 }
 
-// Filters are the equipment filters k holds answers for.
+// Filters are the equipment filters k holds answers for (current or not).
 func (c *Cache) Filters(k Key) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -119,17 +172,17 @@ func (c *Cache) Filters(k Key) []string {
 	return fs
 }
 
-// Put caches b as k's answer narrowed to filter unless k (or everything)
-// was invalidated since t was taken, or the read took longer than the race
-// window.
+// Put caches b as k's answer narrowed to filter, replacing what k held for
+// filter (current or superseded), unless k (or everything) was invalidated
+// since t was taken, or the read took longer than the race window. A read
+// that raced a change but started after the superseded answer held was Put
+// is at least as new as that answer: it replaces it, superseded since the
+// same time (a pull that got it never gets the older one next).
 func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 	if c == nil || c.maxBytes <= 0 {
 		return
 	}
 	size := int64(len(k.Account)+len(k.Kind)+len(k.Value)+len(filter)) + 128 + b.Size()
-	if size > c.maxBytes/4 {
-		return // one huge lookup must not empty the cache
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
@@ -137,28 +190,81 @@ func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 		return
 	}
 	if inv, ok := c.recent[k]; ok && inv.seq > t.seq {
+		c.putSuperseded(k, filter, b, t)
 		return
 	}
-	// Every answer an entry holds was read after k's last invalidation
-	// (which drops the entry): answers of other filters stay.
+	// The answers of other filters stay as they are (current, or
+	// superseded since their own time).
 	var e Entry
 	if el, ok := c.nodes[k]; ok {
 		old := el.Value.(*node).entry
 		for _, v := range old.variants {
 			if v.filter != filter {
 				e.variants = append(e.variants, v)
-				size += int64(len(v.filter)) + v.body.Size()
 			}
 		}
 		c.remove(el)
 	}
-	e.variants = append(e.variants, variant{filter, b, t.at})
-	e.size = size
+	// One huge lookup must not empty the cache: not cached, but what it
+	// replaces goes (never older after newer).
+	if size <= c.maxBytes/4 {
+		c.tick++
+		e.variants = append(e.variants, variant{filter: filter, body: b, at: t.at, landed: c.tick})
+	}
+	if len(e.variants) == 0 {
+		return
+	}
+	e.size = entrySize(k, e.variants)
 	c.nodes[k] = c.lru.PushFront(&node{k, e})
-	c.bytes += size
+	c.bytes += e.size
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
 	}
+}
+
+// putSuperseded replaces k's superseded answer to filter by b if b's read
+// started after that answer was Put.
+func (c *Cache) putSuperseded(k Key, filter string, b Body, t Ticket) {
+	el, ok := c.nodes[k]
+	if !ok {
+		return
+	}
+	n := el.Value.(*node)
+	for i, v := range n.entry.variants {
+		if v.filter != filter || v.superseded.IsZero() || t.tick < v.landed {
+			continue
+		}
+		if entrySize(k, []variant{{filter: filter, body: b}}) > c.maxBytes/4 {
+			// Too large to cache, but newer: the older one goes.
+			vs := append(n.entry.variants[:i:i], n.entry.variants[i+1:]...)
+			c.remove(el)
+			if len(vs) > 0 {
+				e := Entry{variants: vs, size: entrySize(k, vs)}
+				c.nodes[k] = c.lru.PushFront(&node{k, e})
+				c.bytes += e.size
+			}
+			return
+		}
+		c.tick++
+		n.entry.variants[i].body, n.entry.variants[i].at, n.entry.variants[i].landed = b, t.at, c.tick
+		c.bytes -= n.entry.size
+		n.entry.size = entrySize(k, n.entry.variants)
+		c.bytes += n.entry.size
+		for c.bytes > c.maxBytes {
+			c.remove(c.lru.Back())
+		}
+		return
+	}
+}
+
+// entrySize is what an entry holds in memory: the key, the list and map
+// bookkeeping (128), each answer and its filter.
+func entrySize(k Key, vs []variant) int64 {
+	size := int64(len(k.Account)+len(k.Kind)+len(k.Value)) + 128
+	for _, v := range vs {
+		size += int64(len(v.filter)) + v.body.Size()
+	}
+	return size
 }
 
 // Full says the cache is within 10% of its bound (warming stops there).
@@ -181,8 +287,9 @@ func (c *Cache) Len() int {
 	return len(c.nodes)
 }
 
-// Invalidate drops k's entry and keeps reads in flight from caching it;
-// it returns the filters the entry held (to read them again).
+// Invalidate marks k's answers superseded (drops them if the cache serves
+// no superseded answers) and keeps reads in flight from caching theirs; it
+// returns the filters the entry held (to read them again).
 func (c *Cache) Invalidate(k Key) (filters []string) {
 	if c == nil {
 		return nil
@@ -199,10 +306,18 @@ func (c *Cache) Invalidate(k Key) (filters []string) {
 			}
 		}
 	}
-	if el, ok := c.nodes[k]; ok {
-		for _, v := range el.Value.(*node).entry.variants {
-			filters = append(filters, v.filter)
+	el, ok := c.nodes[k]
+	if !ok {
+		return nil
+	}
+	vs := el.Value.(*node).entry.variants
+	for i := range vs {
+		filters = append(filters, vs[i].filter)
+		if vs[i].superseded.IsZero() {
+			vs[i].superseded = now
 		}
+	}
+	if c.maxSuperseded <= 0 {
 		c.remove(el)
 	}
 	return filters

@@ -31,36 +31,36 @@ func body(t testing.TB, n int) journeycache.Body {
 // A read that started before an invalidation of its key is not cached: it
 // may hold the rows from before the change.
 func TestReadRacingAnInvalidationIsNotCached(t *testing.T) {
-	c := journeycache.New(1<<20, 0)
+	c := journeycache.New(1<<20, 0, 0)
 	k := journeycache.Key{Account: "a", Kind: "container", Value: "MSKU9070323"}
 	t1 := c.Ticket()
 	c.Invalidate(k)
 	c.Put(k, "", body(t, 10), t1)
-	if _, ok, _ := c.Get(k, ""); ok {
+	if _, hit := c.Get(k, ""); hit.Served() {
 		t.Fatal("a read older than the invalidation was cached")
 	}
 	c.Put(k, "", body(t, 10), c.Ticket())
-	if _, ok, _ := c.Get(k, ""); !ok {
+	if _, hit := c.Get(k, ""); !hit.Served() {
 		t.Fatal("a read after the invalidation was not cached")
 	}
 	// Another key's invalidation does not hold this one back.
 	t2 := c.Ticket()
 	c.Invalidate(journeycache.Key{Account: "b", Kind: "container", Value: "MSKU9070323"})
 	c.Put(k, "", body(t, 20), t2)
-	if b, ok, _ := c.Get(k, ""); !ok || b.ETag != body(t, 20).ETag {
+	if b, hit := c.Get(k, ""); hit != journeycache.Current || b.ETag != body(t, 20).ETag {
 		t.Fatal("an unrelated invalidation blocked the put")
 	}
 	t3 := c.Ticket()
 	c.Flush()
 	c.Put(k, "", body(t, 10), t3)
-	if _, ok, _ := c.Get(k, ""); ok || c.Bytes() != 0 {
+	if _, hit := c.Get(k, ""); hit.Served() || c.Bytes() != 0 {
 		t.Fatal("a read older than a flush was cached")
 	}
 }
 
 // The cache never holds more than its bound: the least recently used go.
 func TestBoundedInBytes(t *testing.T) {
-	c := journeycache.New(100_000, 0)
+	c := journeycache.New(100_000, 0, 0)
 	for i := range 100 {
 		k := journeycache.Key{Account: "a", Kind: "container", Value: strings.Repeat("C", i+1)}
 		c.Put(k, "", body(t, 5_000), c.Ticket())
@@ -68,13 +68,13 @@ func TestBoundedInBytes(t *testing.T) {
 			t.Fatalf("%d bytes after %d puts", c.Bytes(), i+1)
 		}
 	}
-	if _, ok, _ := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: "C"}, ""); ok {
+	if _, hit := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: "C"}, ""); hit.Served() {
 		t.Fatal("the oldest entry survived")
 	}
-	if _, ok, _ := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: strings.Repeat("C", 100)}, ""); !ok {
+	if _, hit := c.Get(journeycache.Key{Account: "a", Kind: "container", Value: strings.Repeat("C", 100)}, ""); !hit.Served() {
 		t.Fatal("the newest entry is gone")
 	}
-	disabled := journeycache.New(0, 0)
+	disabled := journeycache.New(0, 0, 0)
 	disabled.Put(journeycache.Key{}, "", body(t, 1), disabled.Ticket())
 	if disabled.Bytes() != 0 {
 		t.Fatal("a zero bound cached")
@@ -116,17 +116,17 @@ func TestBodyRoundTrip(t *testing.T) {
 // Answers of one lookup narrowed to different containers are kept side by
 // side; a change drops them all and names them to be read again.
 func TestFiltersOfALookup(t *testing.T) {
-	c := journeycache.New(1<<20, 0)
+	c := journeycache.New(1<<20, 0, 0)
 	k := journeycache.Key{Account: "a", Kind: "booking", Value: "B1"}
 	c.Put(k, "", body(t, 10), c.Ticket())
 	c.Put(k, "MSKU9070323", body(t, 11), c.Ticket())
-	if b, ok, _ := c.Get(k, "MSKU9070323"); !ok || b.ETag != body(t, 11).ETag {
+	if b, hit := c.Get(k, "MSKU9070323"); hit != journeycache.Current || b.ETag != body(t, 11).ETag {
 		t.Fatal("the narrowed answer is missing")
 	}
-	if b, ok, _ := c.Get(k, ""); !ok || b.ETag != body(t, 10).ETag {
+	if b, hit := c.Get(k, ""); hit != journeycache.Current || b.ETag != body(t, 10).ETag {
 		t.Fatal("the whole answer is missing")
 	}
-	if _, ok, _ := c.Get(k, "OTHER"); ok {
+	if _, hit := c.Get(k, "OTHER"); hit.Served() {
 		t.Fatal("an answer for a filter never read")
 	}
 	fs := c.Invalidate(k)
@@ -138,19 +138,19 @@ func TestFiltersOfALookup(t *testing.T) {
 
 // An answer older than the maximum age is still served, marked stale.
 func TestStaleAfterMaxAge(t *testing.T) {
-	c := journeycache.New(1<<20, time.Minute)
+	c := journeycache.New(1<<20, time.Minute, 0)
 	k := journeycache.Key{Account: "a", Kind: "container", Value: "C"}
 	old := c.Ticket()
 	c.Put(k, "C", body(t, 10), old)
-	if _, ok, stale := c.Get(k, "C"); !ok || stale {
-		t.Fatalf("fresh: ok %v stale %v", ok, stale)
+	if _, hit := c.Get(k, "C"); hit != journeycache.Current {
+		t.Fatalf("fresh: %v", hit)
 	}
 	journeycache.SetNow(c, func() time.Time { return time.Now().Add(2 * time.Minute) })
-	if _, ok, stale := c.Get(k, "C"); !ok || !stale {
-		t.Fatalf("old: ok %v stale %v", ok, stale)
+	if _, hit := c.Get(k, "C"); hit != journeycache.Stale {
+		t.Fatalf("old: %v", hit)
 	}
 	c.Put(k, "C", body(t, 12), c.Ticket())
-	if _, ok, stale := c.Get(k, "C"); !ok || stale {
-		t.Fatalf("read again: ok %v stale %v", ok, stale)
+	if _, hit := c.Get(k, "C"); hit != journeycache.Current {
+		t.Fatalf("read again: %v", hit)
 	}
 }
