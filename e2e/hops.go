@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -121,6 +122,9 @@ func bucketQuantile(h *dto.Histogram, q float64) time.Duration {
 	rank := q * total
 	lower, below := 0.0, 0.0
 	for _, b := range h.GetBucket() {
+		if math.IsInf(b.GetUpperBound(), 1) {
+			break // beyond the last bound: say the bound
+		}
 		n := float64(b.GetCumulativeCount())
 		if n >= rank {
 			frac := 0.0
