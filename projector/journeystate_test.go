@@ -160,11 +160,7 @@ func TestJourneyStateLegacyWholeState(t *testing.T) {
 	ctx := context.Background()
 	p := newStateProjection(t, ch)
 	id := benchTracking(1)
-	recs := []*kgo.Record{benchSubscription(1)}
-	for e := range 12 {
-		recs = append(recs, benchEvent(1, e, 0))
-	}
-	if _, err := p.apply(ctx, batchOf(recs)); err != nil {
+	if _, err := p.apply(ctx, batchOf(trackingRecords(1, 12))); err != nil {
 		t.Fatal(err)
 	}
 	old := p.states[id]
@@ -197,11 +193,7 @@ func TestJourneyStateIncompleteBatch(t *testing.T) {
 	ctx := context.Background()
 	p := newStateProjection(t, ch)
 	id := benchTracking(2)
-	recs := []*kgo.Record{benchSubscription(2)}
-	for e := range 10 {
-		recs = append(recs, benchEvent(2, e, 0))
-	}
-	applyBatch(t, p, recs...)
+	applyBatch(t, p, trackingRecords(2, 10)...)
 	before := loaded(t, ch, id)
 
 	// What the failed batch would have written: its events without the header.
@@ -257,4 +249,13 @@ func TestJourneyStateHoleFailsTheLoad(t *testing.T) {
 	if err := p.load(context.Background(), []string{"trk"}); err == nil || !strings.Contains(err.Error(), "lacks event 2") {
 		t.Fatalf("load: %v", err)
 	}
+}
+
+// trackingRecords are tracking n's subscription and its first events.
+func trackingRecords(n, events int) []*kgo.Record {
+	recs := []*kgo.Record{benchSubscription(n)}
+	for e := range events {
+		recs = append(recs, benchEvent(n, e, 0))
+	}
+	return recs
 }
