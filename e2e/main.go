@@ -163,7 +163,9 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	go func() { faultsDone <- injectFaults(ctx, sys, recv, o, start) }()
 	profiled := make(chan error, 1)
 	go func() { profiled <- sys.profile(ctx, o.profile, o.duration) }()
+	stopSelf := profileSelf(o.profile)
 	c.runLoad(ctx, l, containers, o.rate, o.batch, o.duration, o.workers)
+	stopSelf()
 	fmt.Fprintf(out, "e2e: load sent in %s; waiting up to %s for deliveries\n", time.Since(start).Round(time.Millisecond), o.drain)
 	faultLog := <-faultsDone
 	if err := <-profiled; err != nil {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -331,4 +332,24 @@ func (s *system) profileOne(ctx context.Context, path, admin string, d time.Dura
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// profileSelf profiles this process (the generator and the receiver) into
+// dir/generator.pprof until the returned function is called.
+func profileSelf(dir string) func() {
+	if dir == "" {
+		return func() {}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, "generator.pprof"))
+	if err != nil {
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

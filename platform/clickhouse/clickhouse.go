@@ -126,7 +126,17 @@ func Migrate(ctx context.Context, conn driver.Conn, log *slog.Logger) (applied i
 // every column (ClickHouse 18.16 needs that; parameter-bound INSERTs hang on
 // old servers).
 func Insert(ctx context.Context, conn driver.Conn, table string, columns []string, rows ...[]any) error {
-	batch, err := conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+strings.Join(columns, ", ")+")")
+	// clickhouse-go closes a batch's connection when the batch's context
+	// ends, from a watchdog goroutine that a busy machine can leave
+	// unscheduled until after Send returned and the connection went back to
+	// the pool; a caller cancelling its context right after Insert (a
+	// deferred cancel) then broke the next query on that connection ("use
+	// of closed network connection"). So the batch's context ends with the
+	// caller's only while the insert runs.
+	bctx, bcancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, bcancel)
+	defer stop()
+	batch, err := conn.PrepareBatch(bctx, "INSERT INTO "+table+" ("+strings.Join(columns, ", ")+")")
 	if err != nil {
 		return fmt.Errorf("clickhouse: prepare insert into %s: %w", table, err)
 	}

@@ -125,3 +125,47 @@ func TestUnreachableTellsOutagesFromAnswers(t *testing.T) {
 		t.Error("nil is not an outage")
 	}
 }
+
+// TestCancelAfterInsertKeepsTheConnection: a caller that cancels its
+// context as soon as Insert returns (a deferred cancel) must not break the
+// next query. clickhouse-go closes a batch's connection from a watchdog
+// goroutine when the batch's context ends, and that goroutine can still see
+// the cancellation after Send returned and the connection went back to the
+// pool ("use of closed network connection" on the next query).
+func TestCancelAfterInsertKeepsTheConnection(t *testing.T) {
+	db := testenv.ClickHouse(t)
+	if err := db.Conn.Exec(context.Background(), "CREATE TABLE cancel_probe (n UInt32) ENGINE = MergeTree ORDER BY n"); err != nil {
+		t.Fatal(err)
+	}
+	// Busy goroutines keep the watchdog waiting for a core, as a loaded
+	// machine does: that is when it sees the cancellation first.
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	broken := 0
+	for i := range 100 {
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := clickhouse.Insert(ctx, db.Conn, "cancel_probe", []string{"n"}, []any{uint32(i)}); err != nil {
+			cancel()
+			t.Fatalf("insert %d: %v", i, err)
+		}
+		cancel()
+		var n uint64
+		if err := db.Conn.QueryRow(context.Background(), "SELECT count() FROM cancel_probe").Scan(&n); err != nil {
+			broken++
+		}
+	}
+	if broken > 0 {
+		t.Fatalf("%d of 100 queries right after a cancelled insert failed", broken)
+	}
+}
