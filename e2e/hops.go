@@ -23,6 +23,7 @@ var hopHistograms = []struct{ name, what string }{
 	{"contrack_http_request_duration_seconds", "HTTP request handled"},
 	{"contrack_stream_record_age_seconds", "record age when a consumer takes it (since its produce)"},
 	{"contrack_stream_handle_seconds", "one handler call (a record or a batch)"},
+	{"contrack_stream_commit_seconds", "a transaction's commit (flush, offsets, markers)"},
 	{"contrack_delivery_ack_lag_seconds", "delivery created → acknowledged"},
 	{"contrack_delivery_attempt_duration_seconds", "webhook attempt, request → response"},
 }

@@ -107,6 +107,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec // handler duration by consumer
 	paused   *prometheus.GaugeVec     // partitions paused for a retry, by consumer
 	age      *prometheus.HistogramVec // record age when first handed to a handler, by consumer
+	commit   *prometheus.HistogramVec // a transaction's end (flush, offsets, markers), by consumer
 }
 
 // NewMetrics registers the runtime's collectors on reg.
@@ -132,6 +133,11 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Age of a record (now minus its timestamp) when first handed to a handler, by consumer.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 		}, []string{"consumer"}),
+		commit: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "contrack_stream_commit_seconds",
+			Help:    "Duration of a transactional consumer's commit (its outputs flushed, its offsets and markers written), by consumer.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"consumer"}),
 	}
 	// Several stages of one process share its registry: the second one to
 	// ask gets the collectors the first registered.
@@ -146,6 +152,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		return nil, err
 	}
 	if m.age, err = register(reg, m.age); err != nil {
+		return nil, err
+	}
+	if m.commit, err = register(reg, m.commit); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -174,6 +183,12 @@ func (m *Metrics) count(consumer, outcome string, n int) {
 func (m *Metrics) observe(consumer string, since time.Time) {
 	if m != nil {
 		m.duration.WithLabelValues(consumer).Observe(time.Since(since).Seconds())
+	}
+}
+
+func (m *Metrics) committed(consumer string, since time.Time) {
+	if m != nil {
+		m.commit.WithLabelValues(consumer).Observe(time.Since(since).Seconds())
 	}
 }
 

@@ -150,7 +150,9 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 		for _, r := range b.out {
 			sess.Produce(ctx, r, nil) // a failed produce aborts the transaction at End
 		}
+		ending := time.Now()
 		committed, err := sess.End(ctx, kgo.TryCommit)
+		cfg.Metrics.committed(cfg.Name, ending)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
