@@ -103,11 +103,7 @@ func TestSupersededServedUntilTheRefreshLands(t *testing.T) {
 // than the answer the first superseded: it replaces it, still superseded
 // (and as old), so a pull that got it does not get the older one next.
 func TestSupersededReplacedByANewerRacingRead(t *testing.T) {
-	c := journeycache.New(1<<20, 0, 2*time.Second)
-	clk := newClock(c)
-	var vs versions
-	k := journeycache.Key{Account: "a", Kind: "container", Value: "C"}
-	c.Put(k, "", vs.body(t, 1), c.Ticket())
+	c, clk, vs, k := cachedAt1(t)
 	beforeFirst := c.Ticket()
 	c.Invalidate(k)
 	afterFirst := c.Ticket()
@@ -132,11 +128,7 @@ func TestSupersededReplacedByANewerRacingRead(t *testing.T) {
 // An answer superseded for longer than the bound is not served (the pull
 // reads the source); the bound counts from the first change, not the last.
 func TestSupersededBound(t *testing.T) {
-	c := journeycache.New(1<<20, 0, 2*time.Second)
-	clk := newClock(c)
-	var vs versions
-	k := journeycache.Key{Account: "a", Kind: "container", Value: "C"}
-	c.Put(k, "", vs.body(t, 1), c.Ticket())
+	c, clk, vs, k := cachedAt1(t)
 	c.Invalidate(k)
 	clk.advance(1500 * time.Millisecond)
 	c.Invalidate(k) // changed again: the answer is as old as the first change
@@ -169,11 +161,7 @@ func TestSupersededBound(t *testing.T) {
 // A flush (rebuilt generation) drops superseded answers too, and a read
 // from before it is not cached.
 func TestFlushDropsSuperseded(t *testing.T) {
-	c := journeycache.New(1<<20, 0, 2*time.Second)
-	newClock(c)
-	var vs versions
-	k := journeycache.Key{Account: "a", Kind: "container", Value: "C"}
-	c.Put(k, "", vs.body(t, 1), c.Ticket())
+	c, _, vs, k := cachedAt1(t)
 	c.Invalidate(k)
 	before := c.Ticket()
 	c.Flush()
@@ -339,4 +327,15 @@ func TestConcurrentInvalidateAndPut(t *testing.T) {
 		t.Fatalf("after a read following the last change: %v version %d", hit, vs.of(b))
 	}
 	audit(t, c)
+}
+
+// cachedAt1 is a cache (answers superseded for 2 s at most) on a test clock,
+// holding version 1 of one lookup's whole answer.
+func cachedAt1(t *testing.T) (*journeycache.Cache, *clock, *versions, journeycache.Key) {
+	c := journeycache.New(1<<20, 0, 2*time.Second)
+	clk := newClock(c)
+	vs := &versions{}
+	k := journeycache.Key{Account: "a", Kind: "container", Value: "C"}
+	c.Put(k, "", vs.body(t, 1), c.Ticket())
+	return c, clk, vs, k
 }
