@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -201,6 +202,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until,
 		"owner": s.owner()}
 	b := &pgx.Batch{}
+	b.Queue(postgres.GenericPlan)
 	b.Queue(lockSQL(queueTargets), args)
 	b.Queue(queueSQL, args).Query(func(rows pgx.Rows) error {
 		for rows.Next() {

@@ -29,6 +29,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -302,15 +303,13 @@ func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.
 		trackings[i], ids[i], hashes[i] = it.tracking, it.ev.EventID, it.ev.ContentHash
 		events[i], parts[i], offsets[i] = it.ev.Event, it.partition, it.offset
 	}
-	rows, err := pool.Query(ctx, writeSQL, pgx.NamedArgs{
+	b := &pgx.Batch{}
+	b.Queue(postgres.GenericPlan)
+	b.Queue(writeSQL, pgx.NamedArgs{
 		"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events,
 		"parts": parts, "offsets": offsets, "now": now,
 	})
-	if err != nil {
-		return err
-	}
-	rows.Close()
-	return rows.Err()
+	return pool.SendBatch(ctx, b).Close()
 }
 
 // pruneBatch bounds the rows one prune statement deletes.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contrack/contrack/platform/postgres"
 )
 
 // seenStore remembers the content hash last emitted per (tracking, event):
@@ -71,20 +73,23 @@ func (s *seenStore) preload(ctx context.Context, keys []seenUpdate) error {
 	// A fenced per-key probe (LATERAL … OFFSET 0): the plan stays index
 	// look-ups whatever the statistics say. A join let the planner hash
 	// the whole table on every batch while its statistics were young.
-	rows, err := s.pool.Query(ctx, `
+	found := map[string]string{}
+	b := &pgx.Batch{}
+	b.Queue(postgres.GenericPlan)
+	b.Queue(`
 		SELECT k.tracking_id, k.event_id, n.content_hash
 		FROM unnest($1::text[], $2::text[]) AS k(tracking_id, event_id)
 		CROSS JOIN LATERAL (SELECT content_hash FROM normalize_seen n
-		                    WHERE n.tracking_id = k.tracking_id AND n.event_id = k.event_id OFFSET 0) n`, trackings, events)
-	if err != nil {
-		return fmt.Errorf("read dedupe state: %w", err)
-	}
-	found := map[string]string{}
-	var t, e, h string
-	if _, err := pgx.ForEachRow(rows, []any{&t, &e, &h}, func() error {
-		found[seenKey(t, e)] = h
-		return nil
-	}); err != nil {
+		                    WHERE n.tracking_id = k.tracking_id AND n.event_id = k.event_id OFFSET 0) n`, trackings, events).
+		Query(func(rows pgx.Rows) error {
+			var t, e, h string
+			_, err := pgx.ForEachRow(rows, []any{&t, &e, &h}, func() error {
+				found[seenKey(t, e)] = h
+				return nil
+			})
+			return err
+		})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("read dedupe state: %w", err)
 	}
 	for key := range asked {

@@ -87,6 +87,15 @@ func ensureDatabase(ctx context.Context, url string) error {
 	return nil
 }
 
+// GenericPlan, queued first in a pgx batch (one implicit transaction), has
+// the batch's prepared statements run on their generic plan. Postgres
+// re-plans a statement for each execution while a custom plan looks cheaper
+// than the generic one, which for the fan-out statements (arrays unnested
+// into fenced per-key probes) it always does: planning was 40 % of
+// Postgres's CPU in the ledger at 500 events/s (docs/performance.md). Those
+// statements are written so that their plan does not depend on the values.
+const GenericPlan = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
+
 // migrationLock is the advisory lock key that serialises concurrent migrators.
 const migrationLock = 7_402_113
 

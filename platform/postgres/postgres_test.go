@@ -99,3 +99,29 @@ func TestConcurrentOpensOfAMissingDatabase(t *testing.T) {
 		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	}
 }
+
+// TestGenericPlanHoldsForItsBatchOnly: queued first, GenericPlan sets the
+// batch's plan_cache_mode (its implicit transaction) and nothing after it
+// on the same connection.
+func TestGenericPlanHoldsForItsBatchOnly(t *testing.T) {
+	db := testenv.Postgres(t)
+	ctx := context.Background()
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	var inBatch, after string
+	b := &pgx.Batch{}
+	b.Queue(postgres.GenericPlan)
+	b.Queue(`SELECT current_setting('plan_cache_mode')`).QueryRow(func(r pgx.Row) error { return r.Scan(&inBatch) })
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT current_setting('plan_cache_mode')`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if inBatch != "force_generic_plan" || after != "auto" {
+		t.Fatalf("plan_cache_mode %q in the batch and %q after it, want force_generic_plan then auto", inBatch, after)
+	}
+}
