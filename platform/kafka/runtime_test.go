@@ -119,6 +119,10 @@ func TestConsumeRetryPausesThePartition(t *testing.T) {
 	if n := testkit.Counter(t, reg, "contrack_stream_records_total", map[string]string{"outcome": "retry"}); n < 1 {
 		t.Errorf("retry outcomes counted %v", n)
 	}
+	// A record's age is observed once, when the consumer first takes it, not at each retry.
+	if n := testkit.HistogramCount(t, reg, "contrack_stream_record_age_seconds", map[string]string{"consumer": "test-pause"}); n != 10 {
+		t.Errorf("record ages observed %d, want 10", n)
+	}
 }
 
 // A handler panic is an error like any other: the record is dead-lettered

@@ -35,3 +35,33 @@ func Counter(t testing.TB, reg prometheus.Gatherer, name string, labels map[stri
 	}
 	return sum
 }
+
+// HistogramCount is the number of observations of the histogram name's
+// series on reg whose labels include every pair of labels.
+func HistogramCount(t testing.TB, reg prometheus.Gatherer, name string, labels map[string]string) uint64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			for k, v := range labels {
+				found := false
+				for _, l := range m.GetLabel() {
+					found = found || (l.GetName() == k && l.GetValue() == v)
+				}
+				if !found {
+					continue series
+				}
+			}
+			n += m.GetHistogram().GetSampleCount()
+		}
+	}
+	return n
+}
