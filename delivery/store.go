@@ -66,19 +66,24 @@ func (s *store) runBatch(ctx context.Context, stmts []string, args pgx.NamedArgs
 	for _, q := range stmts {
 		b.Queue(q, args)
 	}
-	res := s.pool.SendBatch(ctx, b)
-	n := make([]int64, len(stmts))
+	return execBatch(s.pool.SendBatch(ctx, b), len(stmts))
+}
+
+// execBatch reads a sent batch's n results and returns each one's affected
+// row count.
+func execBatch(res pgx.BatchResults, n int) ([]int64, error) {
+	counts := make([]int64, n)
 	var err error
-	for i := range stmts {
+	for i := range n {
 		tag, e := res.Exec()
 		if e != nil {
 			err = e
 			break
 		}
-		n[i] = tag.RowsAffected()
+		counts[i] = tag.RowsAffected()
 	}
 	if cerr := res.Close(); err == nil {
 		err = cerr
 	}
-	return n, err
+	return counts, err
 }

@@ -34,14 +34,17 @@ func lockSQL(subs string) string {
 // that has queued events and no open delivery of its ordered stream,
 // batching its oldest queued events (at most @max_events, and @max_bytes of
 // event JSON unless a single event is larger). The caller holds the
-// subscriptions' locks, taken by an earlier statement.
+// subscriptions' locks, taken by an earlier statement. Subscriptions are
+// probed one by one (see queueSQL).
 func openSQL(subs string) string {
 	return `
 	WITH idle AS (
-		SELECT s.id, s.account_id FROM subscriptions s
-		WHERE s.id IN (` + subs + `)
-		  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
-		                  AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
+		SELECT s.id, s.account_id FROM (SELECT DISTINCT id FROM (` + subs + `) AS l(id)) AS l CROSS JOIN LATERAL (
+			SELECT s.id, s.account_id FROM subscriptions s
+			WHERE s.id = l.id
+			  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
+			                  AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
+			OFFSET 0) s
 	), cand AS (
 		SELECT q.id, i.id AS subscription_id, i.account_id,
 		       row_number() OVER w AS n, sum(octet_length(q.event)) OVER w AS bytes
@@ -72,24 +75,29 @@ func openSQL(subs string) string {
 // The caller holds the subscriptions' locks.
 //
 // Every lookup is written as a per-event probe (a LATERAL fenced by OFFSET
-// 0, EXISTS in the select list), so the plan stays index probes whatever
-// the statistics say: on tables just filled (a new deployment's first
-// burst) the planner would otherwise scan every open subscription and
-// delivery for each batch.
+// 0, EXISTS in the select list), and what the answer needs of the
+// subscription, its webhook and account is read by that probe, so the plan
+// stays index probes whatever the statistics say: on tables just filled (a
+// new deployment's first burst) the planner would otherwise scan every open
+// subscription and delivery for each batch — and a plan made then is kept
+// by the connection until the table is next analysed.
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
 		                     @traceparents::text[])
 			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent)
 	), fresh AS (
-		SELECT s.id, s.account_id, ev.event_id, ev.hash, ev.emitted_at, ev.event, ev.traceparent,
+		SELECT s.*, ev.event_id, ev.hash, ev.emitted_at, ev.event, ev.traceparent,
 		       CASE WHEN NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
 		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
 		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL)
 		            THEN gen_random_uuid() END AS delivery_id
 		FROM ev CROSS JOIN LATERAL (
-			SELECT s.id, s.account_id FROM subscriptions s
+			SELECT s.id, s.account_id, a.env, w.target_url, w.secret_enc, s.reference, s.container_number,
+			       s.bill_number, s.booking_number, s.scac
+			FROM subscriptions s
 			JOIN webhooks w ON w.account_id = s.account_id AND w.activated
+			JOIN accounts a ON a.id = s.account_id
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 			  AND NOT coalesce((SELECT q.content_hash = ev.hash FROM delivery_queue q
 			                    WHERE q.subscription_id = s.id AND q.event_id = ev.event_id
@@ -120,12 +128,9 @@ const queueSQL = `
 		RETURNING id, account_id, subscription_id, created_at, lease_token
 	)
 	SELECT o.id::text, o.account_id::text, o.subscription_id::text, o.created_at, o.lease_token IS NOT NULL,
-	       a.env, w.target_url, w.secret_enc, s.reference, s.container_number, s.bill_number, s.booking_number, s.scac,
+	       f.env, f.target_url, f.secret_enc, f.reference, f.container_number, f.bill_number, f.booking_number, f.scac,
 	       ARRAY[f.event], ARRAY[f.traceparent]
-	FROM opened o JOIN fresh f ON f.delivery_id = o.id
-	JOIN accounts a ON a.id = o.account_id
-	JOIN webhooks w ON w.account_id = o.account_id
-	JOIN subscriptions s ON s.id = o.subscription_id`
+	FROM opened o JOIN fresh f ON f.delivery_id = o.id`
 
 // queueRepeat is the rule that makes queuing idempotent without losing a
 // version. An event record is one emission of one version of an event: the
@@ -149,9 +154,13 @@ const queueSQL = `
 // ever copied). Both rules together never drop a change.
 //
 // queueTargets are the subscriptions events of @trackings go to.
+// A probe per tracking, like queueSQL's: as a join (tracking_id = ANY)
+// the plan made on young statistics scanned every open subscription.
 const queueTargets = `
-	SELECT s.id FROM subscriptions s JOIN webhooks w ON w.account_id = s.account_id
-	WHERE s.tracking_id = ANY(@trackings::uuid[]) AND s.status = 'OPEN' AND w.activated`
+	SELECT s.id FROM unnest(@trackings::uuid[]) AS t(id) CROSS JOIN LATERAL (
+		SELECT s.id FROM subscriptions s JOIN webhooks w ON w.account_id = s.account_id
+		WHERE s.tracking_id = t.id AND s.status = 'OPEN' AND w.activated
+		OFFSET 0) s`
 
 func (s *store) openArgs(now time.Time) pgx.NamedArgs {
 	return pgx.NamedArgs{"max_events": s.cfg.MaxBatchEvents, "max_bytes": s.cfg.MaxBatchBytes, "now": now}

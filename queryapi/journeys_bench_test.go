@@ -263,6 +263,10 @@ func BenchmarkJourneyPull(b *testing.B) {
 	// must not lower the rate); the rate reached is printed.
 	prod := testenv.KafkaClient(b, brokers)
 	var ingested atomic.Int64
+	ingestRate := 200.0
+	if v, err := strconv.ParseFloat(os.Getenv("CONTRACK_BENCH_INGEST_RATE"), 64); err == nil {
+		ingestRate = v
+	}
 	ingestStart := time.Now()
 	ingestWG.Add(1)
 	go func() {
@@ -270,7 +274,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for i := 0; produceCtx.Err() == nil; i++ {
-			for float64(i) >= time.Since(ingestStart).Seconds()*200 {
+			for float64(i) >= time.Since(ingestStart).Seconds()*ingestRate {
 				select {
 				case <-produceCtx.Done():
 					return
