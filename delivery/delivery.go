@@ -50,7 +50,6 @@ import (
 
 	"github.com/contrack/contrack/delivery/target"
 	"github.com/contrack/contrack/platform/kafka"
-	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/schemas"
 )
@@ -189,11 +188,6 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 
 	housekept := make(chan struct{})
 	loops.Go(func() error { defer close(housekept); s.housekeeping(gctx); return nil })
-	loops.Go(func() error {
-		postgres.KeepStatistics(gctx, deps.Pool, []string{"deliveries", "delivery_queue", "subscriptions", "webhooks", "accounts"},
-			postgres.StatisticsEvery, log)
-		return nil
-	})
 
 	// Heartbeats last until the leases are settled (after ctx ends).
 	beatCtx, stopBeat := context.WithCancel(bg)

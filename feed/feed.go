@@ -122,10 +122,6 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	stopWriter := make(chan struct{})
 	loops.Go(func() error { s.writeLoop(bg, stopWriter); return nil })
 	loops.Go(func() error { s.pruneLoop(gctx); return nil })
-	loops.Go(func() error {
-		postgres.KeepStatistics(gctx, deps.Pool, []string{"feed_events", "feed_accounts"}, postgres.StatisticsEvery, log)
-		return nil
-	})
 
 	consumed := make(chan struct{})
 	loops.Go(func() error {

@@ -27,7 +27,6 @@ import (
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
 	"github.com/contrack/contrack/platform/kafka"
-	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
@@ -129,10 +128,6 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 		}
 		s.index.failed(err)
 		return fmt.Errorf("normalize: routing index: %w", err)
-	})
-	g.Go(func() error {
-		postgres.KeepStatistics(ctx, deps.Pool, []string{"normalize_seen", "trackings", "pushed_unmatched"}, postgres.StatisticsEvery, log)
-		return nil
 	})
 	stopSaver := make(chan struct{})
 	saverDone := make(chan struct{})

@@ -3,17 +3,13 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/testenv"
-	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas/migrations"
 )
 
@@ -127,64 +123,5 @@ func TestGenericPlanHoldsForItsBatchOnly(t *testing.T) {
 	}
 	if inBatch != "force_generic_plan" || after != "auto" {
 		t.Fatalf("plan_cache_mode %q in the batch and %q after it, want force_generic_plan then auto", inBatch, after)
-	}
-}
-
-// TestAnalyseGrownRefreshesYoungPlans: a generic plan made while a table
-// was empty scans the table after it grew, until the table is analysed;
-// AnalyseGrown analyses it (once) and the plan becomes an index look-up.
-func TestAnalyseGrownRefreshesYoungPlans(t *testing.T) {
-	db := testenv.Postgres(t)
-	ctx := context.Background()
-	conn, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	for _, q := range []string{
-		`CREATE TABLE young (id int PRIMARY KEY, v text)`,
-		`CREATE TABLE small (id int PRIMARY KEY)`,
-		`SET plan_cache_mode = force_generic_plan`,
-		`PREPARE lookup(int[]) AS SELECT y.v FROM young y JOIN unnest($1) AS u(id) ON y.id = u.id`,
-		`EXECUTE lookup('{1}')`, // the generic plan is made now, on an empty table
-		`INSERT INTO young SELECT i, repeat('x', 100) FROM generate_series(1, 20000) i`,
-		`INSERT INTO small SELECT i FROM generate_series(1, 500) i`,
-		`SELECT pg_stat_force_next_flush()`, // the counts are visible after the next statement, not in 10 s
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	plan := func() string {
-		rows, err := conn.Query(ctx, `EXPLAIN EXECUTE lookup('{1,2}')`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(lines, "\n")
-	}
-	if p := plan(); !strings.Contains(p, "Seq Scan on young") {
-		t.Fatalf("the young plan was expected to scan the table (what this guards against); it is:\n%s", p)
-	}
-	var analysed []string
-	testkit.Eventually(t, 10*time.Second, "the grown table to be analysed", func() bool {
-		got, err := postgres.AnalyseGrown(ctx, db.Pool, []string{"young", "small"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		analysed = append(analysed, got...)
-		return len(analysed) > 0
-	})
-	if !slices.Equal(analysed, []string{"young"}) {
-		t.Fatalf("analysed %v, want [young] (small changed by fewer than %d rows)", analysed, postgres.YoungTableRows)
-	}
-	if p := plan(); strings.Contains(p, "Seq Scan") || !strings.Contains(p, "young_pkey") {
-		t.Fatalf("after ANALYZE the plan should probe the primary key; it is:\n%s", p)
-	}
-	if again, err := postgres.AnalyseGrown(ctx, db.Pool, []string{"young", "small"}); err != nil || len(again) > 0 {
-		t.Fatalf("a second check analysed %v (err %v), want nothing: the statistics are current", again, err)
 	}
 }
