@@ -221,12 +221,14 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 				Headers: schemas.Headers{Type: schemas.TypeJourneyChanged, Account: st.AccountID}.Kafka()})
 		}
 	}
-	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, rows); err != nil {
+	// The journey rows in blocks of journeyBlockBytes: each is whole, and a
+	// retried batch writes them all again.
+	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, journeyBlockBytes, rows); err != nil {
 		return nil, err
 	}
 	// One insert, one block: the headers and events of a batch are stored
 	// together or not at all.
-	if err := p.insert(ctx, StateRowsTable(p.gen), stateRowColumns, stateRows); err != nil {
+	if err := p.insert(ctx, StateRowsTable(p.gen), stateRowColumns, 0, stateRows); err != nil {
 		return nil, err
 	}
 	for _, id := range order {
@@ -235,8 +237,12 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 	return notes, nil
 }
 
-// insert writes rows; a failure fails the batch, which the runtime retries.
-func (p *journeyProjection) insert(ctx context.Context, table string, cols []string, rows [][]any) error {
+// journeyBlockBytes bounds a block of journey rows (clickhouse.InsertInBlocks).
+const journeyBlockBytes = 8 << 20
+
+// insert writes rows, in one block when blockBytes is 0, else in blocks of
+// about blockBytes; a failure fails the batch, which the runtime retries.
+func (p *journeyProjection) insert(ctx context.Context, table string, cols []string, blockBytes int, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -249,7 +255,7 @@ func (p *journeyProjection) insert(ctx context.Context, table string, cols []str
 			}
 		}
 	}
-	return clickhouse.Insert(ctx, p.deps.CH, table, cols, rows...)
+	return clickhouse.InsertInBlocks(ctx, p.deps.CH, table, cols, blockBytes, rows...)
 }
 
 // load reads the states of trackings not in memory: the header and event

@@ -126,6 +126,21 @@ func Migrate(ctx context.Context, conn driver.Conn, log *slog.Logger) (applied i
 // every column (ClickHouse 18.16 needs that; parameter-bound INSERTs hang on
 // old servers).
 func Insert(ctx context.Context, conn driver.Conn, table string, columns []string, rows ...[]any) error {
+	return insert(ctx, conn, table, columns, 0, rows)
+}
+
+// InsertInBlocks is Insert sending a block whenever the rows appended since
+// the last hold blockBytes of strings. The driver grows each column's
+// buffer by a quarter at a time, copying it: one block of 50 MB of journey
+// JSON copied it about four times over into fresh memory, 16 % of the
+// process's CPU at 2,500 events/s; blocks reuse the buffers. Unlike Insert
+// it is not atomic: a failure can leave the first blocks written, so it is
+// for rows that are written again whole on a retry (a read model's).
+func InsertInBlocks(ctx context.Context, conn driver.Conn, table string, columns []string, blockBytes int, rows ...[]any) error {
+	return insert(ctx, conn, table, columns, blockBytes, rows)
+}
+
+func insert(ctx context.Context, conn driver.Conn, table string, columns []string, blockBytes int, rows [][]any) error {
 	// clickhouse-go closes a batch's connection when the batch's context
 	// ends, from a watchdog goroutine that a busy machine can leave
 	// unscheduled until after Send returned and the connection went back to
@@ -140,10 +155,26 @@ func Insert(ctx context.Context, conn driver.Conn, table string, columns []strin
 	if err != nil {
 		return fmt.Errorf("clickhouse: prepare insert into %s: %w", table, err)
 	}
+	pending := 0
 	for _, r := range rows {
 		if err := batch.Append(r...); err != nil {
 			batch.Abort()
 			return fmt.Errorf("clickhouse: append to %s: %w", table, err)
+		}
+		if blockBytes <= 0 {
+			continue
+		}
+		for _, v := range r {
+			if s, ok := v.(string); ok {
+				pending += len(s)
+			}
+		}
+		if pending >= blockBytes {
+			if err := batch.Flush(); err != nil {
+				batch.Abort()
+				return fmt.Errorf("clickhouse: insert a block into %s: %w", table, err)
+			}
+			pending = 0
 		}
 	}
 	if err := batch.Send(); err != nil {
