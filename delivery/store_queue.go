@@ -263,9 +263,9 @@ func (s *store) sweep(ctx context.Context, now time.Time) (bool, error) {
 	args := s.openArgs(now)
 	args["subs"] = subs
 	list := `SELECT unnest(@subs::uuid[])`
-	n, err := s.runBatch(ctx, []string{lockSQL(list), openSQL(list)}, args)
+	n, err := s.runBatch(ctx, []string{postgres.GenericPlan, postgres.KeyedPlan, lockSQL(list), openSQL(list)}, args)
 	if err != nil {
 		return false, fmt.Errorf("sweep: %w", err)
 	}
-	return n[1] > 0, nil
+	return n[3] > 0, nil
 }

@@ -86,6 +86,7 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 	// the table, most of Postgres's CPU at 200 events/s.
 	b := &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
+	b.Queue(postgres.KeyedPlan) // openSQL's update of the queue joined a scan of it
 	closingSubs := `SELECT unnest(@closing::uuid[])`
 	if len(closing) > 0 {
 		b.Queue(lockSQL(closingSubs), args)

@@ -96,6 +96,17 @@ func ensureDatabase(ctx context.Context, url string) error {
 // statements are written so that their plan does not depend on the values.
 const GenericPlan = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
 
+// KeyedPlan, queued first in a pgx batch (one implicit transaction), lets
+// the batch's statements reach rows only through indexes and nested loops.
+// It is for batches of key look-ups whose plans must not depend on
+// statistics: a prepared statement's generic plan is made once, when a new
+// database's tables are empty (Postgres assumes a never-analysed table is
+// 10 pages), and kept until the table is analysed, so a join that scanned
+// a "small" table goes on scanning it as it grows (delivery's opening of a
+// batch planned its update of the queue that way, docs/performance.md).
+const KeyedPlan = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true),
+	set_config('enable_mergejoin', 'off', true)`
+
 // migrationLock is the advisory lock key that serialises concurrent migrators.
 const migrationLock = 7_402_113
 

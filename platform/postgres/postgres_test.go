@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -123,5 +124,56 @@ func TestGenericPlanHoldsForItsBatchOnly(t *testing.T) {
 	}
 	if inBatch != "force_generic_plan" || after != "auto" {
 		t.Fatalf("plan_cache_mode %q in the batch and %q after it, want force_generic_plan then auto", inBatch, after)
+	}
+}
+
+// TestKeyedPlanScansNothing: in a KeyedPlan batch a join of a table to a
+// few keys probes its index even where a scan looks cheaper (a table
+// never analysed), and the connection plans as before after the batch.
+func TestKeyedPlanScansNothing(t *testing.T) {
+	db := testenv.Postgres(t)
+	ctx := context.Background()
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `CREATE TABLE keyed_probe (id int PRIMARY KEY, v text)`); err != nil {
+		t.Fatal(err)
+	}
+	// 200 keys: joined by hashing a scan of the table, as far as the
+	// planner can tell without statistics.
+	keys := make([]string, 200)
+	for i := range keys {
+		keys[i] = fmt.Sprint(i)
+	}
+	join := `EXPLAIN UPDATE keyed_probe k SET v = 'x' FROM unnest('{` + strings.Join(keys, ",") + `}'::int[]) AS u(id) WHERE k.id = u.id`
+	plan := func(b *pgx.Batch) string {
+		var lines []string
+		b.Queue(join).Query(func(rows pgx.Rows) error {
+			var err error
+			lines, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			return err
+		})
+		if err := conn.SendBatch(ctx, b).Close(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
+	keyed := &pgx.Batch{}
+	keyed.Queue(postgres.KeyedPlan)
+	if p := plan(keyed); strings.Contains(p, "Seq Scan") || !strings.Contains(p, "keyed_probe_pkey") {
+		t.Fatalf("in a KeyedPlan batch the update should probe the primary key; the plan:\n%s", p)
+	}
+	rows, err := conn.Query(ctx, join)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(after, "\n"); !strings.Contains(p, "Seq Scan on keyed_probe") {
+		t.Fatalf("after the batch the planner should be back to its own choice (a scan of the young table); the plan:\n%s", p)
 	}
 }
