@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/testenv"
@@ -105,13 +106,8 @@ func TestConcurrentOpensOfAMissingDatabase(t *testing.T) {
 // batch's plan_cache_mode (its implicit transaction) and nothing after it
 // on the same connection.
 func TestGenericPlanHoldsForItsBatchOnly(t *testing.T) {
-	db := testenv.Postgres(t)
 	ctx := context.Background()
-	conn, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
+	conn := oneConnection(t)
 	var inBatch, after string
 	b := &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
@@ -131,13 +127,8 @@ func TestGenericPlanHoldsForItsBatchOnly(t *testing.T) {
 // few keys probes its index even where a scan looks cheaper (a table
 // never analysed), and the connection plans as before after the batch.
 func TestKeyedPlanScansNothing(t *testing.T) {
-	db := testenv.Postgres(t)
 	ctx := context.Background()
-	conn, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
+	conn := oneConnection(t)
 	if _, err := conn.Exec(ctx, `CREATE TABLE keyed_probe (id int PRIMARY KEY, v text)`); err != nil {
 		t.Fatal(err)
 	}
@@ -176,4 +167,16 @@ func TestKeyedPlanScansNothing(t *testing.T) {
 	if p := strings.Join(after, "\n"); !strings.Contains(p, "Seq Scan on keyed_probe") {
 		t.Fatalf("after the batch the planner should be back to its own choice (a scan of the young table); the plan:\n%s", p)
 	}
+}
+
+// oneConnection is a connection of a fresh test database, held for the
+// test: what a batch sets must be seen on the same connection.
+func oneConnection(t *testing.T) *pgxpool.Conn {
+	t.Helper()
+	conn, err := testenv.Postgres(t).Pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	return conn
 }
