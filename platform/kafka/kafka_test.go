@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -292,5 +293,130 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 	defer mu.Unlock()
 	if handled != 1 {
 		t.Fatalf("a restarted consumer handled %d committed records again", handled-1)
+	}
+}
+
+// TestConsumeKeyConcurrencyDoesNotWaitForTheSlowest: with KeyConcurrency
+// a record held up by its handler holds back only its own key. Records of
+// other keys fetched after it are handled meanwhile (the runtime used to
+// finish a fetched batch before taking the next), and the group's offset
+// does not pass the record until it is done; then every record is
+// committed.
+func TestConsumeKeyConcurrencyDoesNotWaitForTheSlowest(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	topic := schemas.TopicCarrierRaw
+	produce := func(key, value string) {
+		t.Helper()
+		if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(value)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release := make(chan struct{})
+	slowStarted := make(chan struct{})
+	var mu sync.Mutex
+	var handled []string
+	handler := func(ctx context.Context, r *kgo.Record) error {
+		if string(r.Value) == "slow" {
+			close(slowStarted)
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		mu.Lock()
+		handled = append(handled, string(r.Value))
+		mu.Unlock()
+		return nil
+	}
+	group := "test-pipeline"
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: group, Topics: []string{topic}, Log: testenv.Log(t), KeyConcurrency: 4}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	defer unblock() // first, so a failing test does not hang the shutdown
+
+	produce("a", "slow") // offset 0
+	<-slowStarted
+	produce("b", "b1") // offsets 1..3, fetched after the slow record
+	produce("c", "c1")
+	produce("a", "a2") // behind the slow record: its key waits
+	has := func(v string) bool { mu.Lock(); defer mu.Unlock(); return slices.Contains(handled, v) }
+	testkit.Eventually(t, 10*time.Second, "b1 and c1 while the slow record is held", func() bool { return has("b1") && has("c1") })
+	if has("a2") {
+		t.Fatal("a2 was handled before the slow record of its key")
+	}
+	adm := kadm.NewClient(cl)
+	committedOffset := func() int64 {
+		offs, err := adm.FetchOffsets(context.Background(), group)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, ok := offs.Lookup(topic, 0); ok {
+			return o.At
+		}
+		return -1
+	}
+	if at := committedOffset(); at > 0 {
+		t.Fatalf("the group's offset is %d while the record at 0 is not done", at)
+	}
+	unblock()
+	testkit.Eventually(t, 10*time.Second, "every record committed", func() bool { return committedOffset() == 4 })
+	mu.Lock()
+	defer mu.Unlock()
+	if i, j := slices.Index(handled, "slow"), slices.Index(handled, "a2"); i < 0 || j < i {
+		t.Fatalf("key a handled out of order: %v", handled)
+	}
+}
+
+// TestConsumeKeyConcurrencyRetriesInKeyOrder: a record that fails (twice)
+// while its partition's records run side by side is retried, every record
+// is handled, and no later record of its key is handled before it.
+func TestConsumeKeyConcurrencyRetriesInKeyOrder(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	const n = 70 // keys k0..k6, ten records each, interleaved; 12 is k5's second
+	produceN(t, cl, schemas.TopicCarrierRaw, n)
+	var mu sync.Mutex
+	failures := 0
+	succeeded := map[int]bool{}
+	var violations []string
+	handler := func(_ context.Context, r *kgo.Record) error {
+		v, _ := strconv.Atoi(string(r.Value))
+		mu.Lock()
+		defer mu.Unlock()
+		if v == 12 && failures < 2 {
+			failures++
+			return errors.New("a store is down")
+		}
+		if v%7 == 5 && v > 12 && !succeeded[12] {
+			violations = append(violations, fmt.Sprintf("%d before 12", v))
+		}
+		succeeded[v] = true
+		return nil
+	}
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-pipeline-retry", Topics: []string{schemas.TopicCarrierRaw},
+		Log: testenv.Log(t), KeyConcurrency: 4, Retry: kafka.Backoff{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
+	testkit.Eventually(t, 20*time.Second, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return len(succeeded) == n })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if failures != 2 || len(violations) > 0 {
+		t.Fatalf("failures %d (want 2); key k5 out of order: %v", failures, violations)
 	}
 }
