@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/platform/postgres"
@@ -46,20 +45,16 @@ type outcome struct {
 // change nothing.
 func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (opened bool, died int, err error) {
 	var (
-		closing, ids, statuses, errs []string
-		tokens                       []uuid.UUID
-		nexts, ats                   []time.Time
-		codes                        []*int32
-		relIDs                       []string
-		relTokens                    []uuid.UUID
-		goneAccts, goneURLs          []string
+		closing             []string
+		settled, released   []outcome
+		goneAccts, goneURLs []string
 	)
 	for _, o := range outs {
 		if o.Gone {
 			goneAccts, goneURLs = append(goneAccts, o.c.AccountID), append(goneURLs, o.c.TargetURL)
 		}
 		if o.Status == "" {
-			relIDs, relTokens = append(relIDs, o.c.ID), append(relTokens, o.c.Token)
+			released = append(released, o)
 			continue
 		}
 		if (o.Status == StatusDelivered || o.Status == StatusDead) && o.c.Kind == kindEvents {
@@ -68,14 +63,7 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 		if o.Status == StatusDead {
 			died++
 		}
-		ids, tokens, statuses = append(ids, o.c.ID), append(tokens, o.c.Token), append(statuses, o.Status)
-		nexts, errs, ats = append(nexts, o.NextAt), append(errs, o.Error), append(ats, o.At)
-		var code *int32
-		if o.HTTPCode != 0 {
-			c := int32(o.HTTPCode)
-			code = &c
-		}
-		codes = append(codes, code)
+		settled = append(settled, o)
 	}
 	args := s.openArgs(now)
 	args["closing"], args["gone_accts"], args["gone_urls"] = closing, goneAccts, goneURLs
@@ -96,11 +84,16 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 		// deliveries due again, nothing else (see asyncCommit).
 		b.Queue(asyncCommit)
 	}
-	for i := range ids {
-		b.Queue(settleSQL, ids[i], tokens[i], statuses[i], nexts[i], codes[i], errs[i], ats[i])
+	for _, o := range settled {
+		var code *int32
+		if o.HTTPCode != 0 {
+			c := int32(o.HTTPCode)
+			code = &c
+		}
+		b.Queue(settleSQL, o.c.ID, o.c.Token, o.Status, o.NextAt, code, o.Error, o.At)
 	}
-	for i := range relIDs {
-		b.Queue(`UPDATE deliveries SET lease_until = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2`, relIDs[i], relTokens[i])
+	for _, o := range released {
+		b.Queue(`UPDATE deliveries SET lease_until = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2`, o.c.ID, o.c.Token)
 	}
 	if len(goneAccts) > 0 {
 		// Deactivated only while still on the URL that answered 410.

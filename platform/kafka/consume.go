@@ -289,7 +289,7 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 	}()
 	var pipe *pipeline
 	if c.cfg.KeyConcurrency > 1 {
-		pipe = newPipeline(c, ctx, c.cfg.KeyConcurrency)
+		pipe = newPipeline(ctx, c, c.cfg.KeyConcurrency)
 		// Handler calls in flight finish (or, abandoned, end with ctx)
 		// before the worker is done; what they finish is committed.
 		defer func() {
@@ -416,7 +416,7 @@ type slot struct {
 	err  error
 }
 
-func newPipeline(c *consumer, ctx context.Context, max int) *pipeline {
+func newPipeline(ctx context.Context, c *consumer, max int) *pipeline {
 	return &pipeline{c: c, ctx: ctx, max: max, keys: map[string][]*slot{}, results: make(chan *slot, max)}
 }
 
