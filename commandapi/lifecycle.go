@@ -168,7 +168,7 @@ func sweepRound(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (i
 			FROM subscriptions s
 			JOIN trackings t ON t.id = s.tracking_id
 			JOIN accounts a ON a.id = s.account_id
-			WHERE s.status = 'OPEN' AND (
+			WHERE s.status = 'OPEN' AND s.expires_at IS NOT NULL AND (
 				s.expires_at <= $1
 				OR t.journey_ended_at >= s.created_at
 				OR greatest(t.events_changed_at, s.created_at) <= $2 AND t.events_changed_at IS NOT NULL)

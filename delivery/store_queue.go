@@ -89,8 +89,9 @@ const queueSQL = `
 	), fresh AS (
 		SELECT s.*, ev.event_id, ev.hash, ev.emitted_at, ev.event, ev.traceparent,
 		       CASE WHEN NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
-		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
-		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL)
+		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed OFFSET 0)
+		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL
+		                             OFFSET 0)
 		            THEN gen_random_uuid() END AS delivery_id
 		FROM ev CROSS JOIN LATERAL (
 			SELECT s.id, s.account_id, a.env, w.target_url, w.secret_enc, s.reference, s.container_number,
@@ -193,6 +194,23 @@ type leaseGrant struct {
 // the accounts of those it opened without a lease (to be claimed). One
 // transaction, one round trip.
 func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now time.Time) (leased []claimed, unleased []string, err error) {
+	b, out := s.enqueueBatch(evs, g, now)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, nil, fmt.Errorf("queue events: %w", err)
+	}
+	return out.leased, out.unleased, nil
+}
+
+// enqueued is what enqueue's batch returns once it has run.
+type enqueued struct {
+	leased   []claimed
+	unleased []string
+}
+
+// enqueueBatch is enqueue's transaction as a pgx batch (one implicit
+// transaction); out is filled as it runs.
+func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.Batch, out *enqueued) {
+	out = &enqueued{}
 	trackings := make([]uuid.UUID, len(evs))
 	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
 	emitted := make([]time.Time, len(evs))
@@ -210,8 +228,11 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 		"traceparents": traceparents, "now": now,
 		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until,
 		"owner": s.owner()}
-	b := &pgx.Batch{}
+	b = &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
+	// Probes only, whatever the statistics: a young table's plan scanned
+	// every open subscription for each event (docs/performance.md).
+	b.Queue(postgres.KeyedPlan)
 	b.Queue(lockSQL(queueTargets), args)
 	b.Queue(queueSQL, args).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -224,7 +245,7 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 				return err
 			}
 			if !isLeased {
-				unleased = append(unleased, c.AccountID)
+				out.unleased = append(out.unleased, c.AccountID)
 				continue
 			}
 			body, err := buildBody(refs, events)
@@ -232,14 +253,11 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 				return err
 			}
 			c.Body, c.EventCount, c.Endpoint = body, 1, endpointKey(c.AccountID, c.TargetURL)
-			leased = append(leased, c)
+			out.leased = append(out.leased, c)
 		}
 		return rows.Err()
 	})
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
-		return nil, nil, fmt.Errorf("queue events: %w", err)
-	}
-	return leased, unleased, nil
+	return b, out
 }
 
 // sweep opens deliveries for subscriptions with queued events and no open

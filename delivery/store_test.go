@@ -263,3 +263,51 @@ func TestClaimPassesOverFullEndpoints(t *testing.T) {
 		t.Fatalf("claimed %v, want the busy account 3 and the other 7", n)
 	}
 }
+
+// Queuing an event reads its own subscription's rows, not every open
+// subscription, open delivery or queued event, on a database whose tables
+// have no statistics yet (a new deployment's first minutes, when plans
+// cached per connection are made) and after they are analysed. The tables
+// are small (200 subscriptions, under 10 pages): there a scan costs the
+// planner no more than a probe, and ties between indexes are broken by
+// their order, not by what they narrow.
+func TestEnqueueReadsOnlyItsSubscription(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 2)
+	mustExec(t, st, `
+		WITH a AS (SELECT account_id FROM webhooks LIMIT 1),
+		t AS (INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status)
+			SELECT gen_random_uuid(), a.account_id, 'sandbox', 'MAEU', 'container', 'C' || n, 'CONNECTED'
+			FROM a, generate_series(1, 200) AS n RETURNING id, account_id, identifier)
+		INSERT INTO subscriptions (id, account_id, reference, tracking_id, scac, container_number, status, created_at, expires_at)
+		SELECT gen_random_uuid(), account_id, identifier, id, 'MAEU', identifier, 'OPEN', now(), now() + interval '1 day' FROM t`)
+	// Half of them have an open delivery and the other half queued events.
+	mustExec(t, st, `
+		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at, created_at, updated_at)
+		SELECT gen_random_uuid(), account_id, id, 'PENDING', 1, now(), now(), now()
+		FROM subscriptions WHERE reference LIKE 'C%' AND right(reference, 1) IN ('0', '2', '4', '6', '8')`)
+	mustExec(t, st, `
+		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
+		SELECT id, 'queued', 'h', '{}', now() FROM subscriptions WHERE reference LIKE 'C%' AND right(reference, 1) IN ('1', '3', '5', '7', '9')`)
+	for i, when := range []string{"without statistics", "analysed"} {
+		if i == 1 {
+			mustExec(t, st, `ANALYZE`)
+		}
+		b, out := st.enqueueBatch([]queued{event(trks[0][i], "probe")}, leaseGrant{}, time.Now())
+		tables := []string{"subscriptions", "deliveries", "delivery_queue"}
+		b, read := testenv.RowsRead(b, tables)
+		if err := st.pool.SendBatch(ctx, b).Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.unleased) != 1 {
+			t.Fatalf("%s: queued %d deliveries, want 1", when, len(out.unleased))
+		}
+		for _, table := range tables {
+			// A handful of index entries and rows per probe; a scan reads 100 or more.
+			if read[table] > 30 {
+				t.Errorf("%s: queuing one event read %d rows of %s", when, read[table], table)
+			}
+		}
+	}
+}

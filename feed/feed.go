@@ -271,7 +271,7 @@ const writeSQL = `
 		FROM ev CROSS JOIN LATERAL (
 			SELECT s.id, s.account_id, s.seq,
 			       EXISTS (SELECT 1 FROM feed_events f WHERE f.subscription_id = s.id AND f.src_partition = ev.part
-			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash) AS seen
+			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash OFFSET 0) AS seen
 			FROM subscriptions s
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 			OFFSET 0) s
@@ -296,6 +296,11 @@ const writeSQL = `
 
 // writeItems writes items in one transaction (the statement is one).
 func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.Time) error {
+	return pool.SendBatch(ctx, writeBatch(items, now)).Close()
+}
+
+// writeBatch is writeItems' transaction as a pgx batch.
+func writeBatch(items []item, now time.Time) *pgx.Batch {
 	n := len(items)
 	trackings, ids, hashes := make([]uuid.UUID, n), make([]string, n), make([]string, n)
 	events, parts, offsets := make([][]byte, n), make([]int32, n), make([]int64, n)
@@ -305,11 +310,14 @@ func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.
 	}
 	b := &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
+	// Probes only, whatever the statistics: a young table's plan scanned
+	// every open subscription for each event (docs/performance.md).
+	b.Queue(postgres.KeyedPlan)
 	b.Queue(writeSQL, pgx.NamedArgs{
 		"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events,
 		"parts": parts, "offsets": offsets, "now": now,
 	})
-	return pool.SendBatch(ctx, b).Close()
+	return b
 }
 
 // pruneBatch bounds the rows one prune statement deletes.

@@ -336,3 +336,33 @@ func RunStage(t testing.TB, name string, run func(ctx context.Context) error) (s
 	t.Cleanup(stop)
 	return stop
 }
+
+// RowsRead wraps the statements of b in a batch that also reads, before and
+// after them, the rows read from each of tables (by sequential scans and by
+// every one of their indexes); read is filled with the difference when the
+// batch runs. A pgx batch is one transaction, so the difference is what b's
+// statements read. It tells a probe by key (a few rows) from a plan that
+// reads a whole table, whatever plan Postgres chose.
+func RowsRead(b *pgx.Batch, tables []string) (wrapped *pgx.Batch, read map[string]int64) {
+	read = map[string]int64{}
+	const counts = `
+		SELECT c.relname::text, pg_stat_get_xact_tuples_returned(c.oid) + coalesce((
+			SELECT sum(pg_stat_get_xact_tuples_returned(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid), 0)::bigint
+		FROM pg_class c WHERE c.relname = ANY($1) AND c.relnamespace = 'public'::regnamespace`
+	add := func(sign int64) func(pgx.Rows) error {
+		return func(rows pgx.Rows) error {
+			var table string
+			var n int64
+			_, err := pgx.ForEachRow(rows, []any{&table, &n}, func() error {
+				read[table] += sign * n
+				return nil
+			})
+			return err
+		}
+	}
+	wrapped = &pgx.Batch{}
+	wrapped.Queue(counts, tables).Query(add(-1))
+	wrapped.QueuedQueries = append(wrapped.QueuedQueries, b.QueuedQueries...)
+	wrapped.Queue(counts, tables).Query(add(1))
+	return wrapped, read
+}
