@@ -73,6 +73,9 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 		Topics: []string{schemas.TopicEvents, schemas.TopicSubscriptions}, Name: "projector-journeys",
 		Log: p.log, Metrics: p.deps.Metrics,
 		MaxBatch: p.cfg.MaxBatch, MaxWait: p.cfg.JourneyMaxWait, Retry: p.cfg.Retry,
+		// A changed journey's row is rewritten whole (all its events), so a
+		// batch costs what its trackings hold, not what it brings.
+		Paced:           true,
 		DeadLetterTopic: schemas.TopicProjectorDeadLetters,
 		OnRevoked:       func() { p.drop.Store(true) },
 		Stop: func(idle int) bool {

@@ -25,6 +25,13 @@ type BatchConfig struct {
 	// (default 1 s).
 	MaxBatch int
 	MaxWait  time.Duration
+	// Paced, if set, lets a batch gather for as long as the last one took to
+	// handle when that is longer than MaxWait: a handler whose cost is per
+	// batch rather than per record (a ClickHouse insert rewriting whole
+	// rows) then spends at most about half the time writing, however far
+	// behind it is, instead of writing back to back and taking the CPU the
+	// stages before it need. Latency grows by at most one handling time.
+	Paced bool
 	// Retry is the backoff of a failed batch (default 100 ms doubling to
 	// 10 s, 8 attempts, about 40 s). After the attempts the consumer stops
 	// with the error: the stage stops with the reason instead of stalling
@@ -123,11 +130,12 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 	fail := func(err error) error { return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, err) }
 
 	idle := 0
+	window := cfg.MaxWait
 	for {
 		if cfg.Stop != nil && cfg.Stop(idle) {
 			return nil
 		}
-		recs := gather(ctx, cl, log, cfg.MaxBatch, cfg.MaxWait)
+		recs := gather(ctx, cl, log, cfg.MaxBatch, window)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -143,6 +151,9 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 			start := time.Now()
 			err := recoverFunc(func() error { return handle(ctx, b) })
 			cfg.Metrics.observe(cfg.Name, start)
+			if cfg.Paced {
+				window = max(cfg.MaxWait, time.Since(start))
+			}
 			if err == nil {
 				err = dl.produce(ctx, b.dead, b.causes)
 			}

@@ -269,3 +269,55 @@ func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
 		t.Fatalf("a failing follower returned %v", err)
 	}
 }
+
+// A paced consumer gathers a batch for as long as the last one took to
+// handle: after a 400 ms batch, two records 150 ms apart make one batch,
+// where an unpaced one (MaxWait 30 ms) hands them over one by one.
+func TestConsumeBatchesPacedGathersForTheLastHandlingTime(t *testing.T) {
+	for _, paced := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unpaced", true: "paced"}[paced], func(t *testing.T) {
+			brokers := testenv.Kafka(t, 1)
+			cl := testenv.KafkaClient(t, brokers)
+			produce := func(v string) {
+				if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: schemas.TopicPollAttempts, Value: []byte(v)}); err != nil {
+					t.Error(err)
+				}
+			}
+			produce("first")
+			var mu sync.Mutex
+			var batches []string
+			testenv.RunStage(t, "batches", func(ctx context.Context) error {
+				cfg := kafka.BatchConfig{Brokers: brokers, Group: "test-paced", Topics: []string{schemas.TopicPollAttempts},
+					Log: testenv.Log(t), MaxBatch: 100, MaxWait: 30 * time.Millisecond, Paced: paced}
+				return kafka.ConsumeBatches(ctx, cfg, func(_ context.Context, b *kafka.Batch) error {
+					var vs []string
+					for _, r := range b.Records {
+						vs = append(vs, string(r.Value))
+					}
+					mu.Lock()
+					batches = append(batches, strings.Join(vs, ","))
+					mu.Unlock()
+					if vs[0] == "first" {
+						produce("a") // waits in the broker until the batch is done
+						go func() {
+							time.Sleep(400*time.Millisecond + 150*time.Millisecond) // 150 ms after the batch
+							produce("b")
+						}()
+						time.Sleep(400 * time.Millisecond) // a slow insert
+					}
+					return nil
+				})
+			})
+			got := func() string {
+				mu.Lock()
+				defer mu.Unlock()
+				return strings.Join(batches, " | ")
+			}
+			testkit.Eventually(t, 10*time.Second, "both records handled", func() bool { return strings.Contains(got(), "b") })
+			want := map[bool]string{false: "first | a | b", true: "first | a,b"}[paced]
+			if got() != want {
+				t.Fatalf("batches %q, want %q", got(), want)
+			}
+		})
+	}
+}
