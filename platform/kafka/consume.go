@@ -252,13 +252,32 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 	log := c.cfg.Log.With("consumer", c.cfg.Name, "topic", topic, "partition", partition)
 	// Offsets are committed by a goroutine of their own, so the next batch
 	// is handled while the last one's commit is on the wire; only the
-	// newest pending offset is kept. On return the last commit is made
-	// before done closes (a revoke waits for it; a lost partition skips it).
+	// newest pending offset is kept, and a commit waits commitInterval for
+	// newer ones: at low rates every record would otherwise cost a commit
+	// round trip to the broker (at 500 events/s, hundreds a second per
+	// consumer), and a crash replays at most that much more, which the
+	// handlers absorb (they are idempotent). On return the last commit is
+	// made at once before done closes (a revoke waits for it; a lost
+	// partition skips it).
 	pending := make(chan *kgo.Record, 1)
 	committed := make(chan struct{})
 	go func() {
 		defer close(committed)
 		for r := range pending {
+			wait := time.NewTimer(commitInterval)
+		gather:
+			for {
+				select {
+				case newer, ok := <-pending:
+					if !ok {
+						break gather // stopping: commit what we have now
+					}
+					r = newer
+				case <-wait.C:
+					break gather
+				}
+			}
+			wait.Stop()
 			if ctx.Err() != nil {
 				continue // partition lost: no longer ours to commit
 			}
@@ -391,6 +410,10 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 // waiting, or done behind one not done): beyond it the worker takes no
 // more batches, as a wave in hand did.
 const pipelineWindow = 1000
+
+// commitInterval is how long a partition's offset commit waits for newer
+// offsets (see consumer.run).
+const commitInterval = 100 * time.Millisecond
 
 // pipeline is a partition's records in flight and waiting, for run.
 type pipeline struct {

@@ -3,6 +3,7 @@ package kafka_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
@@ -317,6 +319,48 @@ func TestConsumeBatchesPacedGathersForTheLastHandlingTime(t *testing.T) {
 			want := map[bool]string{false: "first | a | b", true: "first | a,b"}[paced]
 			if got() != want {
 				t.Fatalf("batches %q, want %q", got(), want)
+			}
+		})
+	}
+}
+
+// commitCounter counts a client's OffsetCommit requests.
+type commitCounter struct{ n atomic.Int32 }
+
+func (c *commitCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	if key == kmsg.OffsetCommit.Int16() && err == nil {
+		c.n.Add(1)
+	}
+}
+
+// Records arriving one by one are committed a few at a time, not one
+// commit round trip each, and the last offset is still committed.
+func TestConsumeCoalescesCommits(t *testing.T) {
+	for _, keys := range []int{1, 4} {
+		t.Run(fmt.Sprintf("key concurrency %d", keys), func(t *testing.T) {
+			brokers := testenv.Kafka(t, 1)
+			cl := testenv.KafkaClient(t, brokers)
+			commits := &commitCounter{}
+			var handled atomic.Int32
+			cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-coalesce", Topics: []string{schemas.TopicEvents},
+				Log: testenv.Log(t), KeyConcurrency: keys, Opts: []kgo.Opt{kgo.WithHooks(commits)}}
+			testenv.RunStage(t, "consume", func(ctx context.Context) error {
+				return kafka.Consume(ctx, cfg, func(context.Context, *kgo.Record) error {
+					handled.Add(1)
+					return nil
+				})
+			})
+			const n = 40
+			for i := range n {
+				// One at a time, each handled before the next is produced.
+				produceN(t, cl, schemas.TopicEvents, 1)
+				testkit.Eventually(t, 10*time.Second, "the record handled", func() bool { return handled.Load() == int32(i+1) })
+			}
+			testkit.Eventually(t, 10*time.Second, "every offset committed", func() bool {
+				return committed(t, cl, "test-coalesce", schemas.TopicEvents) == n
+			})
+			if got := commits.n.Load(); got > n/4 {
+				t.Fatalf("%d commits for %d records handled one by one, want a few", got, n)
 			}
 		})
 	}
