@@ -77,11 +77,14 @@ type endpoint struct {
 }
 
 // claimSpacing is the least time between two claims, and recordLinger how
-// long the first outcome of a batch waits for others: a few milliseconds of
-// latency for a fraction of the database work under load.
+// long the first outcome of a batch waits for others: a fraction of the
+// database work under load, and off the path of the receipt (the receiver
+// has its answer; only a subscription's next batch, opened by the same
+// transaction, waits). At 500 events/s 3 ms made a transaction for every
+// 1.3 outcomes.
 const (
 	claimSpacing = 3 * time.Millisecond
-	recordLinger = 3 * time.Millisecond
+	recordLinger = 10 * time.Millisecond
 )
 
 var (

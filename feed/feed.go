@@ -221,18 +221,25 @@ func (s *stage) writeLoop(ctx context.Context, stop <-chan struct{}) {
 			return
 		}
 		group := []*writeReq{first}
+		linger := time.NewTimer(writeLinger)
 	gather:
 		for len(group) < s.cfg.MaxGroup {
 			select {
 			case r := <-s.reqs:
 				group = append(group, r)
-			default:
+			case <-linger.C:
 				break gather
 			}
 		}
+		linger.Stop()
 		s.write(ctx, group)
 	}
 }
+
+// writeLinger is how long the first event of a write waits for others:
+// at 500 events/s a write went out for every four events. A long-poll
+// sees an event this much later (the target is a second).
+const writeLinger = 5 * time.Millisecond
 
 func (s *stage) write(ctx context.Context, group []*writeReq) {
 	items := make([]item, len(group))

@@ -149,6 +149,12 @@ func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, log *slo
 	for {
 		select {
 		case <-s.wake:
+			// Let more commits' state gather: the save is off the
+			// transactions' path, and one upsert a moment is enough.
+			select {
+			case <-time.After(saveLinger):
+			case <-stop:
+			}
 		case <-stop:
 			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
 			defer cancel()
@@ -176,6 +182,12 @@ func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, log *slo
 
 // flushTimeout bounds one save (a hung store must not stop the saver).
 const flushTimeout = 10 * time.Second
+
+// saveLinger is how long the saver gathers committed state before a save:
+// at 500 events/s it saved after nearly every transaction (four events
+// each). A crash loses at most this much more state, which re-emits those
+// events once with the same id and hash, as before.
+const saveLinger = 50 * time.Millisecond
 
 // flush writes every unsaved hash in one statement; on failure they stay
 // unsaved (a newer hash of a key that arrived meanwhile wins).
