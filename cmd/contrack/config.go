@@ -181,6 +181,7 @@ var envVars = []envVar{
 	{"CONTRACK_POLLER_MIN_INTERVAL", "1m", "least time between two polls of a tracking brought forward by an expected event", false, "Poller.MinInterval"},
 
 	{"CONTRACK_NORMALIZE_MAX_TRANSACTION", "2000", "raw records per Kafka transaction of the normaliser at most", false, "Normalize.MaxTransaction"},
+	{"CONTRACK_NORMALIZE_TRANSACTION_LINGER", "10ms", "how long a normaliser transaction's first raw records wait for more (fewer transactions at low rates)", false, "Normalize.TransactionLinger"},
 	{"CONTRACK_NORMALIZE_TRANSACTIONAL_ID", "", "Kafka transactional id of this normaliser; unique per running instance (empty: random at every start)", false, "Normalize.TransactionalID"},
 	{"CONTRACK_NORMALIZE_SEEN_CAPACITY", "200000", "entries of the normaliser's in-memory dedupe cache", false, "Normalize.SeenCapacity"},
 	{"CONTRACK_NORMALIZE_ROUTING_WAIT", "10s", "how long pushed events wait at start-up for the routing index to catch up", false, "Normalize.RoutingWait"},

@@ -52,6 +52,11 @@ type Config struct {
 	// to the broker and its markers), so under a backlog larger ones carry
 	// more events per second; an idle stage commits whatever one poll gave.
 	MaxTransaction int
+	// TransactionLinger is how long a transaction's first raw records wait
+	// for more (default 10 ms): at 500 events/s transactions carried 2.6
+	// events each, and each costs about ten broker round trips with the
+	// fetches its commit wakes downstream.
+	TransactionLinger time.Duration
 }
 
 // Validate reports every invalid field (zero values are valid: they take the defaults).
@@ -65,6 +70,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxTransaction < 0 {
 		errs = append(errs, errors.New("normalize: MaxTransaction must not be negative"))
+	}
+	if c.TransactionLinger < 0 {
+		errs = append(errs, errors.New("normalize: TransactionLinger must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -83,6 +91,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxTransaction == 0 {
 		c.MaxTransaction = 2000
+	}
+	if c.TransactionLinger == 0 {
+		c.TransactionLinger = 10 * time.Millisecond
 	}
 	return c
 }
@@ -138,7 +149,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	err := kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
 		Brokers: deps.Brokers, Group: schemas.GroupNormalize, Topics: []string{schemas.TopicCarrierRaw},
 		TransactionalID: cfg.TransactionalID, Name: "normalize", Log: log, Metrics: deps.Metrics,
-		MaxRecords: cfg.MaxTransaction,
+		MaxRecords: cfg.MaxTransaction, Linger: cfg.TransactionLinger,
 	}, s.batch)
 	stopIdx()
 	if err != nil && ctx.Err() == nil {

@@ -365,3 +365,55 @@ func TestConsumeCoalescesCommits(t *testing.T) {
 		})
 	}
 }
+
+// A lingering transactional consumer lets a transaction's first record wait
+// for more: two records 100 ms apart make one transaction with a 400 ms
+// linger, two without one. Each batch is committed.
+func TestConsumeTransactionalLingers(t *testing.T) {
+	for _, linger := range []time.Duration{0, 400 * time.Millisecond} {
+		t.Run(fmt.Sprintf("linger %s", linger), func(t *testing.T) {
+			brokers := testenv.Kafka(t, 1)
+			cl := testenv.KafkaClient(t, brokers)
+			produce := func(v string) {
+				t.Helper()
+				if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: schemas.TopicCarrierRaw, Value: []byte(v)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var mu sync.Mutex
+			var txns []string
+			testenv.RunStage(t, "transactional", func(ctx context.Context) error {
+				cfg := kafka.TransactConfig{Brokers: brokers, Group: "test-linger", Topics: []string{schemas.TopicCarrierRaw},
+					TransactionalID: "test-linger-" + t.Name(), Log: testenv.Log(t), MaxRecords: 100, Linger: linger}
+				return kafka.ConsumeTransactional(ctx, cfg, func(_ context.Context, b *kafka.TxBatch) error {
+					var vs []string
+					for _, r := range b.Records {
+						vs = append(vs, string(r.Value))
+					}
+					mu.Lock()
+					txns = append(txns, strings.Join(vs, ","))
+					mu.Unlock()
+					return nil
+				})
+			})
+			got := func() string {
+				mu.Lock()
+				defer mu.Unlock()
+				return strings.Join(txns, " | ")
+			}
+			produce("warm-up") // the consumer is in its group and idle once this is handled
+			testkit.Eventually(t, 20*time.Second, "the warm-up handled", func() bool { return strings.Contains(got(), "warm-up") })
+			produce("a")
+			time.Sleep(100 * time.Millisecond) // the second record comes 100 ms after the first
+			produce("b")
+			testkit.Eventually(t, 10*time.Second, "both records handled", func() bool { return strings.Contains(got(), "b") })
+			want := map[time.Duration]string{0: "warm-up | a | b", 400 * time.Millisecond: "warm-up | a,b"}[linger]
+			if got() != want {
+				t.Fatalf("transactions %q, want %q", got(), want)
+			}
+			testkit.Eventually(t, 10*time.Second, "every offset committed", func() bool {
+				return committed(t, cl, "test-linger", schemas.TopicCarrierRaw) == 3
+			})
+		})
+	}
+}

@@ -25,6 +25,11 @@ type TransactConfig struct {
 	Metrics *Metrics
 	// MaxRecords bounds the records of one transaction (default 500).
 	MaxRecords int
+	// Linger, if set, is how long a transaction's first records wait for
+	// more before it begins. Each transaction costs several broker round
+	// trips, and its commit wakes every read_committed consumer of what it
+	// wrote: at low rates, one per record or two.
+	Linger time.Duration
 	// Retry is the backoff of a failed batch (default 250 ms doubling to
 	// 5 s, unbounded: a store outage pauses the stage; a handler that must
 	// not wait for ever returns a Fatal error itself). Attempts > 0 stops
@@ -109,6 +114,9 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 		if len(recs) == 0 {
 			continue
 		}
+		if cfg.Linger > 0 && len(recs) < cfg.MaxRecords && failures == 0 {
+			recs = linger(ctx, sess, log, recs, cfg.MaxRecords, cfg.Linger)
+		}
 		if failures == 0 {
 			cfg.Metrics.ages(cfg.Name, recs...)
 		}
@@ -183,4 +191,23 @@ func rewind(cl *kgo.Client, recs []*kgo.Record) {
 		}
 	}
 	cl.SetOffsets(first)
+}
+
+// linger polls sess for up to d more, until it holds max records.
+func linger(ctx context.Context, sess *kgo.GroupTransactSession, log *slog.Logger, recs []*kgo.Record, max int, d time.Duration) []*kgo.Record {
+	lctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for len(recs) < max && lctx.Err() == nil {
+		fs := sess.PollRecords(lctx, max-len(recs))
+		if fs.IsClientClosed() {
+			break
+		}
+		fs.EachError(func(t string, p int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				log.Error("fetch", "topic", t, "partition", p, "err", err)
+			}
+		})
+		recs = append(recs, fs.Records()...)
+	}
+	return recs
 }
