@@ -286,20 +286,12 @@ func TestConsumeBatchesPacedGathersForTheLastHandlingTime(t *testing.T) {
 				}
 			}
 			produce("first")
-			var mu sync.Mutex
-			var batches []string
+			var batches batchLog
 			testenv.RunStage(t, "batches", func(ctx context.Context) error {
 				cfg := kafka.BatchConfig{Brokers: brokers, Group: "test-paced", Topics: []string{schemas.TopicPollAttempts},
 					Log: testenv.Log(t), MaxBatch: 100, MaxWait: 30 * time.Millisecond, Paced: paced}
 				return kafka.ConsumeBatches(ctx, cfg, func(_ context.Context, b *kafka.Batch) error {
-					var vs []string
-					for _, r := range b.Records {
-						vs = append(vs, string(r.Value))
-					}
-					mu.Lock()
-					batches = append(batches, strings.Join(vs, ","))
-					mu.Unlock()
-					if vs[0] == "first" {
+					if batches.add(b.Records)[0] == "first" {
 						produce("a") // waits in the broker until the batch is done
 						go func() {
 							time.Sleep(400*time.Millisecond + 150*time.Millisecond) // 150 ms after the batch
@@ -310,15 +302,10 @@ func TestConsumeBatchesPacedGathersForTheLastHandlingTime(t *testing.T) {
 					return nil
 				})
 			})
-			got := func() string {
-				mu.Lock()
-				defer mu.Unlock()
-				return strings.Join(batches, " | ")
-			}
-			testkit.Eventually(t, 10*time.Second, "both records handled", func() bool { return strings.Contains(got(), "b") })
+			testkit.Eventually(t, 10*time.Second, "both records handled", func() bool { return strings.Contains(batches.String(), "b") })
 			want := map[bool]string{false: "first | a | b", true: "first | a,b"}[paced]
-			if got() != want {
-				t.Fatalf("batches %q, want %q", got(), want)
+			if got := batches.String(); got != want {
+				t.Fatalf("batches %q, want %q", got, want)
 			}
 		})
 	}
@@ -380,27 +367,16 @@ func TestConsumeTransactionalLingers(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var mu sync.Mutex
-			var txns []string
+			var txns batchLog
 			testenv.RunStage(t, "transactional", func(ctx context.Context) error {
 				cfg := kafka.TransactConfig{Brokers: brokers, Group: "test-linger", Topics: []string{schemas.TopicCarrierRaw},
 					TransactionalID: "test-linger-" + t.Name(), Log: testenv.Log(t), MaxRecords: 100, Linger: linger}
 				return kafka.ConsumeTransactional(ctx, cfg, func(_ context.Context, b *kafka.TxBatch) error {
-					var vs []string
-					for _, r := range b.Records {
-						vs = append(vs, string(r.Value))
-					}
-					mu.Lock()
-					txns = append(txns, strings.Join(vs, ","))
-					mu.Unlock()
+					txns.add(b.Records)
 					return nil
 				})
 			})
-			got := func() string {
-				mu.Lock()
-				defer mu.Unlock()
-				return strings.Join(txns, " | ")
-			}
+			got := txns.String
 			produce("warm-up") // the consumer is in its group and idle once this is handled
 			testkit.Eventually(t, 20*time.Second, "the warm-up handled", func() bool { return strings.Contains(got(), "warm-up") })
 			produce("a")
@@ -416,4 +392,29 @@ func TestConsumeTransactionalLingers(t *testing.T) {
 			})
 		})
 	}
+}
+
+// batchLog records the values of each batch (or transaction) a handler
+// got, shown as "a,b | c".
+type batchLog struct {
+	mu      sync.Mutex
+	batches []string
+}
+
+// add records recs as one batch and returns their values.
+func (l *batchLog) add(recs []*kgo.Record) []string {
+	vs := make([]string, len(recs))
+	for i, r := range recs {
+		vs[i] = string(r.Value)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.batches = append(l.batches, strings.Join(vs, ","))
+	return vs
+}
+
+func (l *batchLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.batches, " | ")
 }
