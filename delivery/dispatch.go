@@ -56,6 +56,9 @@ type dispatcher struct {
 	slow      int  // attempts past SlowAfter: they hold only their endpoint's slots
 	reserved  int  // slots granted to enqueue transactions in flight
 	accepting bool // false once shutting down: no more sends start
+	// orphans are the tokens of grants whose enqueue failed, each until its
+	// lease ends (see orphan).
+	orphans map[uuid.UUID]time.Time
 	// wantWorkers: deliveries may be waiting for a free worker, so any
 	// send ending pokes the claim loop (endpoint.wantSlot: for a slot on
 	// that endpoint). Otherwise a send ending pokes nothing: at a steady
@@ -166,9 +169,35 @@ func (d *dispatcher) capacity() (int, claimLimits) {
 			lim.Free = append(lim.Free, int32(free))
 		}
 	}
+	now := d.now()
+	for token, until := range d.orphans {
+		if !until.After(now) {
+			delete(d.orphans, token) // the lease has ended: claimable anyway
+			continue
+		}
+		lim.Orphans = append(lim.Orphans, token)
+	}
 	n := d.cfg.Workers - d.inflight - d.reserved
 	d.wantWorkers = n <= 0
 	return n, lim
+}
+
+// orphan notes that the enqueue transaction of g failed. Its outcome is
+// unknown: a commit whose answer was lost (Postgres stopping, the
+// connection cut) leaves deliveries leased under g.Token that no sender
+// here holds, and since this process is alive they would wait for their
+// lease to end (a chaos run saw 50 s). Claims take them from now on.
+func (d *dispatcher) orphan(g leaseGrant) {
+	if g.Max == 0 {
+		return
+	}
+	d.mu.Lock()
+	if d.orphans == nil {
+		d.orphans = map[uuid.UUID]time.Time{}
+	}
+	d.orphans[g.Token] = g.Until
+	d.mu.Unlock()
+	signal(d.poke)
 }
 
 // claimedUpTo notes the endpoints whose room a claim used up: deliveries

@@ -201,6 +201,9 @@ func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
 	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	leased, unleased, err := w.store.enqueue(tctx, evs, g, w.now())
 	cancel()
+	if err != nil {
+		w.d.orphan(g)
+	}
 	if rejected := w.d.handoff(g, leased, unleased); len(rejected) > 0 {
 		w.release(ctx, rejected)
 		signal(w.d.poke)

@@ -28,11 +28,14 @@ type claimed struct {
 
 // claimLimits says how many more deliveries each endpoint (endpointKey)
 // may take: none for Full, Free[i] for Keys[i], Default for any other.
+// Orphans are this process's lease tokens whose deliveries no sender holds
+// (see dispatcher.orphan): those are claimable although their lease runs.
 type claimLimits struct {
 	Full    []string
 	Keys    []string
 	Free    []int32
 	Default int
+	Orphans []uuid.UUID
 }
 
 // bodySelect are the columns a delivery's body is built from, for a
@@ -58,9 +61,11 @@ func buildBody(refs References, events [][]byte) ([]byte, error) {
 }
 
 // leaseFree is true of a delivery no live process holds: never leased, its
-// lease expired, or its owner's heartbeat is older than InstanceTimeout (the
-// owner died: its work resumes in seconds, not when the lease expires).
+// lease expired, its owner's heartbeat is older than InstanceTimeout (the
+// owner died: its work resumes in seconds, not when the lease expires), or
+// its lease token is one of the claimer's orphans.
 const leaseFree = `(d.lease_until IS NULL OR d.lease_until <= @now
+	OR d.lease_token = ANY(@orphans::uuid[])
 	OR (d.lease_owner IS NOT NULL AND NOT EXISTS (
 		SELECT 1 FROM delivery_instances i WHERE i.id = d.lease_owner AND i.heartbeat_at > @alive_after)))`
 
@@ -135,12 +140,16 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 	if keys == nil {
 		keys, free = []string{}, []int32{}
 	}
+	orphans := limits.Orphans
+	if orphans == nil {
+		orphans = []uuid.UUID{}
+	}
 	var out []claimed
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
 	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "keys": keys, "free": free,
 		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token,
-		"owner": s.owner(), "alive_after": now.Add(-s.cfg.InstanceTimeout)}).Query(func(rows pgx.Rows) error {
+		"owner": s.owner(), "alive_after": now.Add(-s.cfg.InstanceTimeout), "orphans": orphans}).Query(func(rows pgx.Rows) error {
 		var err error
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {
 			c := claimed{Token: token}

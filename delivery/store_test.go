@@ -311,3 +311,30 @@ func TestEnqueueReadsOnlyItsSubscription(t *testing.T) {
 		}
 	}
 }
+
+// Deliveries leased at birth under a grant whose enqueue reported an error
+// (the commit's answer lost) are held by no sender: a claim naming the
+// grant's token as an orphan takes them; other claims leave them until the
+// lease ends.
+func TestOrphanedLeasesAreClaimable(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 2)
+	g := leaseGrant{Max: 10, PerAccount: 10, Token: uuid.New(), Until: time.Now().Add(time.Minute)}
+	leased, _, err := st.enqueue(ctx, []queued{event(trks[0][0], "a"), event(trks[0][1], "b")}, g, time.Now())
+	if err != nil || len(leased) != 2 {
+		t.Fatalf("leased %d, %v; want 2", len(leased), err)
+	}
+	if cs, err := st.claim(ctx, 100, claimLimits{Default: 8}, time.Now()); err != nil || len(cs) != 0 {
+		t.Fatalf("claimed %d (%v) while the lease runs, want none", len(cs), err)
+	}
+	cs, err := st.claim(ctx, 100, claimLimits{Default: 8, Orphans: []uuid.UUID{uuid.New(), g.Token}}, time.Now())
+	if err != nil || len(cs) != 2 {
+		t.Fatalf("claimed %d (%v) naming the orphaned token, want 2", len(cs), err)
+	}
+	for _, c := range cs {
+		if c.Token == g.Token {
+			t.Errorf("delivery %s claimed under the orphaned token", c.ID)
+		}
+	}
+}
