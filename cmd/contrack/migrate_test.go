@@ -46,8 +46,14 @@ func TestConcurrentClickHouseMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ch.Close()
-	t.Cleanup(func() { ch.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name) })
+	// Dropped before the connection closes (a deferred Close ran first and
+	// the drop failed unseen: every run left a database behind).
+	t.Cleanup(func() {
+		if err := ch.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+		ch.Close()
+	})
 	var n uint64
 	if err := ch.QueryRow(ctx, "SELECT count() FROM schema_migrations").Scan(&n); err != nil {
 		t.Fatal(err)
