@@ -24,9 +24,15 @@ func TestOpenCreatesDatabaseAndMigrateIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close(ctx)
 	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	// Dropped before the admin connection closes (a deferred Close ran
+	// first and the drop failed unseen, leaving the database behind).
+	t.Cleanup(func() {
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+		admin.Close(context.Background())
+	})
 
 	url := "postgres://postgres@127.0.0.1:5432/" + name + "?sslmode=disable"
 	pool, err := postgres.Open(ctx, url)
