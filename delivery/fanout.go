@@ -69,6 +69,9 @@ type queueWriter struct {
 	log   *slog.Logger
 	now   func() time.Time
 	reqs  chan *queueReq
+	// enqueue is store.enqueue; a test makes it report an error after
+	// committing, as a lost answer does.
+	enqueue func(ctx context.Context, evs []queued, g leaseGrant, now time.Time) ([]claimed, []string, error)
 }
 
 // queueWriters bounds the queue transactions in flight.
@@ -80,7 +83,7 @@ type queueReq struct {
 }
 
 func newQueueWriter(st *store, d *dispatcher, log *slog.Logger, now func() time.Time) *queueWriter {
-	return &queueWriter{store: st, d: d, log: log, now: now, reqs: make(chan *queueReq, maxGroup)}
+	return &queueWriter{store: st, d: d, log: log, now: now, reqs: make(chan *queueReq, maxGroup), enqueue: st.enqueue}
 }
 
 // add queues q and waits for its transaction. An error leaves the outcome
@@ -199,7 +202,7 @@ func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
 	// more, which beyond the grant are claimed as usual.
 	g := w.d.grant(2 * len(group))
 	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	leased, unleased, err := w.store.enqueue(tctx, evs, g, w.now())
+	leased, unleased, err := w.enqueue(tctx, evs, g, w.now())
 	cancel()
 	if err != nil {
 		w.d.orphan(g)

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"strconv"
 	"testing"
@@ -336,5 +337,36 @@ func TestOrphanedLeasesAreClaimable(t *testing.T) {
 		if c.Token == g.Token {
 			t.Errorf("delivery %s claimed under the orphaned token", c.ID)
 		}
+	}
+}
+
+// A queue transaction that committed but reported an error (its answer
+// lost) leaves deliveries leased at birth that the writer never handed to
+// a sender: the writer marks its grant's token an orphan, and the
+// dispatcher's next claim takes them instead of waiting out the lease.
+func TestLostEnqueueAnswerIsClaimedAtOnce(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	st.cfg = Config{Workers: 8, EndpointConcurrency: 8, Lease: time.Minute, InstanceTimeout: time.Minute}.WithDefaults()
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 1)
+	d := &dispatcher{cfg: st.cfg, store: st, now: time.Now, accepting: true, poke: make(chan struct{}, 1),
+		endpoints: map[string]*endpoint{}, byAccount: map[string]*endpoint{}}
+	w := newQueueWriter(st, d, testenv.Log(t), time.Now)
+	w.enqueue = func(ctx context.Context, evs []queued, g leaseGrant, now time.Time) ([]claimed, []string, error) {
+		leased, _, err := st.enqueue(ctx, evs, g, now)
+		if err != nil || len(leased) != 1 {
+			t.Errorf("enqueue leased %d, %v; want 1", len(leased), err)
+		}
+		return nil, nil, errors.New("connection reset after the commit")
+	}
+	req := &queueReq{q: event(trks[0][0], "lost"), done: make(chan error, 1)}
+	w.write(ctx, []*queueReq{req})
+	if err := <-req.done; err == nil {
+		t.Fatal("the handler saw no error")
+	}
+	n, lim := d.capacity()
+	cs, err := st.claim(ctx, n, lim, time.Now())
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("claimed %d (%v), want the delivery the lost answer leased", len(cs), err)
 	}
 }
