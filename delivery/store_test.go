@@ -2,8 +2,8 @@ package delivery
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"testing"
 	"time"
