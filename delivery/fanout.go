@@ -40,7 +40,8 @@ func (s *stage) handle(ctx context.Context, r *kgo.Record) (err error) {
 	if err := json.Unmarshal(r.Value, &ev); err != nil {
 		return kafka.Permanent(fmt.Errorf("delivery: undecodable event record: %w", err))
 	}
-	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' || !json.Valid(ev.Event) {
+	// Unmarshal checked the whole record, event included, is valid JSON.
+	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' {
 		return kafka.Permanent(errors.New("delivery: event record without event id, content hash or event object"))
 	}
 	tid, err := uuid.Parse(ev.TrackingID)
