@@ -193,37 +193,53 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 	}
 }
 
+// poller is what records are polled from: a consumer group's client, or a
+// transactional session.
+type poller interface {
+	PollRecords(ctx context.Context, maxPollRecords int) kgo.Fetches
+}
+
 // gather polls a batch: up to max records, or what arrived within maxWait
 // of the first; none if nothing came within maxWait.
-func gather(ctx context.Context, cl *kgo.Client, log *slog.Logger, max int, maxWait time.Duration) []*kgo.Record {
-	var recs []*kgo.Record
-	var deadline time.Time
+func gather(ctx context.Context, p poller, log *slog.Logger, max int, maxWait time.Duration) []*kgo.Record {
+	recs, ok := pollFor(ctx, p, log, max, maxWait)
+	if !ok || len(recs) == 0 {
+		return nil
+	}
+	return gatherMore(ctx, p, log, recs, max, maxWait)
+}
+
+// gatherMore adds to recs what p brings within wait, until there are max.
+func gatherMore(ctx context.Context, p poller, log *slog.Logger, recs []*kgo.Record, max int, wait time.Duration) []*kgo.Record {
+	deadline := time.Now().Add(wait)
 	for len(recs) < max {
-		wait := maxWait
-		if len(recs) > 0 {
-			if wait = time.Until(deadline); wait <= 0 {
-				break
-			}
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
 		}
-		pollCtx, cancel := context.WithTimeout(ctx, wait)
-		fs := cl.PollRecords(pollCtx, max-len(recs))
-		cancel()
-		if ctx.Err() != nil || fs.IsClientClosed() {
-			return recs
-		}
-		fs.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				log.Error("fetch", "topic", t, "partition", p, "err", err)
-			}
-		})
-		got := fs.Records()
-		if len(recs) == 0 {
-			if len(got) == 0 {
-				return nil
-			}
-			deadline = time.Now().Add(maxWait)
+		got, ok := pollFor(ctx, p, log, max-len(recs), left)
+		if !ok {
+			break
 		}
 		recs = append(recs, got...)
 	}
 	return recs
+}
+
+// pollFor polls p for at most wait; ok is false once ctx has ended or the
+// client is closed (what that poll brought is dropped: nothing is handled
+// after it). Fetch errors other than the wait running out are logged.
+func pollFor(ctx context.Context, p poller, log *slog.Logger, max int, wait time.Duration) (recs []*kgo.Record, ok bool) {
+	pollCtx, cancel := context.WithTimeout(ctx, wait)
+	fs := p.PollRecords(pollCtx, max)
+	cancel()
+	if ctx.Err() != nil || fs.IsClientClosed() {
+		return nil, false
+	}
+	fs.EachError(func(t string, part int32, err error) {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			log.Error("fetch", "topic", t, "partition", part, "err", err)
+		}
+	})
+	return fs.Records(), true
 }

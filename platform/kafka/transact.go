@@ -115,7 +115,7 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 			continue
 		}
 		if cfg.Linger > 0 && len(recs) < cfg.MaxRecords && failures == 0 {
-			recs = linger(ctx, sess, log, recs, cfg.MaxRecords, cfg.Linger)
+			recs = gatherMore(ctx, sess, log, recs, cfg.MaxRecords, cfg.Linger)
 		}
 		if failures == 0 {
 			cfg.Metrics.ages(cfg.Name, recs...)
@@ -191,23 +191,4 @@ func rewind(cl *kgo.Client, recs []*kgo.Record) {
 		}
 	}
 	cl.SetOffsets(first)
-}
-
-// linger polls sess for up to d more, until it holds max records.
-func linger(ctx context.Context, sess *kgo.GroupTransactSession, log *slog.Logger, recs []*kgo.Record, max int, d time.Duration) []*kgo.Record {
-	lctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	for len(recs) < max && lctx.Err() == nil {
-		fs := sess.PollRecords(lctx, max-len(recs))
-		if fs.IsClientClosed() {
-			break
-		}
-		fs.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-				log.Error("fetch", "topic", t, "partition", p, "err", err)
-			}
-		})
-		recs = append(recs, fs.Records()...)
-	}
-	return recs
 }
