@@ -39,6 +39,9 @@ type journeyProjection struct {
 	gen    uint32
 	log    *slog.Logger
 	states map[string]*journey.State
+	// chunks are the source chunks last written of the trackings in states
+	// (forgotten with them).
+	chunks map[string]writtenChunks
 	// drop is set by a rebalance: the next batch starts from ClickHouse.
 	drop atomic.Bool
 	// seen is the highest offset handled per topic and partition, idle the
@@ -55,7 +58,7 @@ const maxCachedStates = 200_000
 
 func newJourneyProjection(cfg Config, deps Deps, gen uint32) *journeyProjection {
 	return &journeyProjection{cfg: cfg, deps: deps, gen: gen, states: map[string]*journey.State{},
-		seen: map[string]map[int32]int64{},
+		chunks: map[string]writtenChunks{}, seen: map[string]map[int32]int64{},
 		log:  deps.Log.With("stage", "projector", "table", JourneysTable(gen))}
 }
 
@@ -73,8 +76,8 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 		Topics: []string{schemas.TopicEvents, schemas.TopicSubscriptions}, Name: "projector-journeys",
 		Log: p.log, Metrics: p.deps.Metrics,
 		MaxBatch: p.cfg.MaxBatch, MaxWait: p.cfg.JourneyMaxWait, Retry: p.cfg.Retry,
-		// A changed journey's row is rewritten whole (all its events), so a
-		// batch costs what its trackings hold, not what it brings.
+		// A changed journey's row and last chunk are rewritten whole, so a
+		// batch costs more what its trackings hold than what it brings.
 		Paced:           true,
 		DeadLetterTopic: schemas.TopicProjectorDeadLetters,
 		OnRevoked:       func() { p.drop.Store(true) },
@@ -87,7 +90,7 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 		if retrying {
 			// A failed batch is retried from the states in ClickHouse: the
 			// ones in memory may hold its half-applied records.
-			clear(p.states)
+			p.forget()
 		}
 		if err := p.handle(ctx, b); err != nil {
 			retrying = true
@@ -125,12 +128,19 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 	return nil
 }
 
+// forget drops the states in memory (and what was written of them): the
+// next batch reads those it needs from ClickHouse.
+func (p *journeyProjection) forget() {
+	clear(p.states)
+	clear(p.chunks)
+}
+
 // apply applies a batch's records to the states (loading the missing ones)
 // and returns the trackings it changed, in order of first change.
 func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string, error) {
 	recs := b.Records
 	if p.drop.Swap(false) || len(p.states) > maxCachedStates {
-		clear(p.states)
+		p.forget()
 	}
 	var missing []string
 	for _, r := range recs {
@@ -195,18 +205,31 @@ func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string
 // returns their JourneyChanged notes.
 func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.Record, error) {
 	now := time.Now().UTC().Truncate(time.Second)
-	var rows, stateRows [][]any
+	var rows, chunkRows, stateRows [][]any
 	var notes []*kgo.Record
+	written := make(map[string]writtenChunks, len(order))
 	for _, id := range order {
 		st := p.states[id]
+		prev, next := p.chunks[id], writtenChunks{}
 		for i, res := range journey.Derive(st) {
-			src := journey.AppendArray(nil, res.SourceEvents)
+			key := chunkKey(st, res.EquipmentNumber)
+			versions, changed, marks := splitSource(res.SourceEvents, prev[key], st.Version)
+			next[key] = marks
+			for _, c := range changed {
+				chunkRows = append(chunkRows, []any{st.AccountID, st.Kind, st.Identifier, st.TrackingID, res.EquipmentNumber,
+					uint32(c.index), string(c.events), st.Version})
+			}
+			src := "" // in its chunks
+			if len(versions) == 0 {
+				src = "[]"
+			}
 			ves := journey.AppendArray(nil, res.VesselEvents)
 			enh, _ := json.Marshal(res.EnhancedEvents)
 			rows = append(rows, []any{st.AccountID, st.Env, st.Kind, st.Identifier, st.TrackingID, st.Since.Truncate(time.Second),
 				uint16(min(i, 65535)), res.EquipmentNumber, res.ScacCode, res.TrackingStatus, res.POL, res.POD, res.LastLocation,
-				string(src), string(ves), string(enh), now, st.Version})
+				src, versions, string(ves), string(enh), now, st.Version})
 		}
+		written[id] = next
 		// The state: its header and the events changed since it was last written.
 		h, err := st.MarshalHeader()
 		if err != nil {
@@ -224,8 +247,12 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 				Headers: schemas.Headers{Type: schemas.TypeJourneyChanged, Account: st.AccountID}.Kafka()})
 		}
 	}
-	// The journey rows in blocks of journeyBlockBytes: each is whole, and a
-	// retried batch writes them all again.
+	// The chunks before the rows that name them; both in blocks of
+	// journeyBlockBytes: each is whole, and a retried batch writes them all
+	// again.
+	if err := p.insert(ctx, ChunksTable(p.gen), chunkColumns, journeyBlockBytes, chunkRows); err != nil {
+		return nil, err
+	}
 	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, journeyBlockBytes, rows); err != nil {
 		return nil, err
 	}
@@ -236,6 +263,7 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 	}
 	for _, id := range order {
 		p.states[id].MarkSaved()
+		p.chunks[id] = written[id]
 	}
 	return notes, nil
 }

@@ -32,10 +32,27 @@ func TestJourneyTablesRoundTrip(t *testing.T) {
 	}
 	since := time.Date(2026, 11, 1, 2, 3, 4, 0, time.UTC)
 	cols := []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
-		"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location", "source_events", "vessel_events", "enhanced_events", "updated_at", "version"}
+		"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location", "source_events", "source_chunks", "vessel_events",
+		"enhanced_events", "updated_at", "version"}
 	if err := clickhouse.Insert(ctx, ch.Conn, "journeys_g7", cols, []any{"a", "sandbox", "booking", "BK", "t", since, uint16(65535),
-		"MSKU9070323", "MAEU", "OPEN", "CNSHA", "NLRTM", "SGSIN", `[{"é":1}]`, "[]", "[]", since, uint64(1<<64 - 1)}); err != nil {
+		"MSKU9070323", "MAEU", "OPEN", "CNSHA", "NLRTM", "SGSIN", `[{"é":1}]`, []uint64{0, 1<<64 - 1}, "[]", "[]", since, uint64(1<<64 - 1)}); err != nil {
 		t.Fatal(err)
+	}
+	var chunks []uint64
+	if err := ch.Conn.QueryRow(ctx, `SELECT source_chunks FROM journeys_g7`).Scan(&chunks); err != nil ||
+		len(chunks) != 2 || chunks[0] != 0 || chunks[1] != 1<<64-1 {
+		t.Fatalf("source_chunks %v %v", chunks, err)
+	}
+	if err := clickhouse.Insert(ctx, ch.Conn, "journey_chunks_g7", []string{"account_id", "lookup_kind", "lookup_value", "tracking_id",
+		"equipment_number", "chunk", "events", "version"}, []any{"a", "booking", "BK", "t", "MSKU9070323", uint32(1<<32 - 1), `[{"é":2}]`, uint64(1<<64 - 1)}); err != nil {
+		t.Fatal(err)
+	}
+	var chunk uint32
+	var events string
+	var chunkVersion uint64
+	if err := ch.Conn.QueryRow(ctx, `SELECT chunk, events, version FROM journey_chunks_g7`).Scan(&chunk, &events, &chunkVersion); err != nil ||
+		chunk != 1<<32-1 || events != `[{"é":2}]` || chunkVersion != 1<<64-1 {
+		t.Fatalf("chunk %d %q %d %v", chunk, events, chunkVersion, err)
 	}
 	if err := clickhouse.Insert(ctx, ch.Conn, "journey_state_g7", []string{"account_id", "tracking_id", "state_json", "updated_at", "version"},
 		[]any{"a", "t", `{"x":"é"}`, since, uint64(3)}); err != nil {

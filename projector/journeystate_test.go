@@ -80,6 +80,128 @@ func countRows(t *testing.T, ch testenv.CHDatabase, where string, args ...any) u
 	return n
 }
 
+// journeyLists are the event lists of tracking id's latest journey rows,
+// by container: the source events (source_events, or the chunks the row
+// names at their versions, joined) and the vessel events.
+func journeyLists(t *testing.T, ch testenv.CHDatabase, id string) map[string][2]string {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := ch.Conn.Query(ctx, `SELECT equipment_number, source_events, source_chunks, vessel_events FROM `+JourneysTable(1)+`
+		WHERE tracking_id = ? ORDER BY version DESC LIMIT 1 BY equipment_number`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string][2]string{}
+	for rows.Next() {
+		var eq, src, ves string
+		var chunks []uint64
+		if err := rows.Scan(&eq, &src, &chunks, &ves); err != nil {
+			t.Fatal(err)
+		}
+		if len(chunks) > 0 {
+			if src != "" {
+				t.Fatalf("%s: source_events %q beside chunks", eq, src)
+			}
+			parts := make([]string, len(chunks))
+			for i, v := range chunks {
+				var js string
+				if err := ch.Conn.QueryRow(ctx, `SELECT events FROM `+ChunksTable(1)+`
+					WHERE tracking_id = ? AND equipment_number = ? AND chunk = ? AND version = ? LIMIT 1`,
+					id, eq, uint32(i), v).Scan(&js); err != nil {
+					t.Fatalf("%s: chunk %d at version %d: %v", eq, i, v, err)
+				}
+				parts[i] = strings.TrimSuffix(strings.TrimPrefix(js, "["), "]")
+			}
+			src = "[" + strings.Join(parts, ",") + "]"
+		}
+		out[eq] = [2]string{src, ves}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameJourneys fails unless the journey rows of st's tracking hold the
+// event lists Derive gives, as json.Marshal encodes them.
+func sameJourneys(t *testing.T, ch testenv.CHDatabase, st *journey.State) {
+	t.Helper()
+	got := journeyLists(t, ch, st.TrackingID)
+	results := journey.Derive(st)
+	for _, r := range results {
+		src, _ := json.Marshal(r.SourceEvents)
+		ves, _ := json.Marshal(r.VesselEvents)
+		if g := got[r.EquipmentNumber]; g[0] != string(src) || g[1] != string(ves) {
+			t.Fatalf("%s: journey row\n%s\n%s\nwant\n%s\n%s", r.EquipmentNumber, g[0], g[1], src, ves)
+		}
+	}
+	if len(got) != len(results) {
+		t.Fatalf("%d journey rows, want %d", len(got), len(results))
+	}
+}
+
+func countChunks(t *testing.T, ch testenv.CHDatabase, where string, args ...any) uint64 {
+	t.Helper()
+	var n uint64
+	if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM `+ChunksTable(1)+` WHERE `+where, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A change rewrites the chunks of source events it changed, not the whole
+// list: an event at the end its last chunk, a new version of an early
+// event its chunk; a projection started afresh (nothing known of what was
+// written) writes every chunk once, and reads stay whole throughout.
+func TestJourneyChunksAreWrittenByChange(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	p := newStateProjection(t, ch)
+	id := benchTracking(0)
+	seed := []*kgo.Record{benchSubscription(0)}
+	// 240 events: 48 vessel events, 64 of each of three containers: two
+	// whole chunks each.
+	for e := range 240 {
+		seed = append(seed, benchEvent(0, e, 0))
+	}
+	applyBatch(t, p, seed...)
+	v := p.states[id].Version
+	if n := countChunks(t, ch, "tracking_id = ?", id); n != 6 {
+		t.Fatalf("%d chunks after the first batch, want 2 per container", n)
+	}
+	sameJourneys(t, ch, p.states[id])
+
+	// A new event at the end of container 1's journey (events are an hour
+	// apart, in order): its third chunk, nothing else.
+	applyBatch(t, p, benchEvent(0, 241, 0))
+	v++
+	if n := countChunks(t, ch, "version = ?", v); n != 1 {
+		t.Fatalf("%d chunks written for an event at the end, want 1", n)
+	}
+	if n := countChunks(t, ch, "version = ? AND chunk = 2", v); n != 1 {
+		t.Fatal("the new event's chunk was not the one written")
+	}
+	sameJourneys(t, ch, p.states[id])
+
+	// A new version of an early event: its own chunk only.
+	applyBatch(t, p, benchEvent(0, 1, 1))
+	v++
+	if n := countChunks(t, ch, "version = ? AND chunk = 0", v); n != 1 || countChunks(t, ch, "version = ?", v) != 1 {
+		t.Fatalf("an early event's change wrote %d chunks, want its first only", countChunks(t, ch, "version = ?", v))
+	}
+	sameJourneys(t, ch, p.states[id])
+
+	// Afresh: the state loads from ClickHouse, and the next change writes
+	// every chunk of every container (7), the reads unchanged.
+	p = newStateProjection(t, ch)
+	applyBatch(t, p, benchEvent(0, 2, 1))
+	v++
+	if n := countChunks(t, ch, "version = ?", v); n != 7 {
+		t.Fatalf("%d chunks written after a restart, want all 7", n)
+	}
+	sameJourneys(t, ch, p.states[id])
+}
+
 // A batch writes a tracking's header and the events it changed, not the
 // whole state; a projection that starts afresh loads the same state.
 func TestJourneyStateIsWrittenByChange(t *testing.T) {
@@ -112,31 +234,7 @@ func TestJourneyStateIsWrittenByChange(t *testing.T) {
 	sameState(t, "after the second batch", loaded(t, ch, id), st)
 
 	// The journey rows hold the event lists as json.Marshal encodes them.
-	rows, err := ch.Conn.Query(context.Background(), `SELECT equipment_number, source_events, vessel_events FROM `+JourneysTable(1)+`
-		WHERE tracking_id = ? ORDER BY version DESC LIMIT 1 BY equipment_number`, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	want := map[string][2]string{}
-	for _, r := range journey.Derive(st) {
-		src, _ := json.Marshal(r.SourceEvents)
-		ves, _ := json.Marshal(r.VesselEvents)
-		want[r.EquipmentNumber] = [2]string{string(src), string(ves)}
-	}
-	for rows.Next() {
-		var eq, src, ves string
-		if err := rows.Scan(&eq, &src, &ves); err != nil {
-			t.Fatal(err)
-		}
-		if w, ok := want[eq]; !ok || src != w[0] || ves != w[1] {
-			t.Fatalf("%s: journey row\n%s\n%s\nwant\n%s\n%s", eq, src, ves, w[0], w[1])
-		}
-		delete(want, eq)
-	}
-	if err := rows.Err(); err != nil || len(want) != 0 {
-		t.Fatalf("journey rows missing for %v (%v)", want, err)
-	}
+	sameJourneys(t, ch, st)
 
 	// Merged or not, the same state loads. (OPTIMIZE does nothing while a
 	// background merge holds the parts: ask again.)

@@ -21,15 +21,23 @@ func StateTable(gen uint32) string { return fmt.Sprintf("journey_state_g%d", gen
 // and one row per event.
 func StateRowsTable(gen uint32) string { return fmt.Sprintf("journey_state_rows_g%d", gen) }
 
+// ChunksTable holds a generation's journeys' source events in chunks of
+// SourceChunkEvents, which journeys_g<N>'s rows name by version.
+func ChunksTable(gen uint32) string { return fmt.Sprintf("journey_chunks_g%d", gen) }
+
 // generationTables are a generation's tables (a rebuild drops them).
 func generationTables(gen uint32) []string {
-	return []string{JourneysTable(gen), StateTable(gen), StateRowsTable(gen)}
+	return []string{JourneysTable(gen), ChunksTable(gen), StateTable(gen), StateRowsTable(gen)}
 }
 
 // journeyColumns are journeys_g<N>'s columns, in insert order.
 var journeyColumns = []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
 	"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location",
-	"source_events", "vessel_events", "enhanced_events", "updated_at", "version"}
+	"source_events", "source_chunks", "vessel_events", "enhanced_events", "updated_at", "version"}
+
+// chunkColumns are journey_chunks_g<N>'s columns, in insert order.
+var chunkColumns = []string{"account_id", "lookup_kind", "lookup_value", "tracking_id", "equipment_number", "chunk",
+	"events", "version"}
 
 // stateRowColumns are journey_state_rows_g<N>'s columns, in insert order.
 var stateRowColumns = []string{"tracking_id", "seq", "event_id", "hash", "row_json", "version"}
@@ -40,8 +48,15 @@ var stateRowColumns = []string{"tracking_id", "seq", "event_id", "hash", "row_js
 // the lookup key GET /subscription/equipment reads by, with 16-row granules
 // so a point read decompresses a few rows, not 8,192. A change is a new row
 // with a higher version (ReplacingMergeTree): readers take the highest
-// version per (tracking, container) with LIMIT 1 BY. The event lists are
-// stored encoded (JSON arrays) as the API serves them.
+// version per (tracking, container). The event lists are stored encoded
+// (JSON arrays) as the API serves them; the source events, which grow with
+// the journey, in journey_chunks_g<N>: chunk i holds the container's
+// source events i*SourceChunkEvents onwards (a JSON array), and the row's
+// source_chunks the version of each chunk it is made of, so a change
+// rewrites the chunks it changed — at the end of the journey, as events
+// mostly arrive — not every event. A row with no source_chunks holds its
+// source events in source_events (rows written before chunks, and
+// containers without events: "[]").
 //
 // journey_state_rows_g<N> holds the projector's state per tracking so it
 // can update a journey from one event without reading the events table:
@@ -72,12 +87,25 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 			pod              String,
 			last_location    String,
 			source_events    String,
+			source_chunks    Array(UInt64),
 			vessel_events    String,
 			enhanced_events  String,
 			updated_at       DateTime,
 			version          UInt64
 		) ENGINE = ReplacingMergeTree(version)
 		ORDER BY (account_id, lookup_kind, lookup_value, tracking_id, equipment_number)
+		SETTINGS index_granularity = 16`,
+		`CREATE TABLE IF NOT EXISTS ` + ChunksTable(gen) + ` (
+			account_id       String,
+			lookup_kind      String,
+			lookup_value     String,
+			tracking_id      String,
+			equipment_number String,
+			chunk            UInt32,
+			events           String,
+			version          UInt64
+		) ENGINE = ReplacingMergeTree(version)
+		ORDER BY (account_id, lookup_kind, lookup_value, tracking_id, equipment_number, chunk)
 		SETTINGS index_granularity = 16`,
 		`CREATE TABLE IF NOT EXISTS ` + StateTable(gen) + ` (
 			account_id  String,
@@ -104,7 +132,37 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 			return fmt.Errorf("projector: create journey tables g%d: %w", gen, err)
 		}
 	}
+	return addSourceChunks(ctx, conn, JourneysTable(gen))
+}
+
+// addSourceChunks adds source_chunks to a journeys table created before
+// chunks. ClickHouse 18.16 has no ADD COLUMN IF NOT EXISTS: the column is
+// looked for first, and a concurrent process adding it first is no error.
+func addSourceChunks(ctx context.Context, conn driver.Conn, table string) error {
+	has := func() (bool, error) {
+		var n uint64
+		err := conn.QueryRow(ctx, `SELECT count() FROM system.columns
+			WHERE database = currentDatabase() AND table = ? AND name = 'source_chunks'`, table).Scan(&n)
+		return n > 0, err
+	}
+	ok, err := has()
+	if err != nil || ok {
+		return wrapChunks(table, err)
+	}
+	if err := conn.Exec(ctx, `ALTER TABLE `+table+` ADD COLUMN source_chunks Array(UInt64) AFTER source_events`); err != nil {
+		if ok, again := has(); again == nil && ok {
+			return nil
+		}
+		return wrapChunks(table, err)
+	}
 	return nil
+}
+
+func wrapChunks(table string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("projector: add source_chunks to %s: %w", table, err)
 }
 
 // CurrentGeneration is the journey generation readers use (1 before any rebuild).

@@ -174,6 +174,57 @@ func TestJourneysByBookingNarrowedByEquipment(t *testing.T) {
 	}
 }
 
+// A journey longer than a chunk of source events is served whole and in
+// order from ClickHouse, as events arrive one batch after another and an
+// early event changes (the projector then rewrites that chunk only).
+func TestLongJourneyIsServedWhole(t *testing.T) {
+	e := newJourneyEnv(t, false)
+	key, k, _ := e.api.Store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	tracking := uuid.NewString()
+	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	ev := func(n int, created time.Time) *kgo.Record {
+		when := base.Add(time.Duration(n) * time.Hour).Format(time.RFC3339)
+		ev := dcsa.Event{EventID: fmt.Sprint("e", n), EventType: dcsa.EventTypeEquipment, EventClassifierCode: "ACT", EventDateTime: when,
+			EventCreatedDateTime: created.Format(time.RFC3339), EquipmentReference: "MSKU9070323", EquipmentEventTypeCode: "GTIN",
+			EmptyIndicatorCode: "LADEN", EventLocation: &dcsa.Location{UNLocationCode: "CNSHA"}}
+		b, _ := json.Marshal(ev)
+		return eventRecord(schemas.EventRecord{TrackingID: tracking, AccountID: k.Account.ID, Env: "sandbox", SCAC: "MAEU",
+			EventID: ev.EventID, ContentHash: ev.EventCreatedDateTime, Event: b})
+	}
+	const events = 3*projector.SourceChunkEvents + 5
+	e.produce(subscribed(k.Account.ID, tracking, "MAEU", "container", "MSKU9070323", true))
+	served := func(want int, check func(src []any) bool) {
+		t.Helper()
+		e.until("/subscription/equipment?equipmentNumber=MSKU9070323", key, func(r testenv.Response) bool {
+			res, _ := r.JSON["results"].([]any)
+			if len(res) != 1 {
+				return false
+			}
+			src, _ := res[0].(map[string]any)["sourceEvents"].([]any)
+			if len(src) != want {
+				return false
+			}
+			for i, s := range src {
+				if s.(map[string]any)["eventID"] != fmt.Sprint("e", i) {
+					t.Fatalf("event %d of %d is %v", i, want, s)
+				}
+			}
+			return check(src)
+		})
+	}
+	for n := range events {
+		e.produce(ev(n, base))
+		if n == projector.SourceChunkEvents || n == events-1 {
+			served(n+1, func([]any) bool { return true })
+		}
+	}
+	changed := base.Add(time.Hour)
+	e.produce(ev(3, changed))
+	served(events, func(src []any) bool {
+		return src[3].(map[string]any)["eventCreatedDateTime"] == changed.Format(time.RFC3339)
+	})
+}
+
 // The API serves exactly what the projection derives for sandbox journeys
 // of every carrier format (projector/journey's tests hold the derivation
 // to the query-time builder it replaced); a container tracking without

@@ -1,0 +1,60 @@
+package projector
+
+import (
+	"encoding/json"
+	"hash/maphash"
+
+	"github.com/contrack/contrack/projector/journey"
+)
+
+// SourceChunkEvents is the number of a container's source events in one row
+// of journey_chunks_g<N>. A change rewrites only the chunks whose events
+// changed — one when events arrive in time order, as they mostly do — so
+// writing a journey costs up to SourceChunkEvents events, not its history.
+const SourceChunkEvents = 32
+
+// chunkMark is what was last written of one chunk: the version it was
+// written with and a hash of its bytes.
+type chunkMark struct {
+	version uint64
+	hash    uint64
+	size    int
+}
+
+// writtenChunks are the chunks last written of one tracking, per journey
+// row (lookup and container: chunkKey). Kept in memory only: a tracking
+// loaded from ClickHouse has none, and its next change writes every chunk.
+type writtenChunks map[string][]chunkMark
+
+func chunkKey(st *journey.State, equipment string) string {
+	return st.Kind + "\x00" + st.Identifier + "\x00" + equipment
+}
+
+// sourceChunk is one chunk to write: its index and its events as a JSON array.
+type sourceChunk struct {
+	index  int
+	events []byte
+}
+
+// chunkSeed keys the hashes of chunkMark (in memory only, never stored).
+var chunkSeed = maphash.MakeSeed()
+
+// splitSource splits a container's source events into chunks of
+// SourceChunkEvents. It returns the version of every chunk (the journey
+// row's source_chunks), the chunks that differ from prev (to write, with
+// version), and the marks to remember once they are written.
+func splitSource(events []json.RawMessage, prev []chunkMark, version uint64) (versions []uint64, changed []sourceChunk, marks []chunkMark) {
+	n := (len(events) + SourceChunkEvents - 1) / SourceChunkEvents
+	versions, marks = make([]uint64, n), make([]chunkMark, n)
+	for i := range n {
+		body := journey.AppendArray(nil, events[i*SourceChunkEvents:min(len(events), (i+1)*SourceChunkEvents)])
+		m := chunkMark{version: version, hash: maphash.Bytes(chunkSeed, body), size: len(body)}
+		if i < len(prev) && prev[i].hash == m.hash && prev[i].size == m.size {
+			m.version = prev[i].version
+		} else {
+			changed = append(changed, sourceChunk{index: i, events: body})
+		}
+		versions[i], marks[i] = m.version, m
+	}
+	return versions, changed, marks
+}
