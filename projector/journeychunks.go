@@ -11,7 +11,7 @@ import (
 // of journey_chunks_g<N>. A change rewrites only the chunks whose events
 // changed — one when events arrive in time order, as they mostly do — so
 // writing a journey costs up to SourceChunkEvents events, not its history.
-const SourceChunkEvents = 32
+const SourceChunkEvents = 8
 
 // chunkMark is what was last written of one chunk: the version it was
 // written with and a hash of its bytes.

@@ -150,6 +150,15 @@ func countChunks(t *testing.T, ch testenv.CHDatabase, where string, args ...any)
 	return n
 }
 
+// chunksOf is the number of chunks of st's journeys' source events.
+func chunksOf(st *journey.State) uint64 {
+	var n uint64
+	for _, r := range journey.Derive(st) {
+		n += uint64((len(r.SourceEvents) + SourceChunkEvents - 1) / SourceChunkEvents)
+	}
+	return n
+}
+
 // A change rewrites the chunks of source events it changed, not the whole
 // list: an event at the end its last chunk, a new version of an early
 // event its chunk; a projection started afresh (nothing known of what was
@@ -159,26 +168,26 @@ func TestJourneyChunksAreWrittenByChange(t *testing.T) {
 	p := newStateProjection(t, ch)
 	id := benchTracking(0)
 	seed := []*kgo.Record{benchSubscription(0)}
-	// 240 events: 48 vessel events, 64 of each of three containers: two
-	// whole chunks each.
+	// 240 events: 48 vessel events and 64 of each of three containers,
+	// whole chunks.
 	for e := range 240 {
 		seed = append(seed, benchEvent(0, e, 0))
 	}
 	applyBatch(t, p, seed...)
 	v := p.states[id].Version
-	if n := countChunks(t, ch, "tracking_id = ?", id); n != 6 {
-		t.Fatalf("%d chunks after the first batch, want 2 per container", n)
+	if n := countChunks(t, ch, "tracking_id = ?", id); n != 3*64/SourceChunkEvents || n != chunksOf(p.states[id]) {
+		t.Fatalf("%d chunks after the first batch, want %d per container", n, 64/SourceChunkEvents)
 	}
 	sameJourneys(t, ch, p.states[id])
 
 	// A new event at the end of container 1's journey (events are an hour
-	// apart, in order): its third chunk, nothing else.
+	// apart, in order): a chunk of its own, nothing else.
 	applyBatch(t, p, benchEvent(0, 241, 0))
 	v++
 	if n := countChunks(t, ch, "version = ?", v); n != 1 {
 		t.Fatalf("%d chunks written for an event at the end, want 1", n)
 	}
-	if n := countChunks(t, ch, "version = ? AND chunk = 2", v); n != 1 {
+	if n := countChunks(t, ch, "version = ? AND equipment_number = 'MSKU9070321' AND chunk = ?", v, uint32(64/SourceChunkEvents)); n != 1 {
 		t.Fatal("the new event's chunk was not the one written")
 	}
 	sameJourneys(t, ch, p.states[id])
@@ -192,12 +201,12 @@ func TestJourneyChunksAreWrittenByChange(t *testing.T) {
 	sameJourneys(t, ch, p.states[id])
 
 	// Afresh: the state loads from ClickHouse, and the next change writes
-	// every chunk of every container (7), the reads unchanged.
+	// every chunk of every container, the reads unchanged.
 	p = newStateProjection(t, ch)
 	applyBatch(t, p, benchEvent(0, 2, 1))
 	v++
-	if n := countChunks(t, ch, "version = ?", v); n != 7 {
-		t.Fatalf("%d chunks written after a restart, want all 7", n)
+	if n, want := countChunks(t, ch, "version = ?", v), chunksOf(p.states[id]); n != want || want != 3*64/SourceChunkEvents+1 {
+		t.Fatalf("%d chunks written after a restart, want all %d", n, want)
 	}
 	sameJourneys(t, ch, p.states[id])
 }
