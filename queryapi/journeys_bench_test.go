@@ -79,7 +79,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 	// Templates: sandbox journeys of every format, mid-way, as the projector derives them.
 	type template struct {
 		res    journey.Result
-		src    string
+		chunks []string
 		ves    string
 		enh    string
 		events []schemas.EventRecord
@@ -104,10 +104,13 @@ func BenchmarkJourneyPull(b *testing.B) {
 			}
 		}
 		r := journey.Derive(st)[0]
-		src, _ := json.Marshal(r.SourceEvents)
+		var chunks []string // as the projector writes them
+		for lo := 0; lo < len(r.SourceEvents); lo += projector.SourceChunkEvents {
+			chunks = append(chunks, string(journey.AppendArray(nil, r.SourceEvents[lo:min(lo+projector.SourceChunkEvents, len(r.SourceEvents))])))
+		}
 		ves, _ := json.Marshal(r.VesselEvents)
 		enh, _ := json.Marshal(r.EnhancedEvents)
-		templates = append(templates, template{res: r, src: string(src), ves: string(ves), enh: string(enh)})
+		templates = append(templates, template{res: r, chunks: chunks, ves: string(ves), enh: string(enh)})
 	}
 	container := func(i int) string { return fmt.Sprintf("BNCH%07d", i) }
 	trackingID := func(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
@@ -117,17 +120,32 @@ func BenchmarkJourneyPull(b *testing.B) {
 	}
 	var bytes int64
 	for lo := 0; lo < n; lo += 5000 {
-		var rows [][]any
+		var rows, chunkRows [][]any
 		for i := lo; i < min(lo+5000, n); i++ {
 			t := templates[i%len(templates)]
 			c := container(i)
-			src := strings.ReplaceAll(t.src, t.res.EquipmentNumber, c)
-			bytes += int64(len(src) + len(t.ves) + len(t.enh))
+			versions := make([]uint64, len(t.chunks))
+			for j, chunk := range t.chunks {
+				chunk = strings.ReplaceAll(chunk, t.res.EquipmentNumber, c)
+				bytes += int64(len(chunk))
+				versions[j] = 1
+				chunkRows = append(chunkRows, []any{k.Account.ID, "container", c, trackingID(i), c, uint32(j), chunk, uint64(1)})
+			}
+			src := "" // in its chunks
+			if len(t.chunks) == 0 {
+				src = "[]"
+			}
+			bytes += int64(len(t.ves) + len(t.enh))
 			rows = append(rows, []any{k.Account.ID, "sandbox", "container", c, trackingID(i), seedStart.UTC().Truncate(time.Second), uint16(0),
-				c, t.res.ScacCode, "OPEN", t.res.POL, t.res.POD, t.res.LastLocation, src, t.ves, t.enh, seedStart.UTC().Truncate(time.Second), uint64(1)})
+				c, t.res.ScacCode, "OPEN", t.res.POL, t.res.POD, t.res.LastLocation, src, versions, t.ves, t.enh, seedStart.UTC().Truncate(time.Second), uint64(1)})
+		}
+		if err := clickhouse.Insert(ctx, ch.Conn, projector.ChunksTable(1), []string{"account_id", "lookup_kind", "lookup_value", "tracking_id",
+			"equipment_number", "chunk", "events", "version"}, chunkRows...); err != nil {
+			b.Fatal(err)
 		}
 		if err := clickhouse.Insert(ctx, ch.Conn, projector.JourneysTable(1), []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
-			"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location", "source_events", "vessel_events", "enhanced_events", "updated_at", "version"}, rows...); err != nil {
+			"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location", "source_events", "source_chunks", "vessel_events", "enhanced_events",
+			"updated_at", "version"}, rows...); err != nil {
 			b.Fatal(err)
 		}
 	}
