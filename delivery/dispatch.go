@@ -316,8 +316,8 @@ func (d *dispatcher) claimLoop(ctx context.Context) {
 				d.log.Error("claim deliveries", "err", err)
 			}
 			d.claimedUpTo(limits, cs)
-			for i := range cs {
-				d.start(&cs[i])
+			if over := d.startClaimed(cs); len(over) > 0 {
+				d.release(ctx, over)
 			}
 			more = len(cs) == n
 		}
@@ -334,14 +334,42 @@ func (d *dispatcher) claimLoop(ctx context.Context) {
 	}
 }
 
-// start sends c, claimed by claimLoop.
-func (d *dispatcher) start(c *claimed) {
+// startClaimed sends the deliveries claimLoop claimed whose endpoint still
+// has room and returns the others: the room the claim was made for may
+// have gone meanwhile to deliveries leased at birth (handoff), and an
+// endpoint never gets more than EndpointConcurrency requests at once.
+func (d *dispatcher) startClaimed(cs []claimed) (over []claimed) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.accepting {
-		return // the lease expires; sent again after a restart
+	for i := range cs {
+		c := &cs[i]
+		if !d.accepting {
+			return nil // their leases expire; sent again after a restart
+		}
+		ep := d.endpointLocked(c.Endpoint)
+		if d.roomLocked(ep) <= 0 {
+			ep.wantSlot = true // claimed again when a slot frees
+			over = append(over, *c)
+			continue
+		}
+		d.startLocked(c, ep)
 	}
-	d.startLocked(c, d.endpointLocked(c.Endpoint))
+	return over
+}
+
+// release gives back leased deliveries that could not be sent at once
+// (their endpoint filled up meanwhile, or the stage is stopping), so they
+// are claimed as usual; if that fails, their lease expires.
+func (d *dispatcher) release(ctx context.Context, cs []claimed) {
+	outs := make([]outcome, len(cs))
+	for i := range cs {
+		outs[i] = outcome{c: &cs[i]}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, _, err := d.store.record(ctx, outs, d.now()); err != nil {
+		d.log.Warn("release leased deliveries; they are sent when the lease expires", "count", len(cs), "err", err)
+	}
 }
 
 // startLocked sends c in a goroutine of its own; d.mu is held. The attempt

@@ -209,7 +209,7 @@ func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
 		w.d.orphan(g)
 	}
 	if rejected := w.d.handoff(g, leased, unleased); len(rejected) > 0 {
-		w.release(ctx, rejected)
+		w.d.release(ctx, rejected)
 		signal(w.d.poke)
 	}
 	if err != nil && len(group) > 1 {
@@ -221,20 +221,5 @@ func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
 	}
 	for _, r := range group {
 		r.done <- err
-	}
-}
-
-// release gives back deliveries leased at birth that could not be sent at
-// once (their endpoint filled up meanwhile, or the stage is stopping), so
-// they are claimed as usual; if that fails, their lease expires.
-func (w *queueWriter) release(ctx context.Context, cs []claimed) {
-	outs := make([]outcome, len(cs))
-	for i := range cs {
-		outs[i] = outcome{c: &cs[i]}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if _, _, err := w.store.record(ctx, outs, w.now()); err != nil {
-		w.log.Warn("release deliveries leased at birth; they are sent when the lease expires", "count", len(cs), "err", err)
 	}
 }

@@ -370,3 +370,37 @@ func TestLostEnqueueAnswerIsClaimedAtOnce(t *testing.T) {
 		t.Fatalf("claimed %d (%v), want the delivery the lost answer leased", len(cs), err)
 	}
 }
+
+// A claim is made for the room its endpoint had; should a delivery leased
+// at birth take that room before the claimed one starts, the claimed one
+// is not sent (the endpoint would get more than EndpointConcurrency
+// requests at once) but released, and claimed again.
+func TestClaimedBeyondTheEndpointsRoomIsReleased(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	st.cfg = Config{Workers: 8, EndpointConcurrency: 1, Lease: time.Minute, InstanceTimeout: time.Minute}.WithDefaults()
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 1)
+	if _, unleased, err := st.enqueue(ctx, []queued{event(trks[0][0], "a")}, leaseGrant{}, time.Now()); err != nil || len(unleased) != 1 {
+		t.Fatalf("enqueue: %d unleased, %v", len(unleased), err)
+	}
+	d := &dispatcher{cfg: st.cfg, store: st, now: time.Now, log: testenv.Log(t), accepting: true, poke: make(chan struct{}, 1),
+		endpoints: map[string]*endpoint{}, byAccount: map[string]*endpoint{}}
+	n, lim := d.capacity()
+	cs, err := st.claim(ctx, n, lim, time.Now())
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("claimed %d, %v; want 1", len(cs), err)
+	}
+	// Meanwhile a delivery leased at birth took the endpoint's one slot.
+	d.mu.Lock()
+	ep := d.endpointLocked(cs[0].Endpoint)
+	ep.inflight = 1
+	d.mu.Unlock()
+	over := d.startClaimed(cs)
+	if len(over) != 1 || ep.inflight != 1 || !ep.wantSlot {
+		t.Fatalf("%d not started, %d in flight, slot wanted %v: want the claimed one held back", len(over), ep.inflight, ep.wantSlot)
+	}
+	d.release(ctx, over)
+	if again, err := st.claim(ctx, 1, claimLimits{Default: 1}, time.Now()); err != nil || len(again) != 1 || again[0].ID != cs[0].ID {
+		t.Fatalf("claimed %d after the release (%v), want the held-back one", len(again), err)
+	}
+}
