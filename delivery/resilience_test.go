@@ -340,11 +340,13 @@ func TestExpiredLeaseIsSentAgain(t *testing.T) {
 	s := h.Subscribe(acct, "crashed")
 	id := "7b1f3f0e-6a3e-4d55-9a53-0e2f5d7c9b11"
 	// What a crashed sender leaves: a delivery leased for another second.
-	h.Exec(`INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at,
+	h.Exec(`WITH q AS (
+			INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
+			VALUES ($3, 'lost', 'h1', $4, now()) RETURNING id)
+		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, queue_from, queue_to, next_attempt_at,
 			lease_until, lease_token, created_at, updated_at)
-		VALUES ($1, $2, $3, 'PENDING', 1, now(), now() + interval '1 second', gen_random_uuid(), now(), now())`, id, acct, s.ID)
-	h.Exec(`INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at, delivery_id)
-		VALUES ($1, 'lost', 'h1', $2, now(), $3)`, s.ID, []byte(dt.Event("lost", s.Container)), id)
+		SELECT $1, $2, $3, 'PENDING', 1, q.id, q.id, now(), now() + interval '1 second', gen_random_uuid(), now(), now() FROM q`,
+		id, acct, s.ID, []byte(dt.Event("lost", s.Container)))
 	start := time.Now()
 	h.Start(dt.Config())
 	testkit.Eventually(t, 15*time.Second, "the delivery sent again", func() bool { return len(rc.Acked()) == 1 })

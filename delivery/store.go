@@ -39,6 +39,10 @@ type store struct {
 	// delivery_instances says it is alive. Without one (uuid.Nil) leases
 	// have no owner and wait for lease_until.
 	instance uuid.UUID
+	// sweepFrom are the highest queue ids the last two sweeps saw; swept
+	// says there was one (see sweep).
+	sweepFrom [2]int64
+	swept     bool
 }
 
 // owner is the lease_owner of leases taken by this process.

@@ -39,12 +39,16 @@ type claimLimits struct {
 }
 
 // bodySelect are the columns a delivery's body is built from, for a
-// delivery aliased c joined to its subscription s.
-// (s is NULL for a message delivery: every column then reads "".)
+// delivery aliased c (its subscription_id, queue_from and queue_to: its
+// events are that range of the subscription's queue) joined to its
+// subscription s. (s is NULL for a message delivery, and its range too:
+// every column then reads "", the lists are empty.)
 const bodySelect = `coalesce(s.reference, ''), coalesce(s.container_number, ''), coalesce(s.bill_number, ''),
 	coalesce(s.booking_number, ''), coalesce(s.scac, ''),
-	ARRAY(SELECT q.event FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id),
-	ARRAY(SELECT coalesce(q.traceparent, '') FROM delivery_queue q WHERE q.delivery_id = c.id ORDER BY q.id)`
+	ARRAY(SELECT q.event FROM delivery_queue q
+	      WHERE q.subscription_id = c.subscription_id AND q.id BETWEEN c.queue_from AND c.queue_to ORDER BY q.id),
+	ARRAY(SELECT coalesce(q.traceparent, '') FROM delivery_queue q
+	      WHERE q.subscription_id = c.subscription_id AND q.id BETWEEN c.queue_from AND c.queue_to ORDER BY q.id)`
 
 // scanBody builds a body from the bodySelect columns; traceparents are its
 // events' trace contexts, in body order.
@@ -119,7 +123,7 @@ const claimSQL = `
 			UPDATE deliveries d SET lease_until = @lease_until, lease_token = @token, lease_owner = @owner
 			FROM locked l WHERE d.id = l.id
 			RETURNING d.id, d.account_id, d.subscription_id, d.attempts, d.round_attempts, d.event_count, d.created_at,
-			          d.kind, d.message_enc
+			          d.kind, d.message_enc, d.queue_from, d.queue_to
 		)
 		SELECT c.id::text, c.account_id::text, a.env, coalesce(c.subscription_id::text, ''), c.attempts, c.round_attempts,
 		       c.event_count, c.created_at, w.target_url, w.secret_enc, c.kind, c.message_enc, ` + bodySelect + `

@@ -17,9 +17,10 @@ func (s *store) prune(ctx context.Context, now time.Time) (int, error) {
 				UNION ALL
 				SELECT id FROM deliveries WHERE created_at < $2 AND status = 'DEAD' AND dlq_published_at IS NOT NULL
 				LIMIT $3)
-			RETURNING id
+			RETURNING id, subscription_id, queue_from, queue_to
 		), events AS (
-			DELETE FROM delivery_queue WHERE delivery_id IN (SELECT id FROM gone)
+			DELETE FROM delivery_queue q USING gone g
+			WHERE q.subscription_id = g.subscription_id AND q.id BETWEEN g.queue_from AND g.queue_to
 		)
 		SELECT count(*) FROM gone`,
 		now.Add(-s.cfg.Retention), now.Add(-s.cfg.DeadRetention), pruneBatch).Scan(&n)
@@ -35,9 +36,15 @@ const pruneBatch = 5000
 // depth counts open deliveries by status and events queued but not batched.
 func (s *store) depth(ctx context.Context) (pending, failed, queued int64, err error) {
 	err = s.pool.QueryRow(ctx, `
-		SELECT count(*) FILTER (WHERE status = 'PENDING'), count(*) FILTER (WHERE status = 'FAILED'),
-		       (SELECT count(*) FROM delivery_queue WHERE delivery_id IS NULL)
-		FROM deliveries WHERE status IN ('PENDING', 'FAILED')`).Scan(&pending, &failed, &queued)
+		SELECT count(*) FILTER (WHERE d.status = 'PENDING'), count(*) FILTER (WHERE d.status = 'FAILED'),
+		       -- Above the cursor of each subscription with an open delivery
+		       -- (its newest: the cursor); none queue without one, but for a
+		       -- moment (see sweep).
+		       coalesce(sum((SELECT count(*) FROM delivery_queue q
+		                     WHERE q.subscription_id = d.subscription_id
+		                       AND (q.subscription_id, q.id) > (d.subscription_id, d.queue_to)))
+		                FILTER (WHERE NOT d.replayed AND d.queue_to IS NOT NULL), 0)
+		FROM deliveries d WHERE d.status IN ('PENDING', 'FAILED')`).Scan(&pending, &failed, &queued)
 	if err != nil {
 		err = fmt.Errorf("queue depth: %w", err)
 	}

@@ -30,16 +30,33 @@ func lockSQL(subs string) string {
 		FROM (SELECT DISTINCT hashtext(id::text) AS h FROM (` + subs + `) AS s(id)) AS k ORDER BY h`
 }
 
+// cursorSQL is the cursor of subscription s.id: the highest queue_to of
+// its deliveries (0 for none). Its rows above the cursor are queued and
+// not yet in a delivery (migration 0029).
+const cursorSQL = `coalesce((SELECT d.queue_to FROM deliveries d WHERE d.subscription_id = s.id AND d.queue_to IS NOT NULL
+	ORDER BY d.queue_to DESC LIMIT 1), 0)`
+
 // openSQL opens a delivery for every subscription an SQL expression yields
-// that has queued events and no open delivery of its ordered stream,
-// batching its oldest queued events (at most @max_events, and @max_bytes of
-// event JSON unless a single event is larger). The caller holds the
+// that has no open delivery of its ordered stream and events queued above
+// its cursor, batching the oldest of them (at most @max_events, and
+// @max_bytes of event JSON unless a single event is larger) as the range
+// queue_from..queue_to: no queue row is written. The caller holds the
 // subscriptions' locks, taken by an earlier statement. Subscriptions are
 // probed one by one (see queueSQL).
+//
+// The first @lease_max eligible deliveries — within @lease_per_account per
+// account, none of @lease_skip's accounts, the account's webhook activated
+// — are leased to the caller at birth, round-robin over accounts (see
+// leaseGrant), and returned with their bodies; the others are returned
+// without (to be claimed).
 func openSQL(subs string) string {
 	return `
-	WITH idle AS (
-		SELECT s.id, s.account_id FROM (SELECT DISTINCT id FROM (` + subs + `) AS l(id)) AS l CROSS JOIN LATERAL (
+	WITH idle AS MATERIALIZED (
+		-- Materialized: the cursor is then a value the lateral scan below
+		-- probes delivery_queue_subscription with (inlined, it became a
+		-- subplan, and the plan a scan of the primary key from it).
+		SELECT s.id, s.account_id, ` + cursorSQL + ` AS cursor
+		FROM (SELECT DISTINCT id FROM (` + subs + `) AS l(id)) AS l CROSS JOIN LATERAL (
 			SELECT s.id, s.account_id FROM subscriptions s
 			WHERE s.id = l.id
 			  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
@@ -49,89 +66,83 @@ func openSQL(subs string) string {
 		SELECT q.id, i.id AS subscription_id, i.account_id,
 		       row_number() OVER w AS n, sum(octet_length(q.event)) OVER w AS bytes
 		FROM idle i CROSS JOIN LATERAL (
+			-- The rows above the cursor as a row comparison, which only
+			-- delivery_queue_subscription can probe: on small tables the
+			-- planner took the primary key from the cursor, filtered by
+			-- subscription, reading other subscriptions' rows.
 			SELECT q.id, q.event FROM delivery_queue q
-			WHERE q.subscription_id = i.id AND q.delivery_id IS NULL
-			ORDER BY q.id LIMIT @max_events) q
+			WHERE q.subscription_id = i.id AND (q.subscription_id, q.id) > (i.id, i.cursor)
+			ORDER BY q.subscription_id, q.id LIMIT @max_events) q
 		WINDOW w AS (PARTITION BY i.id ORDER BY q.id)
-	), pick AS (
-		SELECT id, subscription_id, account_id FROM cand WHERE n = 1 OR bytes <= @max_bytes
+	), batch AS (
+		SELECT c.subscription_id, c.account_id, min(c.id) AS queue_from, max(c.id) AS queue_to, count(*) AS events,
+		       coalesce(bool_or(w.activated), false) AS activated
+		FROM cand c LEFT JOIN webhooks w ON w.account_id = c.account_id
+		WHERE c.n = 1 OR c.bytes <= @max_bytes
+		GROUP BY c.subscription_id, c.account_id
+	), leasing AS (
+		SELECT *, eligible AND row_number() OVER (PARTITION BY eligible ORDER BY per_account, subscription_id) <= @lease_max AS lease
+		FROM (
+			SELECT *, activated AND per_account <= @lease_per_account AND NOT (account_id = ANY(@lease_skip::uuid[])) AS eligible
+			FROM (
+				SELECT b.*, row_number() OVER (PARTITION BY b.account_id ORDER BY b.subscription_id) AS per_account
+				FROM batch b) b) b
 	), opened AS (
-		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at, created_at, updated_at)
-		SELECT gen_random_uuid(), account_id, subscription_id, 'PENDING', count(*), @now, @now, @now
-		FROM pick GROUP BY subscription_id, account_id
-		RETURNING id, subscription_id
+		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, queue_from, queue_to, next_attempt_at,
+		                        created_at, updated_at, lease_until, lease_token, lease_owner)
+		SELECT gen_random_uuid(), account_id, subscription_id, 'PENDING', events, queue_from, queue_to, @now, @now, @now,
+		       CASE WHEN lease THEN @lease_until::timestamptz END, CASE WHEN lease THEN @token::uuid END,
+		       CASE WHEN lease THEN @owner::uuid END
+		FROM leasing
+		RETURNING id, account_id, subscription_id, created_at, lease_token, event_count, queue_from, queue_to
 	)
-	UPDATE delivery_queue q SET delivery_id = o.id
-	FROM pick p JOIN opened o ON o.subscription_id = p.subscription_id
-	WHERE q.id = p.id`
+	SELECT c.id::text, c.account_id::text, c.subscription_id::text, c.created_at, c.leased, c.event_count,
+	       a.env, coalesce(w.target_url, ''), w.secret_enc, ` + bodySelect + `
+	FROM (
+		-- Only a leased delivery's body is read (the range of the others
+		-- reads as NULL, their lists as empty): the others are claimed.
+		SELECT o.id, o.account_id, o.subscription_id, o.created_at, o.event_count, o.lease_token IS NOT NULL AS leased,
+		       CASE WHEN o.lease_token IS NOT NULL THEN o.queue_from END AS queue_from, o.queue_to
+		FROM opened o) c
+	JOIN subscriptions s ON s.id = c.subscription_id
+	JOIN accounts a ON a.id = c.account_id
+	LEFT JOIN webhooks w ON w.account_id = c.account_id AND c.leased`
 }
 
 // queueSQL queues events (@trackings, @event_ids, @hashes, @emitted,
 // @events: one element per event, one event per tracking at most) for the
 // OPEN subscriptions of their trackings whose account has an activated
-// webhook, unless it is a repeat (see queueRepeat). A
-// subscription with neither an open delivery nor queued events — the usual
-// case — gets a delivery of the event at once, the queue row born batched.
-// The caller holds the subscriptions' locks.
+// webhook, unless it is a repeat (see queueRepeat). The caller holds the
+// subscriptions' locks; openSQL then batches what it queued.
 //
 // Every lookup is written as a per-event probe (a LATERAL fenced by OFFSET
-// 0, EXISTS in the select list), and what the answer needs of the
-// subscription, its webhook and account is read by that probe, so the plan
-// stays index probes whatever the statistics say: on tables just filled (a
-// new deployment's first burst) the planner would otherwise scan every open
-// subscription and delivery for each batch — and a plan made then is kept
-// by the connection until the table is next analysed.
+// 0), so the plan stays index probes whatever the statistics say: on
+// tables just filled (a new deployment's first burst) the planner would
+// otherwise scan every open subscription for each batch — and a plan made
+// then is kept by the connection until the table is next analysed.
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
 		                     @traceparents::text[])
 			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent)
-	), fresh AS (
-		SELECT s.*, ev.event_id, ev.hash, ev.emitted_at, ev.event, ev.traceparent,
-		       CASE WHEN NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
-		                             AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed OFFSET 0)
-		             AND NOT EXISTS (SELECT 1 FROM delivery_queue q WHERE q.subscription_id = s.id AND q.delivery_id IS NULL
-		                             OFFSET 0)
-		            THEN gen_random_uuid() END AS delivery_id
-		FROM ev CROSS JOIN LATERAL (
-			SELECT s.id, s.account_id, a.env, w.target_url, w.secret_enc, s.reference, s.container_number,
-			       s.bill_number, s.booking_number, s.scac
-			FROM subscriptions s
-			JOIN webhooks w ON w.account_id = s.account_id AND w.activated
-			JOIN accounts a ON a.id = s.account_id
-			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
-			  AND NOT coalesce((SELECT q.content_hash = ev.hash FROM delivery_queue q
-			                    WHERE q.subscription_id = s.id AND q.event_id = ev.event_id
-			                    ORDER BY q.id DESC LIMIT 1), false)
-			OFFSET 0) s
-	), queued AS (
-		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, delivery_id, traceparent)
-		SELECT id, event_id, hash, emitted_at, event, @now, delivery_id, NULLIF(traceparent, '') FROM fresh
-		ON CONFLICT (subscription_id, event_id, emitted_at, content_hash) DO NOTHING
-		RETURNING delivery_id
-	), opened AS (
-		-- Only for rows actually queued: never a delivery without its event.
-		-- The first of them (see leaseGrant) are leased to the caller at birth.
-		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at, created_at, updated_at,
-		                        lease_until, lease_token, lease_owner)
-		SELECT delivery_id, account_id, id, 'PENDING', 1, @now, @now, @now,
-		       CASE WHEN lease THEN @lease_until::timestamptz END, CASE WHEN lease THEN @token::uuid END,
-		       CASE WHEN lease THEN @owner::uuid END
-		FROM (
-			-- Eligible: within the per-account bound and not skipped; the
-			-- first @lease_max eligible, round-robin over accounts, lease.
-			SELECT *, eligible AND row_number() OVER (PARTITION BY eligible ORDER BY per_account, delivery_id) <= @lease_max AS lease
-			FROM (
-				SELECT *, per_account <= @lease_per_account AND NOT (account_id = ANY(@lease_skip::uuid[])) AS eligible
-				FROM (
-					SELECT f.*, row_number() OVER (PARTITION BY f.account_id ORDER BY f.delivery_id) AS per_account
-					FROM fresh f WHERE f.delivery_id IN (SELECT delivery_id FROM queued)) f) f) f
-		RETURNING id, account_id, subscription_id, created_at, lease_token
 	)
-	SELECT o.id::text, o.account_id::text, o.subscription_id::text, o.created_at, o.lease_token IS NOT NULL,
-	       f.env, f.target_url, f.secret_enc, f.reference, f.container_number, f.bill_number, f.booking_number, f.scac,
-	       ARRAY[f.event], ARRAY[f.traceparent]
-	FROM opened o JOIN fresh f ON f.delivery_id = o.id`
+	INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, traceparent)
+	SELECT s.id, ev.event_id, ev.hash, ev.emitted_at, ev.event, @now, NULLIF(ev.traceparent, '')
+	FROM ev CROSS JOIN LATERAL (
+		SELECT s.id FROM subscriptions s
+		JOIN webhooks w ON w.account_id = s.account_id AND w.activated
+		WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+		  -- The event's versions, fenced from the ordering: newest first
+		  -- by delivery_queue_subscription, a new event would read every
+		  -- row of its subscription. (Where a subscription has more than a
+		  -- row or two, delivery_queue_emission, which names the event, is
+		  -- the cheaper probe; on tables that small either reads a row.)
+		  AND NOT coalesce((SELECT v.content_hash = ev.hash FROM (
+		                        SELECT q.id, q.content_hash FROM delivery_queue q
+		                        WHERE q.subscription_id = s.id AND q.event_id = ev.event_id OFFSET 0) v
+		                    ORDER BY v.id DESC LIMIT 1), false)
+		OFFSET 0) s
+	ON CONFLICT (subscription_id, event_id, emitted_at, content_hash) DO NOTHING`
 
 // queueRepeat is the rule that makes queuing idempotent without losing a
 // version. An event record is one emission of one version of an event: the
@@ -163,8 +174,11 @@ const queueTargets = `
 		WHERE s.tracking_id = t.id AND s.status = 'OPEN' AND w.activated
 		OFFSET 0) s`
 
+// openArgs are openSQL's arguments, leasing nothing.
 func (s *store) openArgs(now time.Time) pgx.NamedArgs {
-	return pgx.NamedArgs{"max_events": s.cfg.MaxBatchEvents, "max_bytes": s.cfg.MaxBatchBytes, "now": now}
+	return pgx.NamedArgs{"max_events": s.cfg.MaxBatchEvents, "max_bytes": s.cfg.MaxBatchBytes, "now": now,
+		"lease_max": 0, "lease_per_account": 0, "lease_skip": []uuid.UUID{}, "token": uuid.Nil, "lease_until": now,
+		"owner": s.owner()}
 }
 
 // queued is one event to queue: its record, tracking, and the traceparent
@@ -234,13 +248,16 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	// every open subscription for each event (docs/performance.md).
 	b.Queue(postgres.KeyedPlan)
 	b.Queue(lockSQL(queueTargets), args)
-	b.Queue(queueSQL, args).Query(func(rows pgx.Rows) error {
+	b.Queue(queueSQL, args)
+	// Every target subscription, not only those queued to: one left
+	// stranded (see sweep) goes out with its next event, in order.
+	b.Queue(openSQL(queueTargets), args).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			c := claimed{Token: g.Token, Kind: kindEvents}
 			var isLeased bool
 			var refs References
 			var events [][]byte
-			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.Env,
+			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.EventCount, &c.Env,
 				&c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.Traceparents)...)...); err != nil {
 				return err
 			}
@@ -252,7 +269,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 			if err != nil {
 				return err
 			}
-			c.Body, c.EventCount, c.Endpoint = body, 1, endpointKey(c.AccountID, c.TargetURL)
+			c.Body, c.Endpoint = body, endpointKey(c.AccountID, c.TargetURL)
 			out.leased = append(out.leased, c)
 		}
 		return rows.Err()
@@ -260,23 +277,46 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	return b, out
 }
 
-// sweep opens deliveries for subscriptions with queued events and no open
-// delivery. Enqueue and record open them as they go; this is the safety net
-// (e.g. an event queued by a subscription made while its lock was taken).
+// sweep opens deliveries for subscriptions with events queued above their
+// cursor and no open delivery. Enqueue and record open them as they go (an
+// enqueue for every subscription of its trackings, so one left stranded
+// goes out with its next event); this is the safety net for one with no
+// later event, e.g. a subscription closed, or its webhook deactivated,
+// between an enqueue's statements. It looks at the subscriptions of the
+// rows queued since the sweep before the last (no queue transaction lasts
+// that long), and after a start at the last sweepWindow rows. Sweeps run
+// one at a time (housekeeping).
 func (s *store) sweep(ctx context.Context, now time.Time) (bool, error) {
+	var top int64
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM delivery_queue`).Scan(&top); err != nil {
+		return false, fmt.Errorf("sweep: %w", err)
+	}
+	if !s.swept {
+		low := max(top-sweepWindow, 0)
+		s.sweepFrom, s.swept = [2]int64{low, low}, true
+	}
 	stranded := `
-		SELECT DISTINCT q.subscription_id FROM delivery_queue q
-		WHERE q.delivery_id IS NULL
-		  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = q.subscription_id
-		                  AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
+		SELECT s.id FROM (SELECT DISTINCT subscription_id FROM delivery_queue WHERE id > @low) AS r(id)
+		CROSS JOIN LATERAL (
+			SELECT s.id FROM subscriptions s
+			WHERE s.id = r.id
+			  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.subscription_id = s.id
+			                  AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
+			  AND EXISTS (SELECT 1 FROM delivery_queue q
+			              WHERE q.subscription_id = s.id AND (q.subscription_id, q.id) > (s.id, ` + cursorSQL + `))
+			OFFSET 0) s
 		LIMIT 1000`
-	rows, err := s.pool.Query(ctx, stranded)
+	rows, err := s.pool.Query(ctx, stranded, pgx.NamedArgs{"low": s.sweepFrom[0]})
 	if err != nil {
 		return false, fmt.Errorf("sweep: %w", err)
 	}
 	subs, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil || len(subs) == 0 {
-		return false, err
+	if err != nil {
+		return false, fmt.Errorf("sweep: %w", err)
+	}
+	s.sweepFrom = [2]int64{s.sweepFrom[1], top}
+	if len(subs) == 0 {
+		return false, nil
 	}
 	args := s.openArgs(now)
 	args["subs"] = subs
@@ -287,3 +327,7 @@ func (s *store) sweep(ctx context.Context, now time.Time) (bool, error) {
 	}
 	return n[3] > 0, nil
 }
+
+// sweepWindow is how many of the newest queue rows the first sweep of a
+// process looks at.
+const sweepWindow = 100_000

@@ -75,7 +75,7 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 	// 19.3 s of statement time, docs/performance.md).
 	b := &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
-	b.Queue(postgres.KeyedPlan) // openSQL's update of the queue joined a scan of it
+	b.Queue(postgres.KeyedPlan) // openSQL probes, whatever the statistics
 	closingSubs := `SELECT unnest(@closing::uuid[])`
 	if len(closing) > 0 {
 		b.Queue(lockSQL(closingSubs), args)

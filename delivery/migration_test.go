@@ -1,0 +1,92 @@
+package delivery
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/schemas/migrations"
+)
+
+// Migration 0029 gives every delivery the range of its queue rows, and the
+// rows not in a delivery stay above their subscription's cursor: after it,
+// each delivery's body and the queued rows are what they were.
+func TestMigrationGivesDeliveriesTheirRange(t *testing.T) {
+	db := testenv.Postgres(t)
+	ctx := context.Background()
+	ms, err := migrations.Postgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	// A schema of its own, migrated to just before 0029.
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA premig; SET search_path TO premig`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(ctx, `RESET search_path`)
+	apply := func(before bool) {
+		for _, m := range ms {
+			if (m.Version < 29) == before {
+				if _, err := conn.Exec(ctx, m.SQL); err != nil {
+					t.Fatalf("migration %d: %v", m.Version, err)
+				}
+			}
+		}
+	}
+	apply(true)
+	// Two subscriptions' rows interleaved: s1's delivery d1 (a, b), its open
+	// d2 (c) and c's successors queued (d, e); s2's d3 (x), born batched.
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const s1, s2 = "'00000000-0000-4000-8000-000000000001'", "'00000000-0000-4000-8000-000000000002'"
+	const d1, d2, d3 = "'00000000-0000-4000-8000-0000000000d1'", "'00000000-0000-4000-8000-0000000000d2'", "'00000000-0000-4000-8000-0000000000d3'"
+	for _, d := range []struct{ id, sub, status string }{{d1, s1, "DELIVERED"}, {d2, s1, "PENDING"}, {d3, s2, "DELIVERED"}} {
+		exec(`INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, next_attempt_at, created_at, updated_at)
+			VALUES (` + d.id + `, gen_random_uuid(), ` + d.sub + `, '` + d.status + `', 1, now(), now(), now())`)
+	}
+	for _, q := range []struct{ sub, event, delivery string }{
+		{s1, "a", d1}, {s2, "x", d3}, {s1, "b", d1}, {s1, "c", d2}, {s1, "d", "NULL"}, {s1, "e", "NULL"},
+	} {
+		exec(`INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at, delivery_id)
+			VALUES (` + q.sub + `, '` + q.event + `', 'h', '{}', now(), ` + q.delivery + `)`)
+	}
+	apply(false)
+	events := func(sql string) string {
+		t.Helper()
+		rows, err := conn.Query(ctx, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			got = append(got, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, " ")
+	}
+	body := func(d string) string {
+		return events(`SELECT q.event_id FROM deliveries c JOIN delivery_queue q ON q.subscription_id = c.subscription_id
+			AND q.id BETWEEN c.queue_from AND c.queue_to WHERE c.id = ` + d + ` ORDER BY q.id`)
+	}
+	if b1, b2, b3 := body(d1), body(d2), body(d3); b1 != "a b" || b2 != "c" || b3 != "x" {
+		t.Fatalf("bodies after 0029: %q %q %q", b1, b2, b3)
+	}
+	queued := events(`SELECT q.event_id FROM delivery_queue q WHERE q.subscription_id = ` + s1 + `
+		AND q.id > (SELECT max(queue_to) FROM deliveries WHERE subscription_id = ` + s1 + `) ORDER BY q.id`)
+	if queued != "d e" {
+		t.Fatalf("queued above the cursor after 0029: %q", queued)
+	}
+}
