@@ -1,0 +1,220 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// DecodeEventRecord decodes an event record as json.Unmarshal does into a
+// zero EventRecord: same fields, and an error exactly when Unmarshal gives
+// one. rec is overwritten whole, so fields absent from data are zero.
+//
+// Records as json.Marshal writes them take a fast path that validates the
+// event once and copies it, where Unmarshal validates the whole record and
+// then scans it again. Anything else (escapes, other key spellings, nulls,
+// duplicate or unknown keys, errors) goes to json.Unmarshal, the reference.
+func DecodeEventRecord(data []byte, rec *EventRecord) error {
+	*rec = EventRecord{}
+	if decodeSimpleRecord(data, rec) {
+		return nil
+	}
+	*rec = EventRecord{} // the fast path may have set fields before giving up
+	if err := json.Unmarshal(data, rec); err != nil {
+		return fmt.Errorf("schemas: decode event record: %w", err)
+	}
+	return nil
+}
+
+// maxEventDepth bounds the event's nesting on the fast path: deeper events
+// go to json.Unmarshal, which alone knows its limit (10000 levels counting
+// the record's own). DCSA events nest about 4 levels.
+const maxEventDepth = 100
+
+// decodeSimpleRecord decodes data into rec when it is a record of the
+// simple shape, and reports whether it was. When false, rec may hold part
+// of data and the caller must decode data otherwise.
+func decodeSimpleRecord(data []byte, rec *EventRecord) bool {
+	s := recordScanner{data: data}
+	if !s.consume('{') {
+		return false
+	}
+	if s.consume('}') {
+		return s.atEnd()
+	}
+	var seen uint16
+	for {
+		s.skipSpace()
+		key, ok := s.plainString()
+		if !ok || !s.consume(':') {
+			return false
+		}
+		s.skipSpace()
+		var bit uint16
+		// Only the exact spellings: Unmarshal matches others case-insensitively
+		// (and ignores unknown keys), which is not worth redoing here.
+		switch string(key) {
+		case "trackingId":
+			bit, ok = 1<<0, s.str(&rec.TrackingID)
+		case "accountId":
+			bit, ok = 1<<1, s.str(&rec.AccountID)
+		case "env":
+			bit, ok = 1<<2, s.str(&rec.Env)
+		case "scac":
+			bit, ok = 1<<3, s.str(&rec.SCAC)
+		case "eventId":
+			bit, ok = 1<<4, s.str(&rec.EventID)
+		case "contentHash":
+			bit, ok = 1<<5, s.str(&rec.ContentHash)
+		case "update":
+			bit, ok = 1<<6, s.boolean(&rec.Update)
+		case "event":
+			bit, ok = 1<<7, s.object(&rec.Event)
+		case "sourceId":
+			bit, ok = 1<<8, s.str(&rec.SourceID)
+		case "emittedAt":
+			bit, ok = 1<<9, s.timestamp(&rec.EmittedAt)
+		default:
+			return false
+		}
+		if !ok || seen&bit != 0 { // a duplicate: the last one wins, leave that to Unmarshal
+			return false
+		}
+		seen |= bit
+		if s.consume('}') {
+			return s.atEnd()
+		}
+		if !s.consume(',') {
+			return false
+		}
+	}
+}
+
+// recordScanner reads a record from data[i:]. Its methods report false on
+// anything outside the simple shape, valid JSON or not.
+type recordScanner struct {
+	data []byte
+	i    int
+}
+
+func (s *recordScanner) skipSpace() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// consume skips white space and then c.
+func (s *recordScanner) consume(c byte) bool {
+	s.skipSpace()
+	if s.i < len(s.data) && s.data[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// atEnd reports whether only white space is left: Unmarshal rejects
+// anything after the value.
+func (s *recordScanner) atEnd() bool {
+	s.skipSpace()
+	return s.i == len(s.data)
+}
+
+// plainString reads a string without escapes or control characters and
+// returns its raw bytes, quotes excluded. Such a string decodes to its raw
+// bytes when they are valid UTF-8.
+func (s *recordScanner) plainString() ([]byte, bool) {
+	if s.i >= len(s.data) || s.data[s.i] != '"' {
+		return nil, false
+	}
+	start := s.i + 1
+	for i := start; i < len(s.data); i++ {
+		switch c := s.data[i]; {
+		case c == '"':
+			s.i = i + 1
+			return s.data[start:i], true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (s *recordScanner) str(dst *string) bool {
+	b, ok := s.plainString()
+	if !ok || !utf8.Valid(b) { // Unmarshal replaces invalid UTF-8
+		return false
+	}
+	*dst = string(b)
+	return true
+}
+
+func (s *recordScanner) boolean(dst *bool) bool {
+	switch rest := s.data[s.i:]; {
+	case bytes.HasPrefix(rest, []byte("true")):
+		*dst, s.i = true, s.i+len("true")
+	case bytes.HasPrefix(rest, []byte("false")):
+		*dst, s.i = false, s.i+len("false")
+	default:
+		return false
+	}
+	return true
+}
+
+// timestamp hands the quoted string to Time.UnmarshalJSON, as Unmarshal does.
+func (s *recordScanner) timestamp(dst *time.Time) bool {
+	start := s.i
+	if _, ok := s.plainString(); !ok {
+		return false
+	}
+	return dst.UnmarshalJSON(s.data[start:s.i]) == nil
+}
+
+// object copies an object value. Matching brackets outside strings finds
+// where it ends; json.Valid then checks it, so a wrong guess on invalid
+// input is rejected.
+func (s *recordScanner) object(dst *json.RawMessage) bool {
+	start := s.i
+	if start >= len(s.data) || s.data[start] != '{' {
+		return false
+	}
+	depth, inString := 0, false
+	for i := start; i < len(s.data); i++ {
+		c := s.data[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // the escaped byte cannot end the string
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > maxEventDepth {
+				return false
+			}
+		case '}', ']':
+			if depth--; depth == 0 {
+				v := s.data[start : i+1]
+				if !json.Valid(v) {
+					return false
+				}
+				*dst = append(json.RawMessage(nil), v...) // as RawMessage.UnmarshalJSON copies
+				s.i = i + 1
+				return true
+			}
+		}
+	}
+	return false
+}
