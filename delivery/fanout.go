@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,10 +36,10 @@ func (s *stage) handle(ctx context.Context, r *kgo.Record) (err error) {
 			attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
 	defer func() { tracing.End(span, err) }()
 	var ev schemas.EventRecord
-	if err := json.Unmarshal(r.Value, &ev); err != nil {
+	if err := schemas.DecodeEventRecord(r.Value, &ev); err != nil {
 		return kafka.Permanent(fmt.Errorf("delivery: undecodable event record: %w", err))
 	}
-	// Unmarshal checked the whole record, event included, is valid JSON.
+	// Decoding checked the whole record, event included, is valid JSON.
 	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' {
 		return kafka.Permanent(errors.New("delivery: event record without event id, content hash or event object"))
 	}

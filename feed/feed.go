@@ -16,7 +16,6 @@ package feed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -176,10 +175,10 @@ func (s *stage) handle(ctx context.Context, r *kgo.Record) error {
 		return nil
 	}
 	var ev schemas.EventRecord
-	if err := json.Unmarshal(r.Value, &ev); err != nil {
+	if err := schemas.DecodeEventRecord(r.Value, &ev); err != nil {
 		return kafka.Permanent(fmt.Errorf("feed: undecodable event record: %w", err))
 	}
-	// Unmarshal checked the whole record, event included, is valid JSON.
+	// Decoding checked the whole record, event included, is valid JSON.
 	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' {
 		return kafka.Permanent(errors.New("feed: event record without event id, content hash or event object"))
 	}

@@ -18,7 +18,7 @@ var eventsView = view{
 		"equipment_reference", "location", "event_time", "event_json", "emitted_at", "version"},
 	row: func(r *kgo.Record) ([]any, bool) {
 		var rec schemas.EventRecord
-		if err := json.Unmarshal(r.Value, &rec); err != nil || rec.EventID == "" {
+		if err := schemas.DecodeEventRecord(r.Value, &rec); err != nil || rec.EventID == "" {
 			return nil, false
 		}
 		var ev dcsa.Event

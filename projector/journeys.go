@@ -169,7 +169,7 @@ func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string
 		switch r.Topic {
 		case schemas.TopicEvents:
 			var rec schemas.EventRecord
-			if err := json.Unmarshal(r.Value, &rec); err != nil || rec.EventID == "" || rec.TrackingID != id {
+			if err := schemas.DecodeEventRecord(r.Value, &rec); err != nil || rec.EventID == "" || rec.TrackingID != id {
 				b.DeadLetter(r, errors.New("malformed event record"))
 				continue
 			}
