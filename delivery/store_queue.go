@@ -305,7 +305,7 @@ func (s *store) sweep(ctx context.Context, now time.Time) (bool, error) {
 			  AND EXISTS (SELECT 1 FROM delivery_queue q
 			              WHERE q.subscription_id = s.id AND (q.subscription_id, q.id) > (s.id, ` + cursorSQL + `))
 			OFFSET 0) s
-		LIMIT 1000`
+		LIMIT ` + strconv.Itoa(sweepLimit)
 	rows, err := s.pool.Query(ctx, stranded, pgx.NamedArgs{"low": s.sweepFrom[0]})
 	if err != nil {
 		return false, fmt.Errorf("sweep: %w", err)
@@ -314,7 +314,10 @@ func (s *store) sweep(ctx context.Context, now time.Time) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("sweep: %w", err)
 	}
-	s.sweepFrom = [2]int64{s.sweepFrom[1], top}
+	if len(subs) < sweepLimit {
+		// All found: the next sweeps need not look below this one's rows.
+		s.sweepFrom = [2]int64{s.sweepFrom[1], top}
+	}
 	if len(subs) == 0 {
 		return false, nil
 	}
@@ -329,5 +332,9 @@ func (s *store) sweep(ctx context.Context, now time.Time) (bool, error) {
 }
 
 // sweepWindow is how many of the newest queue rows the first sweep of a
-// process looks at.
-const sweepWindow = 100_000
+// process looks at; sweepLimit how many subscriptions one sweep opens for
+// (the next sweep goes on from the same rows).
+const (
+	sweepWindow = 100_000
+	sweepLimit  = 1000
+)
