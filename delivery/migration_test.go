@@ -6,39 +6,14 @@ import (
 	"testing"
 
 	"github.com/contrack/contrack/platform/testenv"
-	"github.com/contrack/contrack/schemas/migrations"
 )
 
 // Migration 0029 gives every delivery the range of its queue rows, and the
 // rows not in a delivery stay above their subscription's cursor: after it,
 // each delivery's body and the queued rows are what they were.
 func TestMigrationGivesDeliveriesTheirRange(t *testing.T) {
-	db := testenv.Postgres(t)
 	ctx := context.Background()
-	ms, err := migrations.Postgres()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	// A schema of its own, migrated to just before 0029.
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA premig; SET search_path TO premig`); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Exec(ctx, `RESET search_path`)
-	apply := func(before bool) {
-		for _, m := range ms {
-			if (m.Version < 29) == before {
-				if _, err := conn.Exec(ctx, m.SQL); err != nil {
-					t.Fatalf("migration %d: %v", m.Version, err)
-				}
-			}
-		}
-	}
-	apply(true)
+	conn, migrate := testenv.MigratedBefore(t, testenv.Postgres(t), 29)
 	// Two subscriptions' rows interleaved: s1's delivery d1 (a, b), its open
 	// d2 (c) and c's successors queued (d, e); s2's d3 (x), born batched.
 	exec := func(sql string) {
@@ -59,7 +34,7 @@ func TestMigrationGivesDeliveriesTheirRange(t *testing.T) {
 		exec(`INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at, delivery_id)
 			VALUES (` + q.sub + `, '` + q.event + `', 'h', '{}', now(), ` + q.delivery + `)`)
 	}
-	apply(false)
+	migrate()
 	events := func(sql string) string {
 		t.Helper()
 		rows, err := conn.Query(ctx, sql)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
-	"github.com/contrack/contrack/schemas/migrations"
 )
 
 func TestSeededPlansAndCarrierDefault(t *testing.T) {
@@ -118,39 +117,15 @@ func TestPlanCreateUpdateSetPlanRejectBadInput(t *testing.T) {
 // Migration 0022 keeps every account's plan, and one the code never knew
 // (limited and shown as no plan) becomes no plan.
 func TestMigrationKeepsAccountsPlans(t *testing.T) {
-	db := testenv.Postgres(t)
 	ctx := context.Background()
-	ms, err := migrations.Postgres()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	// A schema of its own, migrated to just before 0022.
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA premig; SET search_path TO premig`); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Exec(ctx, `RESET search_path`)
-	apply := func(before bool) {
-		for _, m := range ms {
-			if (m.Version < 22) == before {
-				if _, err := conn.Exec(ctx, m.SQL); err != nil {
-					t.Fatalf("migration %d: %v", m.Version, err)
-				}
-			}
-		}
-	}
-	apply(true)
+	conn, migrate := testenv.MigratedBefore(t, testenv.Postgres(t), 22)
 	if _, err := conn.Exec(ctx, `INSERT INTO accounts (id, client_slug, env, display_name, plan) VALUES
 		(gen_random_uuid(), 'a', 'live', 'a', 'trial'), (gen_random_uuid(), 'b', 'live', 'b', 'standard'),
 		(gen_random_uuid(), 'c', 'sandbox', 'c', 'sandbox'), (gen_random_uuid(), 'd', 'live', 'd', 'enterprise'),
 		(gen_random_uuid(), 'e', 'live', 'e', NULL), (gen_random_uuid(), 'f', 'live', 'f', 'gold')`); err != nil {
 		t.Fatal(err)
 	}
-	apply(false)
+	migrate()
 	rows, err := conn.Query(ctx, `SELECT client_slug || '=' || COALESCE(plan, '-') FROM accounts ORDER BY client_slug`)
 	if err != nil {
 		t.Fatal(err)

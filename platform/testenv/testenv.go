@@ -366,3 +366,38 @@ func RowsRead(b *pgx.Batch, tables []string) (wrapped *pgx.Batch, read map[strin
 	wrapped.Queue(counts, tables).Query(add(1))
 	return wrapped, read
 }
+
+// MigratedBefore is a connection to db whose search path is a schema of its
+// own ("premig") holding the Postgres migrations before version, and a
+// function that applies the rest there: a migration's test fills the
+// schema as the releases before it left it, then migrates.
+func MigratedBefore(t testing.TB, db PGDatabase, version int) (conn *pgxpool.Conn, migrate func()) {
+	t.Helper()
+	ctx := context.Background()
+	ms, err := migrations.Postgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err = db.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Exec(ctx, `RESET search_path`)
+		conn.Release()
+	})
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA premig; SET search_path TO premig`); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(before bool) {
+		for _, m := range ms {
+			if (m.Version < version) == before {
+				if _, err := conn.Exec(ctx, m.SQL); err != nil {
+					t.Fatalf("migration %d: %v", m.Version, err)
+				}
+			}
+		}
+	}
+	apply(true)
+	return conn, func() { t.Helper(); apply(false) }
+}
