@@ -406,3 +406,36 @@ func TestClaimedBeyondTheEndpointsRoomIsReleased(t *testing.T) {
 		t.Fatalf("claimed %d after the release (%v), want the held-back one", len(again), err)
 	}
 }
+
+// The queue depth counts the events waiting above the cursor of each
+// subscription whose delivery is open, and the open deliveries by status.
+func TestDepthCountsEventsWaitingBehindOpenDeliveries(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 2)
+	depth := func() [3]int64 {
+		t.Helper()
+		p, f, q, err := st.depth(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [3]int64{p, f, q}
+	}
+	enqueue := func(trk uuid.UUID, id string) {
+		t.Helper()
+		if _, _, err := st.enqueue(ctx, []queued{event(trk, id)}, leaseGrant{}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enqueue(trks[0][0], "a")
+	enqueue(trks[0][1], "b")
+	if d := depth(); d != [3]int64{2, 0, 0} {
+		t.Fatalf("depth %v after an event each, want 2 pending, none waiting", d)
+	}
+	enqueue(trks[0][0], "c")
+	enqueue(trks[0][0], "d")
+	enqueue(trks[0][1], "e")
+	if d := depth(); d != [3]int64{2, 0, 3} {
+		t.Fatalf("depth %v, want 2 pending and 3 waiting behind them", d)
+	}
+}
