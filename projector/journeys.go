@@ -59,7 +59,7 @@ const maxCachedStates = 200_000
 func newJourneyProjection(cfg Config, deps Deps, gen uint32) *journeyProjection {
 	return &journeyProjection{cfg: cfg, deps: deps, gen: gen, states: map[string]*journey.State{},
 		chunks: map[string]writtenChunks{}, seen: map[string]map[int32]int64{},
-		log:  deps.Log.With("stage", "projector", "table", JourneysTable(gen))}
+		log: deps.Log.With("stage", "projector", "table", JourneysTable(gen))}
 }
 
 // run projects (the runtime's batch mode) until ctx ends or stop returns
