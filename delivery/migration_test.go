@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/contrack/contrack/platform/testenv"
 )
 
@@ -37,17 +39,9 @@ func TestMigrationGivesDeliveriesTheirRange(t *testing.T) {
 	migrate()
 	events := func(sql string) string {
 		t.Helper()
-		rows, err := conn.Query(ctx, sql)
+		rows, _ := conn.Query(ctx, sql)
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for rows.Next() {
-			var s string
-			rows.Scan(&s)
-			got = append(got, s)
-		}
-		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
 		return strings.Join(got, " ")

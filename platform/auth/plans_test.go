@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
 )
@@ -126,17 +128,9 @@ func TestMigrationKeepsAccountsPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	migrate()
-	rows, err := conn.Query(ctx, `SELECT client_slug || '=' || COALESCE(plan, '-') FROM accounts ORDER BY client_slug`)
+	rows, _ := conn.Query(ctx, `SELECT client_slug || '=' || COALESCE(plan, '-') FROM accounts ORDER BY client_slug`)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for rows.Next() {
-		var s string
-		rows.Scan(&s)
-		got = append(got, s)
-	}
-	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if g := strings.Join(got, " "); g != "a=trial b=standard c=sandbox d=enterprise e=- f=-" {
