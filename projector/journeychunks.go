@@ -47,14 +47,29 @@ func splitSource(events []json.RawMessage, prev []chunkMark, version uint64) (ve
 	n := (len(events) + SourceChunkEvents - 1) / SourceChunkEvents
 	versions, marks = make([]uint64, n), make([]chunkMark, n)
 	for i := range n {
-		body := journey.AppendArray(nil, events[i*SourceChunkEvents:min(len(events), (i+1)*SourceChunkEvents)])
-		m := chunkMark{version: version, hash: maphash.Bytes(chunkSeed, body), size: len(body)}
+		part := events[i*SourceChunkEvents : min(len(events), (i+1)*SourceChunkEvents)]
+		m := markOf(part)
+		m.version = version
 		if i < len(prev) && prev[i].hash == m.hash && prev[i].size == m.size {
 			m.version = prev[i].version
 		} else {
-			changed = append(changed, sourceChunk{index: i, events: body})
+			changed = append(changed, sourceChunk{index: i, events: journey.AppendArray(nil, part)})
 		}
 		versions[i], marks[i] = m.version, m
 	}
 	return versions, changed, marks
+}
+
+// markOf hashes a chunk's events as they are, without building the chunk's
+// JSON: only the chunks that changed are built.
+func markOf(part []json.RawMessage) chunkMark {
+	var h maphash.Hash
+	h.SetSeed(chunkSeed)
+	size := 0
+	for _, e := range part {
+		h.Write(e)
+		h.WriteByte(0) // an event ends; the same bytes split otherwise differ
+		size += len(e)
+	}
+	return chunkMark{hash: h.Sum64(), size: size}
 }
