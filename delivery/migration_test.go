@@ -59,3 +59,33 @@ func TestMigrationGivesDeliveriesTheirRange(t *testing.T) {
 		t.Fatalf("queued above the cursor after 0029: %q", queued)
 	}
 }
+
+// Migration 0030 keys the queue by (subscription_id, id), the only order it
+// is read in, and leaves no btree on id alone to be written for every event.
+func TestQueueIsKeyedBySubscription(t *testing.T) {
+	ctx := context.Background()
+	conn, migrate := testenv.MigratedBefore(t, testenv.Postgres(t), 30)
+	if _, err := conn.Exec(ctx, `INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
+		VALUES (gen_random_uuid(), 'a', 'h', '{}', now()), (gen_random_uuid(), 'b', 'h', '{}', now())`); err != nil {
+		t.Fatal(err)
+	}
+	migrate()
+	rows, _ := conn.Query(ctx, `
+		SELECT i.relname || ' ' || am.amname || ' ' || (
+			SELECT string_agg(a.attname, ',' ORDER BY k.n) FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, n)
+			JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum)
+		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
+		WHERE x.indrelid = 'delivery_queue'::regclass ORDER BY i.relname`)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "delivery_queue_emission btree subscription_id,event_id,emitted_at,content_hash|delivery_queue_pkey btree subscription_id,id|delivery_queue_recent brin id"
+	if g := strings.Join(got, "|"); g != want {
+		t.Fatalf("queue indexes after 0030:\n got %s\nwant %s", g, want)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM delivery_queue WHERE id > 0`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("rows after 0030: %d, %v", n, err)
+	}
+}

@@ -53,8 +53,8 @@ func openSQL(subs string) string {
 	return `
 	WITH idle AS MATERIALIZED (
 		-- Materialized: the cursor is then a value the lateral scan below
-		-- probes delivery_queue_subscription with (inlined, it became a
-		-- subplan, and the plan a scan of the primary key from it).
+		-- probes the queue's key (subscription_id, id) with (inlined, it
+		-- became a subplan, and the plan a scan of an index on id from it).
 		SELECT s.id, s.account_id, ` + cursorSQL + ` AS cursor
 		FROM (SELECT DISTINCT id FROM (` + subs + `) AS l(id)) AS l CROSS JOIN LATERAL (
 			SELECT s.id, s.account_id FROM subscriptions s
@@ -67,8 +67,8 @@ func openSQL(subs string) string {
 		       row_number() OVER w AS n, sum(octet_length(q.event)) OVER w AS bytes
 		FROM idle i CROSS JOIN LATERAL (
 			-- The rows above the cursor as a row comparison, which only
-			-- delivery_queue_subscription can probe: on small tables the
-			-- planner took the primary key from the cursor, filtered by
+			-- the key (subscription_id, id) can probe: on small tables the
+			-- planner took an index on id from the cursor, filtered by
 			-- subscription, reading other subscriptions' rows.
 			SELECT q.id, q.event FROM delivery_queue q
 			WHERE q.subscription_id = i.id AND (q.subscription_id, q.id) > (i.id, i.cursor)
@@ -133,7 +133,7 @@ const queueSQL = `
 		JOIN webhooks w ON w.account_id = s.account_id AND w.activated
 		WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 		  -- The event's versions, fenced from the ordering: newest first
-		  -- by delivery_queue_subscription, a new event would read every
+		  -- by the key (subscription_id, id), a new event would read every
 		  -- row of its subscription. (Where a subscription has more than a
 		  -- row or two, delivery_queue_emission, which names the event, is
 		  -- the cheaper probe; on tables that small either reads a row.)
@@ -287,8 +287,11 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 // that long), and after a start at the last sweepWindow rows. Sweeps run
 // one at a time (housekeeping).
 func (s *store) sweep(ctx context.Context, now time.Time) (bool, error) {
+	// The newest id given out (the queue has no index on id alone to take
+	// max(id) from). It may name rows not yet committed; those are above the
+	// next sweep's low mark.
 	var top int64
-	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM delivery_queue`).Scan(&top); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('delivery_queue', 'id')::regclass), 0)`).Scan(&top); err != nil {
 		return false, fmt.Errorf("sweep: %w", err)
 	}
 	if !s.swept {
