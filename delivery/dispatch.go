@@ -367,7 +367,7 @@ func (d *dispatcher) release(ctx context.Context, cs []claimed) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if _, _, err := d.store.record(ctx, outs, d.now()); err != nil {
+	if _, _, err := d.store.record(ctx, outs, leaseGrant{}, d.now()); err != nil {
 		d.log.Warn("release leased deliveries; they are sent when the lease expires", "count", len(cs), "err", err)
 	}
 }
@@ -523,18 +523,33 @@ func (d *dispatcher) complete(ctx context.Context) {
 }
 
 func (d *dispatcher) record(ctx context.Context, outs []outcome) {
+	closing := 0
+	for _, o := range outs {
+		if o.closes() {
+			closing++
+		}
+	}
 	// The backoff between failed writes is real time (it paces the database).
 	wait := 100 * time.Millisecond
 	for {
-		opened, died, err := d.store.record(ctx, outs, d.now())
+		// The next deliveries of the subscriptions closing are leased at
+		// birth, as enqueue's are: at saturation nearly every delivery is
+		// opened here, behind its predecessor, and a claim for each cost a
+		// statement and a wait on the claim loop.
+		g := d.grant(closing)
+		out, died, err := d.store.record(ctx, outs, g, d.now())
+		if err != nil {
+			d.orphan(g)
+		}
+		if rejected := d.handoff(g, out.leased, out.unleased); len(rejected) > 0 {
+			d.release(ctx, rejected)
+			signal(d.poke)
+		}
 		if err == nil {
 			for _, o := range outs {
 				if o.Status == StatusDelivered || o.Status == StatusDead {
 					d.metrics.closed.WithLabelValues(o.Status).Inc()
 				}
-			}
-			if opened {
-				signal(d.poke)
 			}
 			if died > 0 {
 				signal(d.dlqPoke)

@@ -215,43 +215,20 @@ func (s *store) enqueue(ctx context.Context, evs []queued, g leaseGrant, now tim
 	return out.leased, out.unleased, nil
 }
 
-// enqueued is what enqueue's batch returns once it has run.
-type enqueued struct {
+// opened is what an openSQL statement made: the deliveries leased at birth
+// (with their bodies, to be handed off) and the accounts of the others (to
+// be claimed).
+type opened struct {
 	leased   []claimed
 	unleased []string
 }
 
-// enqueueBatch is enqueue's transaction as a pgx batch (one implicit
-// transaction); out is filled as it runs.
-func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.Batch, out *enqueued) {
-	out = &enqueued{}
-	trackings := make([]uuid.UUID, len(evs))
-	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
-	emitted := make([]time.Time, len(evs))
-	events := make([][]byte, len(evs))
-	traceparents := make([]string, len(evs))
-	for i, q := range evs {
-		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
-		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
-	}
-	skip := g.Skip
-	if skip == nil {
-		skip = []uuid.UUID{}
-	}
-	args := pgx.NamedArgs{"trackings": trackings, "event_ids": ids, "hashes": hashes, "emitted": emitted, "events": events,
-		"traceparents": traceparents, "now": now,
-		"lease_max": g.Max, "lease_per_account": g.PerAccount, "lease_skip": skip, "token": g.Token, "lease_until": g.Until,
-		"owner": s.owner()}
-	b = &pgx.Batch{}
-	b.Queue(postgres.GenericPlan)
-	// Probes only, whatever the statistics: a young table's plan scanned
-	// every open subscription for each event (docs/performance.md).
-	b.Queue(postgres.KeyedPlan)
-	b.Queue(lockSQL(queueTargets), args)
-	b.Queue(queueSQL, args)
-	// Every target subscription, not only those queued to: one left
-	// stranded (see sweep) goes out with its next event, in order.
-	b.Queue(openSQL(queueTargets), args).Query(func(rows pgx.Rows) error {
+// any reports whether a delivery was opened.
+func (o *opened) any() bool { return len(o.leased)+len(o.unleased) > 0 }
+
+// scan reads an openSQL statement's rows, the deliveries leased under g.
+func (o *opened) scan(g leaseGrant) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
 		for rows.Next() {
 			c := claimed{Token: g.Token, Kind: kindEvents}
 			var isLeased bool
@@ -262,7 +239,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 				return err
 			}
 			if !isLeased {
-				out.unleased = append(out.unleased, c.AccountID)
+				o.unleased = append(o.unleased, c.AccountID)
 				continue
 			}
 			body, err := buildBody(refs, events)
@@ -270,10 +247,50 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 				return err
 			}
 			c.Body, c.Endpoint = body, endpointKey(c.AccountID, c.TargetURL)
-			out.leased = append(out.leased, c)
+			o.leased = append(o.leased, c)
 		}
 		return rows.Err()
-	})
+	}
+}
+
+// leaseArgs sets openSQL's lease parameters in args from g.
+func leaseArgs(args pgx.NamedArgs, g leaseGrant) pgx.NamedArgs {
+	skip := g.Skip
+	if skip == nil {
+		skip = []uuid.UUID{}
+	}
+	args["lease_max"], args["lease_per_account"], args["lease_skip"] = g.Max, g.PerAccount, skip
+	args["token"], args["lease_until"] = g.Token, g.Until
+	return args
+}
+
+// enqueueBatch is enqueue's transaction as a pgx batch (one implicit
+// transaction); out is filled as it runs.
+func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.Batch, out *opened) {
+	out = &opened{}
+	trackings := make([]uuid.UUID, len(evs))
+	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
+	emitted := make([]time.Time, len(evs))
+	events := make([][]byte, len(evs))
+	traceparents := make([]string, len(evs))
+	for i, q := range evs {
+		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
+		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
+	}
+	args := s.openArgs(now)
+	args["trackings"], args["event_ids"], args["hashes"], args["emitted"] = trackings, ids, hashes, emitted
+	args["events"], args["traceparents"] = events, traceparents
+	leaseArgs(args, g)
+	b = &pgx.Batch{}
+	b.Queue(postgres.GenericPlan)
+	// Probes only, whatever the statistics: a young table's plan scanned
+	// every open subscription for each event (docs/performance.md).
+	b.Queue(postgres.KeyedPlan)
+	b.Queue(lockSQL(queueTargets), args)
+	b.Queue(queueSQL, args)
+	// Every target subscription, not only those queued to: one left
+	// stranded (see sweep) goes out with its next event, in order.
+	b.Queue(openSQL(queueTargets), args).Query(out.scan(g))
 	return b, out
 }
 

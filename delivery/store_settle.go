@@ -40,10 +40,11 @@ type outcome struct {
 
 // record writes outcomes and opens the next delivery of every subscription
 // whose delivery closed (delivered or dead), in one transaction and one
-// round trip. It reports whether it opened any delivery and how many died.
+// round trip. The deliveries it opens are leased under g as enqueue's are
+// (a zero grant leases none); it returns them and how many died.
 // Outcomes whose lease was taken over meanwhile (expired, claimed elsewhere)
 // change nothing.
-func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (opened bool, died int, err error) {
+func (s *store) record(ctx context.Context, outs []outcome, g leaseGrant, now time.Time) (out *opened, died int, err error) {
 	var (
 		closing             []string
 		settled, released   []outcome
@@ -57,7 +58,7 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 			released = append(released, o)
 			continue
 		}
-		if (o.Status == StatusDelivered || o.Status == StatusDead) && o.c.Kind == kindEvents {
+		if o.closes() {
 			closing = append(closing, o.c.SubscriptionID)
 		}
 		if o.Status == StatusDead {
@@ -65,7 +66,7 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 		}
 		settled = append(settled, o)
 	}
-	args := s.openArgs(now)
+	args := leaseArgs(s.openArgs(now), g)
 	args["closing"], args["gone_accts"], args["gone_urls"] = closing, goneAccts, goneURLs
 	// One statement per delivery, by its key: an UPDATE joined to the
 	// unnested outcomes was planned on the table's young statistics as a
@@ -102,12 +103,18 @@ func (s *store) record(ctx context.Context, outs []outcome, now time.Time) (open
 			FROM unnest(@gone_accts::uuid[], @gone_urls::text[]) AS g(account_id, url)
 			WHERE w.account_id = g.account_id AND w.target_url = g.url AND w.activated`, args)
 	}
+	out = &opened{}
 	if len(closing) > 0 {
-		b.Queue(openSQL(closingSubs), args)
+		b.Queue(openSQL(closingSubs), args).Query(out.scan(g))
 	}
-	n, err := execBatch(s.pool.SendBatch(ctx, b), b.Len())
-	if err != nil {
-		return false, 0, fmt.Errorf("record outcomes: %w", err)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return &opened{}, 0, fmt.Errorf("record outcomes: %w", err)
 	}
-	return len(closing) > 0 && n[len(n)-1] > 0, died, nil
+	return out, died, nil
+}
+
+// closes reports whether o ends its subscription's open delivery, so that
+// the next one can open.
+func (o outcome) closes() bool {
+	return (o.Status == StatusDelivered || o.Status == StatusDead) && o.c.Kind == kindEvents
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,30 @@ func TestSweepOpensStrandedEvents(t *testing.T) {
 	// The open delivery blocks the next batch: sweeping again opens nothing.
 	if opened, err := st.sweep(ctx, time.Now()); err != nil || opened {
 		t.Fatalf("second sweep: %v %v", opened, err)
+	}
+}
+
+// Enqueue opens a subscription's delivery with what waits above its cursor
+// (rows stranded earlier, then the new event), MaxBatchEvents of it.
+func TestEnqueueBatchesWhatWaits(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 1)
+	var sub string
+	if err := st.pool.QueryRow(ctx, `SELECT id::text FROM subscriptions WHERE tracking_id = $1`, trks[0][0]).Scan(&sub); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"a", "b"} {
+		mustExec(t, st, `INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
+			VALUES ($1, $2, 'h', '{}', now())`, sub, ev)
+	}
+	g := leaseGrant{Max: 10, PerAccount: 10, Token: uuid.New(), Until: time.Now().Add(time.Minute)}
+	leased, _, err := st.enqueue(ctx, []queued{event(trks[0][0], "c")}, g, time.Now())
+	if err != nil || len(leased) != 1 {
+		t.Fatalf("enqueue leased %d, %v; want 1", len(leased), err)
+	}
+	if c := leased[0]; c.EventCount != 2 {
+		t.Fatalf("the delivery holds %d events (%s), want MaxBatchEvents, 2", c.EventCount, c.Body)
 	}
 }
 
@@ -216,6 +241,66 @@ func TestEnqueueLeasesWithinGrant(t *testing.T) {
 	more := []queued{event(trks[0][0], "later")}
 	if leased, _, err := st.enqueue(ctx, more, leaseGrant{}, time.Now()); err != nil || len(leased) != 0 {
 		t.Fatalf("zero grant leased %d, %v", len(leased), err)
+	}
+}
+
+// The delivery that record opens behind an acknowledged one is leased at
+// birth under record's grant, with the events that queued meanwhile in its
+// body, so it is sent without a claim; under a zero grant it is left to be
+// claimed.
+func TestRecordLeasesTheNextDeliveryAtBirth(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	st.cfg.MaxBatchEvents = 100
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 2)
+	grant := func() leaseGrant {
+		return leaseGrant{Max: 10, PerAccount: 10, Token: uuid.New(), Until: time.Now().Add(time.Minute)}
+	}
+	first, _, err := st.enqueue(ctx, []queued{event(trks[0][0], "a"), event(trks[0][1], "x")}, grant(), time.Now())
+	if err != nil || len(first) != 2 {
+		t.Fatalf("enqueue leased %d, %v; want 2", len(first), err)
+	}
+	if strings.Contains(string(first[0].Body), `"x"`) {
+		first[0], first[1] = first[1], first[0] // a's first
+	}
+	// Queued behind the open deliveries.
+	for _, q := range []queued{event(trks[0][0], "b"), event(trks[0][0], "c"), event(trks[0][1], "y")} {
+		if leased, unleased, err := st.enqueue(ctx, []queued{q}, grant(), time.Now()); err != nil || len(leased)+len(unleased) != 0 {
+			t.Fatalf("enqueue behind an open delivery opened %d, %d (%v)", len(leased), len(unleased), err)
+		}
+	}
+	done := func(c *claimed) outcome {
+		return outcome{c: c, Status: StatusDelivered, HTTPCode: 200, At: time.Now(), NextAt: time.Now()}
+	}
+	g := grant()
+	out, _, err := st.record(ctx, []outcome{done(&first[0])}, g, time.Now())
+	if err != nil || len(out.leased) != 1 || len(out.unleased) != 0 {
+		t.Fatalf("record opened leased %+v, unleased %v (%v); want one leased", out.leased, out.unleased, err)
+	}
+	next := out.leased[0]
+	var p struct {
+		Events []struct {
+			ID string `json:"eventID"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(next.Body, &p); err != nil || len(p.Events) != 2 || p.Events[0].ID != "b" || p.Events[1].ID != "c" {
+		t.Fatalf("next delivery's body %s (%v), want events b and c", next.Body, err)
+	}
+	var token uuid.UUID
+	if err := st.pool.QueryRow(ctx, `SELECT lease_token FROM deliveries WHERE id = $1`, next.ID).Scan(&token); err != nil ||
+		token != g.Token || next.Token != g.Token || next.Endpoint == "" {
+		t.Fatalf("next delivery's lease %s (%v), claimed %+v; want the grant's", token, err, next)
+	}
+	if cs, err := st.claim(ctx, 100, claimLimits{Default: 8}, time.Now()); err != nil || len(cs) != 0 {
+		t.Fatalf("claimed %d (%v); the leased delivery is not claimable", len(cs), err)
+	}
+	// Under a zero grant the next delivery is opened for claims.
+	out, _, err = st.record(ctx, []outcome{done(&first[1])}, leaseGrant{}, time.Now())
+	if err != nil || len(out.leased) != 0 || len(out.unleased) != 1 {
+		t.Fatalf("zero grant: leased %d, unleased %d (%v); want one unleased", len(out.leased), len(out.unleased), err)
+	}
+	if cs, err := st.claim(ctx, 100, claimLimits{Default: 8}, time.Now()); err != nil || len(cs) != 1 {
+		t.Fatalf("claimed %d (%v), want the unleased one", len(cs), err)
 	}
 }
 
