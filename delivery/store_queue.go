@@ -223,9 +223,6 @@ type opened struct {
 	unleased []string
 }
 
-// any reports whether a delivery was opened.
-func (o *opened) any() bool { return len(o.leased)+len(o.unleased) > 0 }
-
 // scan reads an openSQL statement's rows, the deliveries leased under g.
 func (o *opened) scan(g leaseGrant) func(pgx.Rows) error {
 	return func(rows pgx.Rows) error {
