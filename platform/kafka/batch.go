@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -182,15 +186,55 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 				return nil
 			}
 		}
-		if err := cl.CommitRecords(ctx, recs...); err != nil {
+		if err := commitBatch(ctx, cl, log, recs); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			log.Error("consumer stopping: commit failed", "err", err)
-			return fail(fmt.Errorf("commit: %w", err))
+			if !groupMovedOn(err) {
+				log.Error("consumer stopping: commit failed", "err", err)
+				return fail(fmt.Errorf("commit: %w", err))
+			}
+			// The member was dropped (a broker restart, a session timed
+			// out): its partitions' next owner, most likely this consumer
+			// rejoining, handles these records again (at least once).
+			log.Warn("commit refused, the group moved on; the batch is handled again by its next owner", "records", len(recs), "err", err)
 		}
 		cl.AllowRebalance()
 	}
+}
+
+// commitBatch commits a handled batch's offsets. A broker out of reach (a
+// restart, a coordinator moving) is waited out, retrying: the batch is
+// written, and stopping for it took every projector process down with a
+// 5 s broker restart. A commit the broker refuses is returned.
+func commitBatch(ctx context.Context, cl *kgo.Client, log *slog.Logger, recs []*kgo.Record) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := cl.CommitRecords(ctx, recs...)
+		if err == nil || ctx.Err() != nil || !brokerUnreachable(err) {
+			return err
+		}
+		log.Warn("commit failed, broker unreachable; retrying", "backoff", wait, "err", err)
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// groupMovedOn reports whether err says this member's generation of the
+// group is over, so the partitions may be another's (or its own again).
+func groupMovedOn(err error) bool {
+	return errors.Is(err, kerr.IllegalGeneration) || errors.Is(err, kerr.UnknownMemberID) ||
+		errors.Is(err, kerr.RebalanceInProgress) || errors.Is(err, kerr.StaleMemberEpoch)
+}
+
+// brokerUnreachable reports whether err says the broker could not be
+// reached or answered "try again", rather than refusing the request.
+func brokerUnreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || kerr.IsRetriable(err)
 }
 
 // poller is what records are polled from: a consumer group's client, or a

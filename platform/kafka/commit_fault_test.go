@@ -3,6 +3,9 @@ package kafka_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +29,11 @@ import (
 // answers fail every partition, while fail is set, with an error the client
 // does not retry by itself.
 func failingCommits(t *testing.T) (brokers []string, fail *atomic.Bool, commitsRefused *atomic.Int32) {
+	return failingCommitsWith(t, kerr.OffsetMetadataTooLarge)
+}
+
+// failingCommitsWith is failingCommits answering code.
+func failingCommitsWith(t *testing.T, code *kerr.Error) (brokers []string, fail *atomic.Bool, commitsRefused *atomic.Int32) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(1))
 	if err != nil {
@@ -56,7 +64,7 @@ func failingCommits(t *testing.T) (brokers []string, fail *atomic.Bool, commitsR
 			for _, rp := range rt.Partitions {
 				sp := kmsg.NewOffsetCommitResponseTopicPartition()
 				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.OffsetMetadataTooLarge.Code
+				sp.ErrorCode = code.Code
 				st.Partitions = append(st.Partitions, sp)
 			}
 			resp.Topics = append(resp.Topics, st)
@@ -130,6 +138,65 @@ func TestConsumeBatchesStopsWhenCommitFailsAndLosesNothing(t *testing.T) {
 	for _, v := range first {
 		if !slices.Contains(second, v) {
 			t.Errorf("record %s, handled before the failed commit, was not handled again", v)
+		}
+	}
+}
+
+// Batch mode: a commit the broker answers "try again" (or cannot take, being
+// out of reach) is retried until it is taken, and one refused because the
+// group moved on (a broker restart dropped the member) is left to the
+// batch's next owner: either way the consumer goes on, and every record's
+// offset is committed in the end.
+func TestConsumeBatchesOutlivesCommitsTheBrokerCannotTake(t *testing.T) {
+	for _, code := range []*kerr.Error{kerr.RequestTimedOut, kerr.IllegalGeneration} {
+		t.Run(code.Message, func(t *testing.T) {
+			brokers, fail, refused := failingCommitsWith(t, code)
+			cl := testenv.KafkaClient(t, brokers)
+			const n = 10
+			produceN(t, cl, schemas.TopicPollAttempts, n)
+			cfg := kafka.BatchConfig{Brokers: brokers, Group: "test-batch-commit-retry", Topics: []string{schemas.TopicPollAttempts},
+				Log: testenv.Log(t), MaxBatch: 100, MaxWait: 200 * time.Millisecond}
+			stopped := make(chan error, 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				stopped <- kafka.ConsumeBatches(ctx, cfg, func(context.Context, *kafka.Batch) error { return nil })
+			}()
+			running := func() {
+				select {
+				case err := <-stopped:
+					t.Fatalf("ConsumeBatches stopped: %v", err)
+				default:
+				}
+			}
+			testkit.Eventually(t, 20*time.Second, "a commit refused", func() bool { running(); return refused.Load() >= 1 })
+			fail.Store(false)
+			// More records, so a consumer that carried on commits past the
+			// refused batch.
+			produceN(t, cl, schemas.TopicPollAttempts, n)
+			testkit.Eventually(t, 20*time.Second, "every record committed once the broker takes commits", func() bool {
+				running()
+				return committed(t, cl, "test-batch-commit-retry", schemas.TopicPollAttempts) == 2*n
+			})
+		})
+	}
+}
+
+func TestBrokerUnreachableTellsOutagesFromRefusals(t *testing.T) {
+	_, dialErr := net.Dial("tcp", "127.0.0.1:1")
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("unable to dial: %w", dialErr), true},
+		{fmt.Errorf("read: %w", io.EOF), true},
+		{kerr.RequestTimedOut, true},
+		{kerr.OffsetMetadataTooLarge, false},
+		{kerr.IllegalGeneration, false}, // the group moved on: not waited out
+		{errors.New("something else"), false},
+	} {
+		if got := kafka.BrokerUnreachable(c.err); got != c.want {
+			t.Errorf("BrokerUnreachable(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

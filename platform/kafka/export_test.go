@@ -1,0 +1,4 @@
+package kafka
+
+// BrokerUnreachable exposes brokerUnreachable to the package's external tests.
+var BrokerUnreachable = brokerUnreachable
