@@ -150,16 +150,9 @@ func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 		if len(rows) == 0 {
 			return nil
 		}
-		// In blocks, so the driver's column buffers are grown once and
-		// reused. A failure between blocks leaves the first ones written;
-		// the retry writes them again, and the tables keep one row per key
-		// (ReplacingMergeTree).
-		return clickhouse.InsertInBlocks(ctx, deps.CH, v.table, v.columns, viewBlockBytes, rows...)
+		return clickhouse.Insert(ctx, deps.CH, v.table, v.columns, rows...)
 	})
 }
-
-// viewBlockBytes bounds a block of view rows (clickhouse.InsertInBlocks).
-const viewBlockBytes = 1 << 20
 
 // day is the UTC date of t.
 func day(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
