@@ -89,8 +89,10 @@ type BatchHandler func(ctx context.Context, b *Batch) error
 // each to handle, and commits its offsets only after handle succeeded and
 // its dead letters are produced: at least once, a partition's records in
 // order. A failed batch is retried with every partition's fetches paused;
-// after Retry.Attempts, or when a commit or dead-letter produce fails, it
-// returns the error. It returns nil when ctx ends or Stop says so.
+// after Retry.Attempts, when a dead-letter produce fails, or when the broker
+// refuses a commit, it returns the error (a commit the broker cannot take
+// yet is retried; one refused because the group moved on is left to the
+// batch's next owner). It returns nil when ctx ends or Stop says so.
 func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) error {
 	if cfg.Name == "" {
 		cfg.Name = cfg.Group
