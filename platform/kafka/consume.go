@@ -45,7 +45,24 @@ type ConsumerConfig struct {
 	// order. For handlers that wait on I/O another record could share (a
 	// group commit); 0 or 1 handles a partition's records strictly in turn.
 	KeyConcurrency int
+	// Runs, with KeyConcurrency above 1, takes the records of one key that
+	// wait while an earlier one is handled in one call (a run, at most
+	// MaxRun, in offset order) instead of one call each: for a handler
+	// that writes a key's records together, so a busy key is not held to
+	// one record per write. A record alone still goes to the per-record
+	// handler. A run that fails with a permanent error goes to the
+	// per-record handler one record at a time (which dead-letters what it
+	// must); any other error fails the run, retried like a record's. The
+	// runtime starts no span per record for a run: the handler continues
+	// each record's trace itself.
+	Runs RunHandler
+	// MaxRun bounds a run's records (default 64).
+	MaxRun int
 }
+
+// RunHandler handles a run: records of one key, in offset order, all done
+// when it returns nil.
+type RunHandler func(ctx context.Context, run []*kgo.Record) error
 
 // Consume runs a consumer group with one goroutine per assigned partition,
 // committing only offsets whose records the handler finished (franz-go's
@@ -68,6 +85,9 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 		cfg.Log = slog.Default()
 	}
 	cfg.Retry = cfg.Retry.withDefaults(100*time.Millisecond, 10*time.Second)
+	if cfg.MaxRun <= 0 {
+		cfg.MaxRun = 64
+	}
 	c := &consumer{cfg: cfg, workers: map[tp]*partitionWorker{}, fatal: make(chan error, 1)}
 	mws := append([]Middleware{Recover, Trace(cfg.Name)}, cfg.Middleware...)
 	c.handle = Chain(handle, mws...)
@@ -424,7 +444,7 @@ type pipeline struct {
 	keys    map[string][]*slot // per key: its records not done, the first in flight
 	ready   []string           // keys whose first record waits for a free place, in turn
 	running int
-	results chan *slot
+	results chan *call
 	// failed is the first error of a record; nothing more starts and
 	// run retries from the first record not done once the rest drain.
 	failed error
@@ -436,16 +456,22 @@ type pipeline struct {
 type slot struct {
 	r    *kgo.Record
 	done bool
-	err  error
+}
+
+// call is one handler call's records (one, or a run of one key) and its
+// outcome.
+type call struct {
+	slots []*slot
+	err   error
 }
 
 func newPipeline(ctx context.Context, c *consumer, max int) *pipeline {
-	return &pipeline{c: c, ctx: ctx, max: max, keys: map[string][]*slot{}, results: make(chan *slot, max)}
+	return &pipeline{c: c, ctx: ctx, max: max, keys: map[string][]*slot{}, results: make(chan *call, max)}
 }
 
 // resultsC is the channel of finished records; nil (never ready) without
 // a pipeline.
-func (p *pipeline) resultsC() <-chan *slot {
+func (p *pipeline) resultsC() <-chan *call {
 	if p == nil {
 		return nil
 	}
@@ -466,33 +492,48 @@ func (p *pipeline) add(recs []*kgo.Record) {
 	p.start()
 }
 
-// start hands waiting keys' first records to handler calls, up to max.
+// start hands waiting keys' first records (with Runs, all a key has
+// waiting, up to MaxRun) to handler calls, up to max calls.
 func (p *pipeline) start() {
 	for p.failed == nil && !p.stopping && p.running < p.max && len(p.ready) > 0 && p.ctx.Err() == nil {
 		k := p.ready[0]
 		p.ready = p.ready[1:]
-		s := p.keys[k][0]
+		n := 1
+		if p.c.cfg.Runs != nil {
+			n = min(len(p.keys[k]), p.c.cfg.MaxRun)
+		}
+		cl := &call{slots: p.keys[k][:n:n]}
 		p.running++
 		go func() {
-			s.err = p.c.process(p.ctx, s.r)
-			p.results <- s
+			if len(cl.slots) == 1 {
+				cl.err = p.c.process(p.ctx, cl.slots[0].r)
+			} else {
+				recs := make([]*kgo.Record, len(cl.slots))
+				for i, s := range cl.slots {
+					recs[i] = s.r
+				}
+				cl.err = p.c.processRun(p.ctx, recs)
+			}
+			p.results <- cl
 		}()
 	}
 }
 
-// finish records a handler call's end, starts its key's next record and
+// finish records a handler call's end, starts its key's next records and
 // others, and returns the newest record whose predecessors are all done
 // (to commit), or nil.
-func (p *pipeline) finish(s *slot) *kgo.Record {
+func (p *pipeline) finish(cl *call) *kgo.Record {
 	p.running--
-	k := string(s.r.Key)
-	if s.err != nil {
+	k := string(cl.slots[0].r.Key)
+	if cl.err != nil {
 		if p.failed == nil {
-			p.failed = s.err
+			p.failed = cl.err
 		}
 	} else {
-		s.done = true
-		p.keys[k] = p.keys[k][1:]
+		for _, s := range cl.slots {
+			s.done = true
+		}
+		p.keys[k] = p.keys[k][len(cl.slots):]
 		if len(p.keys[k]) == 0 {
 			delete(p.keys, k)
 		} else {
@@ -609,6 +650,31 @@ func (c *consumer) process(ctx context.Context, r *kgo.Record) error {
 	if errors.Is(err, ErrPermanent) && !errors.Is(err, ErrFatal) {
 		return c.dl.produce(ctx, []*kgo.Record{r}, []error{err})
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// processRun handles a run (records of one key) in one Runs call: nil when
+// all are done. A permanent error hands them to process one at a time.
+func (c *consumer) processRun(ctx context.Context, run []*kgo.Record) error {
+	start := time.Now()
+	err := recoverFunc(func() error { return c.cfg.Runs(ctx, run) })
+	c.cfg.Metrics.observe(c.cfg.Name, start)
+	if err == nil {
+		c.cfg.Metrics.count(c.cfg.Name, outcome(nil), len(run))
+		return nil
+	}
+	if (errors.Is(err, ErrPermanent) || errors.Is(err, errPanic)) && !errors.Is(err, ErrFatal) {
+		for _, r := range run {
+			if err := c.process(ctx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c.cfg.Metrics.count(c.cfg.Name, outcome(err), len(run))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

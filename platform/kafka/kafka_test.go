@@ -420,3 +420,119 @@ func TestConsumeKeyConcurrencyRetriesInKeyOrder(t *testing.T) {
 		t.Fatalf("failures %d (want 2); key k5 out of order: %v", failures, violations)
 	}
 }
+
+// TestConsumeRunsTakeAKeysWaitingRecordsTogether: with Runs, the records
+// of a key that waited behind one in flight go to one Runs call, in offset
+// order; a run that fails permanently goes to the per-record handler one
+// record at a time, which dead-letters only the bad one; everything is
+// committed.
+func TestConsumeRunsTakeAKeysWaitingRecordsTogether(t *testing.T) {
+	brokers := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, brokers)
+	topic := schemas.TopicCarrierRaw
+	produce := func(kvs ...string) {
+		t.Helper()
+		var rs []*kgo.Record
+		for i := 0; i < len(kvs); i += 2 {
+			rs = append(rs, &kgo.Record{Topic: topic, Key: []byte(kvs[i]), Value: []byte(kvs[i+1])})
+		}
+		if err := kafka.ProduceSync(context.Background(), cl, rs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	started := map[string]chan struct{}{"slow-a": make(chan struct{}), "slow-p": make(chan struct{})}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var single []string // values the per-record handler took, in order
+	var runs [][]string // the runs, each in the order given
+	handled := map[string]int{}
+	handler := func(ctx context.Context, r *kgo.Record) error {
+		v := string(r.Value)
+		if ch, ok := started[v]; ok {
+			close(ch)
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		single = append(single, v)
+		if v == "poison" {
+			return kafka.Permanent(errors.New("poison"))
+		}
+		handled[v]++
+		return nil
+	}
+	runHandler := func(_ context.Context, run []*kgo.Record) error {
+		var vs []string
+		for _, r := range run {
+			if string(r.Value) == "poison" {
+				return kafka.Permanent(errors.New("a poison record in the run"))
+			}
+			vs = append(vs, string(r.Value))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		runs = append(runs, vs)
+		for _, v := range vs {
+			handled[v]++
+		}
+		return nil
+	}
+	group := "test-runs"
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: group, Topics: []string{topic}, Log: testenv.Log(t),
+		KeyConcurrency: 4, Runs: runHandler}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	defer unblock()
+	seen := func(v string) bool { mu.Lock(); defer mu.Unlock(); return handled[v] > 0 }
+
+	produce("a", "slow-a", "p", "slow-p") // offsets 0, 1: each alone, held
+	<-started["slow-a"]
+	<-started["slow-p"]
+	produce("a", "a2", "a", "a3", "a", "a4", "a", "a5", "p", "p2", "p", "poison", "p", "p4", "b", "b1") // offsets 2..9
+	testkit.Eventually(t, 10*time.Second, "b1 while its partition's a and p records wait", func() bool { return seen("b1") })
+	unblock()
+	testkit.Eventually(t, 10*time.Second, "every record", func() bool { return seen("a5") && seen("p4") })
+
+	mu.Lock()
+	if want := [][]string{{"a2", "a3", "a4", "a5"}}; !slices.EqualFunc(runs, want, slices.Equal) {
+		t.Errorf("runs %v, want %v (key a's waiting records together, in order)", runs, want)
+	}
+	var ps []string
+	for _, v := range single {
+		if len(v) > 0 && v[0] == 'p' {
+			ps = append(ps, v)
+		}
+	}
+	if want := []string{"p2", "poison", "p4"}; !slices.Equal(ps, want) {
+		t.Errorf("the failed run went to the per-record handler as %v, want %v", ps, want)
+	}
+	for _, v := range []string{"slow-a", "slow-p", "a2", "a3", "a4", "a5", "p2", "p4", "b1"} {
+		if handled[v] != 1 {
+			t.Errorf("%s handled %d times, want once", v, handled[v])
+		}
+	}
+	mu.Unlock()
+
+	adm := kadm.NewClient(cl)
+	testkit.Eventually(t, 10*time.Second, "every record committed", func() bool {
+		offs, err := adm.FetchOffsets(context.Background(), group)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, ok := offs.Lookup(topic, 0)
+		return ok && o.At == 10
+	})
+}
