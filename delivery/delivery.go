@@ -219,8 +219,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			// (emitted again by its retry) are never pushed.
 			Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
 			// Records of different trackings share the queue writer's
-			// transactions; a tracking's own stay in order.
-			KeyConcurrency: maxGroup,
+			// transactions; a tracking's own stay in order, those that
+			// waited behind one in a transaction going together.
+			KeyConcurrency: maxGroup, Runs: s.handleRun,
 		}, s.handle)
 		if err == nil && gctx.Err() == nil {
 			err = errors.New("delivery: consumer stopped")

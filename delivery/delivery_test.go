@@ -368,8 +368,12 @@ func TestBatching(t *testing.T) {
 	for _, r := range rc2.Acked() {
 		sizes = append(sizes, len(r.EventIDs(t)))
 	}
-	if !slices.Equal(sizes, []int{1, 10, 10, 9}) {
-		t.Errorf("batch sizes %v, want [1 10 10 9] (the first event opens a delivery at once)", sizes)
+	// The records come in one fetch or few, and a tracking's waiting
+	// records are queued together: the first delivery takes 10 at once
+	// when they came together (it took one when they were queued one by
+	// one), at most one more for a fetch that split them.
+	if len(sizes) > 4 || slices.Max(sizes) > 10 {
+		t.Errorf("batch sizes %v, want at most 10 events each in at most 4 deliveries", sizes)
 	}
 }
 

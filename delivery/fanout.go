@@ -26,43 +26,98 @@ const maxGroup = 256
 // errors are transient (the loop retries the record); a record that cannot
 // be decoded is dead-lettered.
 func (s *stage) handle(ctx context.Context, r *kgo.Record) (err error) {
-	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent {
+	if !isEvent(r) {
 		return nil
 	}
-	// The fan-out continues the trace the normaliser put on the record;
-	// the attempts delivering the event are its children (see trace.go).
-	ctx, span := tracing.Tracer().Start(tracing.Extract(ctx, r), "delivery fan-out", trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(attribute.String("messaging.destination.name", r.Topic),
-			attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
+	ctx, span := fanOutSpan(ctx, r)
 	defer func() { tracing.End(span, err) }()
-	var ev schemas.EventRecord
-	if err := schemas.DecodeEventRecord(r.Value, &ev); err != nil {
-		return kafka.Permanent(fmt.Errorf("delivery: undecodable event record: %w", err))
+	q, ok, err := queuedOf(r, span)
+	if err != nil || !ok {
+		return err
 	}
-	// Decoding checked the whole record, event included, is valid JSON.
-	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' {
-		return kafka.Permanent(errors.New("delivery: event record without event id, content hash or event object"))
-	}
-	tid, err := uuid.Parse(ev.TrackingID)
-	if err != nil {
-		return nil // not a tracking of any subscription
-	}
-	// The span's context is queued with the event: whichever process sends
-	// an attempt continues this trace.
-	q := queued{ev: ev, tracking: tid, traceparent: tracing.Traceparent(span.SpanContext())}
 	if err := s.queue.add(ctx, q); err != nil {
-		return fmt.Errorf("delivery: queue event %s: %w", ev.EventID, err)
+		return fmt.Errorf("delivery: queue event %s: %w", q.ev.EventID, err)
 	}
 	return nil
 }
 
+// handleRun queues a run of one tracking's event records (those that
+// waited behind the one before) in one queue transaction, in order: a busy
+// tracking is not held to an event per transaction. An undecodable record
+// fails the run permanently, and the runtime hands its records to handle
+// one at a time (which dead-letters that one).
+func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) (err error) {
+	spans := make([]trace.Span, 0, len(run))
+	defer func() {
+		for _, span := range spans {
+			tracing.End(span, err)
+		}
+	}()
+	qs := make([]queued, 0, len(run))
+	for _, r := range run {
+		if !isEvent(r) {
+			continue
+		}
+		_, span := fanOutSpan(ctx, r)
+		spans = append(spans, span)
+		q, ok, err := queuedOf(r, span)
+		if err != nil {
+			return err
+		}
+		if ok {
+			qs = append(qs, q)
+		}
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	if err := s.queue.add(ctx, qs...); err != nil {
+		return fmt.Errorf("delivery: queue %d events of tracking %s: %w", len(qs), qs[0].tracking, err)
+	}
+	return nil
+}
+
+// isEvent says r is an event record (the topic's only kind today).
+func isEvent(r *kgo.Record) bool {
+	t := kafka.Header(r, schemas.HeaderType)
+	return t == "" || t == schemas.TypeEvent
+}
+
+// fanOutSpan starts the span of r's fan-out, continuing the trace the
+// normaliser put on the record; the attempts delivering the event are its
+// children (see trace.go).
+func fanOutSpan(ctx context.Context, r *kgo.Record) (context.Context, trace.Span) {
+	return tracing.Tracer().Start(tracing.Extract(ctx, r), "delivery fan-out", trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("messaging.destination.name", r.Topic),
+			attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
+}
+
+// queuedOf decodes r into what to queue, carrying span's context (which
+// whichever process sends an attempt continues); ok is false for an event
+// of no tracking. An invalid record is a permanent error.
+func queuedOf(r *kgo.Record, span trace.Span) (q queued, ok bool, err error) {
+	var ev schemas.EventRecord
+	if err := schemas.DecodeEventRecord(r.Value, &ev); err != nil {
+		return q, false, kafka.Permanent(fmt.Errorf("delivery: undecodable event record: %w", err))
+	}
+	// Decoding checked the whole record, event included, is valid JSON.
+	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' {
+		return q, false, kafka.Permanent(errors.New("delivery: event record without event id, content hash or event object"))
+	}
+	tid, err := uuid.Parse(ev.TrackingID)
+	if err != nil {
+		return q, false, nil // not a tracking of any subscription
+	}
+	return queued{ev: ev, tracking: tid, traceparent: tracing.Traceparent(span.SpanContext())}, true, nil
+}
+
 // queueWriter commits the events of concurrent handlers (one per tracking
-// in flight) together: whatever arrived while the previous transactions ran
-// goes into the next, so a busy stage pays one commit for many events and
-// an idle one waits for nobody. Up to queueWriters transactions run at once
-// (one waits on its commit's disk flush while the next is built), never two
-// with the same tracking, so a tracking's events are queued in the order
-// they were added.
+// in flight, with one event or a run of them) together: whatever arrived
+// while the previous transactions ran goes into the next, so a busy stage
+// pays one commit for many events and an idle one waits for nobody. Up to
+// queueWriters transactions run at once (one waits on its commit's disk
+// flush while the next is built), never two with the same tracking, so a
+// tracking's events are queued in the order they were added.
 type queueWriter struct {
 	store *store
 	d     *dispatcher // sends the deliveries leased at birth
@@ -77,8 +132,10 @@ type queueWriter struct {
 // queueWriters bounds the queue transactions in flight.
 const queueWriters = 2
 
+// queueReq is a handler's events (a tracking's, in order) waiting for a
+// transaction.
 type queueReq struct {
-	q    queued
+	qs   []queued
 	done chan error
 }
 
@@ -86,10 +143,11 @@ func newQueueWriter(st *store, d *dispatcher, log *slog.Logger, now func() time.
 	return &queueWriter{store: st, d: d, log: log, now: now, reqs: make(chan *queueReq, maxGroup), enqueue: st.enqueue}
 }
 
-// add queues q and waits for its transaction. An error leaves the outcome
-// unknown: the record is handled again, which queues nothing twice.
-func (w *queueWriter) add(ctx context.Context, q queued) error {
-	r := &queueReq{q: q, done: make(chan error, 1)}
+// add queues qs (in order, in one transaction) and waits for it. An error
+// leaves the outcome unknown: the records are handled again, which queues
+// nothing twice.
+func (w *queueWriter) add(ctx context.Context, qs ...queued) error {
+	r := &queueReq{qs: qs, done: make(chan error, 1)}
 	select {
 	case w.reqs <- r:
 	case <-ctx.Done():
@@ -118,18 +176,27 @@ func (w *queueWriter) run(ctx context.Context, stop <-chan struct{}) {
 	for {
 		slots <- struct{}{} // a writer is free
 		var group []*queueReq
+		events := 0
 		inGroup := map[uuid.UUID]bool{}
-		// take adds r to the group, or holds it while its tracking is in
-		// a transaction or already in the group, or the group is full; it
-		// reports whether the group has room for more. mu is held.
+		// take adds r to the group, or holds it while one of its trackings
+		// is in a transaction or already in the group, or the group has no
+		// room for its events; it reports whether the group has room for
+		// more. mu is held.
 		take := func(r *queueReq) bool {
-			if t := r.q.tracking; busy[t] || inGroup[t] || len(group) >= maxGroup {
+			blocked := len(group) > 0 && events+len(r.qs) > maxGroup
+			for _, q := range r.qs {
+				blocked = blocked || busy[q.tracking] || inGroup[q.tracking]
+			}
+			if blocked {
 				held = append(held, r)
 			} else {
-				inGroup[t] = true
+				for _, q := range r.qs {
+					inGroup[q.tracking] = true
+				}
 				group = append(group, r)
+				events += len(r.qs)
 			}
-			return len(group) < maxGroup
+			return events < maxGroup
 		}
 		retake := func() {
 			mu.Lock()
@@ -164,7 +231,7 @@ func (w *queueWriter) run(ctx context.Context, stop <-chan struct{}) {
 		}
 		mu.Lock()
 	gather:
-		for len(group) < maxGroup {
+		for events < maxGroup {
 			select {
 			case r := <-w.reqs:
 				if !take(r) {
@@ -194,9 +261,9 @@ func (w *queueWriter) run(ctx context.Context, stop <-chan struct{}) {
 }
 
 func (w *queueWriter) write(ctx context.Context, group []*queueReq) {
-	evs := make([]queued, len(group))
-	for i, r := range group {
-		evs[i] = r.q
+	var evs []queued
+	for _, r := range group {
+		evs = append(evs, r.qs...)
 	}
 	// Most events open one delivery; a tracking shared by accounts opens
 	// more, which beyond the grant are claimed as usual.

@@ -110,10 +110,14 @@ func openSQL(subs string) string {
 }
 
 // queueSQL queues events (@trackings, @event_ids, @hashes, @emitted,
-// @events: one element per event, one event per tracking at most) for the
+// @events, @probes: one element per event, a tracking's in order) for the
 // OPEN subscriptions of their trackings whose account has an activated
-// webhook, unless it is a repeat (see queueRepeat). The caller holds the
-// subscriptions' locks; openSQL then batches what it queued.
+// webhook, unless it is a repeat (see queueRepeat), and gives them queue
+// ids in that order. An event is compared with the version queued before
+// this statement only where @probes says so: a tracking's later versions
+// of the same event in one statement were compared with the version before
+// them already (repeatsInBatch). The caller holds the subscriptions'
+// locks; openSQL then batches what it queued.
 //
 // Every lookup is written as a per-event probe (a LATERAL fenced by OFFSET
 // 0), so the plan stays index probes whatever the statistics say: on
@@ -123,8 +127,8 @@ func openSQL(subs string) string {
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
-		                     @traceparents::text[])
-			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent)
+		                     @traceparents::text[], @probes::bool[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, ord)
 	)
 	INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, traceparent)
 	SELECT s.id, ev.event_id, ev.hash, ev.emitted_at, ev.event, @now, NULLIF(ev.traceparent, '')
@@ -137,11 +141,13 @@ const queueSQL = `
 		  -- row of its subscription. (Where a subscription has more than a
 		  -- row or two, delivery_queue_emission, which names the event, is
 		  -- the cheaper probe; on tables that small either reads a row.)
-		  AND NOT coalesce((SELECT v.content_hash = ev.hash FROM (
+		  AND NOT (ev.probe AND coalesce((SELECT v.content_hash = ev.hash FROM (
 		                        SELECT q.id, q.content_hash FROM delivery_queue q
 		                        WHERE q.subscription_id = s.id AND q.event_id = ev.event_id OFFSET 0) v
-		                    ORDER BY v.id DESC LIMIT 1), false)
+		                    ORDER BY v.id DESC LIMIT 1), false))
 		OFFSET 0) s
+	-- Ids are given out in this order: a tracking's events queue in turn.
+	ORDER BY ev.ord
 	ON CONFLICT (subscription_id, event_id, emitted_at, content_hash) DO NOTHING`
 
 // queueRepeat is the rule that makes queuing idempotent without losing a
@@ -200,7 +206,7 @@ type leaseGrant struct {
 	Until           time.Time
 }
 
-// enqueue queues events (at most one per tracking) for every OPEN
+// enqueue queues events (a tracking's in order) for every OPEN
 // subscription of their trackings whose account has an activated webhook,
 // skipping repeats (queueRepeat), and opens a delivery for
 // each such subscription that has neither an open delivery nor queued
@@ -265,6 +271,7 @@ func leaseArgs(args pgx.NamedArgs, g leaseGrant) pgx.NamedArgs {
 // transaction); out is filled as it runs.
 func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.Batch, out *opened) {
 	out = &opened{}
+	evs, probes := repeatsInBatch(evs)
 	trackings := make([]uuid.UUID, len(evs))
 	ids, hashes := make([]string, len(evs)), make([]string, len(evs))
 	emitted := make([]time.Time, len(evs))
@@ -276,7 +283,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	}
 	args := s.openArgs(now)
 	args["trackings"], args["event_ids"], args["hashes"], args["emitted"] = trackings, ids, hashes, emitted
-	args["events"], args["traceparents"] = events, traceparents
+	args["events"], args["traceparents"], args["probes"] = events, traceparents, probes
 	leaseArgs(args, g)
 	b = &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
@@ -289,6 +296,34 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	// stranded (see sweep) goes out with its next event, in order.
 	b.Queue(openSQL(queueTargets), args).Query(out.scan(g))
 	return b, out
+}
+
+// repeatsInBatch applies queueRepeat among a batch's own events: a
+// tracking's version of an event equal to its version before it in the
+// batch is dropped, and only an event's first version in the batch is
+// compared with what was queued before (probes), since a later one follows
+// the version before it in the batch, queued or itself a repeat of what
+// was queued. Order is kept.
+func repeatsInBatch(evs []queued) ([]queued, []bool) {
+	type key struct {
+		tracking uuid.UUID
+		event    string
+	}
+	var last map[key]string // content hash of the version before, by tracking and event
+	kept, probes := evs[:0:0], make([]bool, 0, len(evs))
+	for _, q := range evs {
+		k := key{q.tracking, q.ev.EventID}
+		prev, seen := last[k]
+		if seen && prev == q.ev.ContentHash {
+			continue
+		}
+		if last == nil {
+			last = make(map[key]string, len(evs))
+		}
+		last[k] = q.ev.ContentHash
+		kept, probes = append(kept, q), append(probes, !seen)
+	}
+	return kept, probes
 }
 
 // sweep opens deliveries for subscriptions with events queued above their

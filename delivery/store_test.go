@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
@@ -446,7 +448,7 @@ func TestLostEnqueueAnswerIsClaimedAtOnce(t *testing.T) {
 		}
 		return nil, nil, errors.New("connection reset after the commit")
 	}
-	req := &queueReq{q: event(trks[0][0], "lost"), done: make(chan error, 1)}
+	req := &queueReq{qs: []queued{event(trks[0][0], "lost")}, done: make(chan error, 1)}
 	w.write(ctx, []*queueReq{req})
 	if err := <-req.done; err == nil {
 		t.Fatal("the handler saw no error")
@@ -522,5 +524,51 @@ func TestDepthCountsEventsWaitingBehindOpenDeliveries(t *testing.T) {
 	enqueue(trks[0][1], "e")
 	if d := depth(); d != [3]int64{2, 0, 3} {
 		t.Fatalf("depth %v, want 2 pending and 3 waiting behind them", d)
+	}
+}
+
+// A tracking's events queued in one transaction keep their order, and the
+// repeat rule holds among them: a version equal to the one before it is
+// skipped, whether that one was queued earlier or in the same batch, and a
+// change back to an earlier content is queued.
+func TestEnqueueQueuesATrackingsEventsInOrder(t *testing.T) {
+	st, _, _ := storeWithSubscription(t)
+	ctx := context.Background()
+	_, trks := hookedAccounts(t, st, []string{"a.example"}, 1)
+	trk := trks[0][0]
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	n := 0
+	version := func(id, hash string) queued {
+		n++
+		q := event(trk, id)
+		q.ev.ContentHash, q.ev.EmittedAt = hash, t0.Add(time.Duration(n)*time.Second)
+		return q
+	}
+	if _, _, err := st.enqueue(ctx, []queued{version("x", "h1")}, leaseGrant{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	batch := []queued{
+		version("a", "h"),
+		version("x", "h1"), // equal to the version queued before: skipped
+		version("b", "h"),
+		version("x", "h2"), // a change
+		version("x", "h2"), // equal to the one before it in the batch: skipped
+		version("x", "h1"), // a change back: queued
+		version("c", "h"),
+	}
+	if _, _, err := st.enqueue(ctx, batch, leaseGrant{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.pool.Query(ctx, `SELECT q.event_id || ':' || q.content_hash FROM delivery_queue q
+		JOIN subscriptions s ON s.id = q.subscription_id WHERE s.tracking_id = $1 ORDER BY q.id`, trk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"x:h1", "a:h", "b:h", "x:h2", "x:h1", "c:h"}; !slices.Equal(got, want) {
+		t.Fatalf("queued %v, want %v", got, want)
 	}
 }

@@ -131,8 +131,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			// dead-letters the same records already.
 			DeadLetterTopic: "",
 			// Records of different trackings share a transaction; a tracking's
-			// own are handled one after the other, in topic order.
-			KeyConcurrency: cfg.MaxGroup,
+			// own are handled in topic order, those that waited behind one
+			// in a transaction going together.
+			KeyConcurrency: cfg.MaxGroup, Runs: s.handleRun,
 		}, s.handle)
 		if err == nil && gctx.Err() == nil {
 			err = errors.New("feed: consumer stopped")
@@ -171,41 +172,73 @@ type writeReq struct {
 // returns once that is committed. Store errors are transient (the consume
 // loop retries the record); an undecodable record is permanent.
 func (s *stage) handle(ctx context.Context, r *kgo.Record) error {
+	return s.handleRun(ctx, []*kgo.Record{r})
+}
+
+// handleRun writes a run of one tracking's event records (those that
+// waited behind the one before), in order, and returns once all are
+// committed: the writer takes them together, so a busy tracking is not
+// held to one event per transaction. An undecodable record fails the run
+// permanently (the runtime then hands its records to handle one at a
+// time).
+func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) error {
+	reqs := make([]*writeReq, 0, len(run))
+	for _, r := range run {
+		it, ok, err := s.itemOf(r)
+		if err != nil {
+			return err
+		}
+		if ok {
+			reqs = append(reqs, &writeReq{it: it, done: make(chan error, 1)})
+		}
+	}
+	// One sender, in order: the writer groups them in this order, and
+	// writes groups one after the other.
+	for _, req := range reqs {
+		select {
+		case s.reqs <- req:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var errs []error
+	for _, req := range reqs {
+		select {
+		case err := <-req.done:
+			if err != nil {
+				errs = append(errs, fmt.Errorf("feed: write event %s: %w", req.it.ev.EventID, err))
+			}
+		case <-ctx.Done():
+			return ctx.Err() // outcome unknown: the records come again, which writes nothing twice
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// itemOf decodes r into the item to write; ok is false for a record with
+// nothing to write (another type, no tracking, past retention).
+func (s *stage) itemOf(r *kgo.Record) (it item, ok bool, err error) {
 	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent {
-		return nil
+		return it, false, nil
 	}
 	var ev schemas.EventRecord
 	if err := schemas.DecodeEventRecord(r.Value, &ev); err != nil {
-		return kafka.Permanent(fmt.Errorf("feed: undecodable event record: %w", err))
+		return it, false, kafka.Permanent(fmt.Errorf("feed: undecodable event record: %w", err))
 	}
 	// Decoding checked the whole record, event included, is valid JSON.
 	if ev.EventID == "" || ev.ContentHash == "" || len(ev.Event) == 0 || ev.Event[0] != '{' {
-		return kafka.Permanent(errors.New("feed: event record without event id, content hash or event object"))
+		return it, false, kafka.Permanent(errors.New("feed: event record without event id, content hash or event object"))
 	}
 	tid, err := uuid.Parse(ev.TrackingID)
 	if err != nil {
-		return nil // not a tracking of any subscription
+		return it, false, nil // not a tracking of any subscription
 	}
 	if !ev.EmittedAt.IsZero() && s.now().Sub(ev.EmittedAt) > s.cfg.Retention {
 		// Past retention already (a group reset to the topic's start):
 		// writing it would bring back what pruning removed.
-		return nil
+		return it, false, nil
 	}
-	req := &writeReq{it: item{ev: ev, tracking: tid, partition: r.Partition, offset: r.Offset}, done: make(chan error, 1)}
-	select {
-	case s.reqs <- req:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-req.done:
-		if err != nil {
-			return fmt.Errorf("feed: write event %s: %w", ev.EventID, err)
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err() // outcome unknown: the record comes again, which writes nothing twice
-	}
+	return item{ev: ev, tracking: tid, partition: r.Partition, offset: r.Offset}, true, nil
 }
 
 // writeLoop commits whatever handlers have waiting in one transaction at a
