@@ -282,7 +282,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
 	}
 	args := s.openArgs(now)
-	args["trackings"], args["event_ids"], args["hashes"], args["emitted"] = trackings, ids, hashes, emitted
+	args["trackings"], args["event_ids"], args["hashes"], args["emitted"] = postgres.UUIDs(trackings), ids, hashes, emitted
 	args["events"], args["traceparents"], args["probes"] = events, traceparents, probes
 	leaseArgs(args, g)
 	b = &pgx.Batch{}

@@ -354,7 +354,7 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	// every open subscription for each event (docs/performance.md).
 	b.Queue(postgres.KeyedPlan)
 	b.Queue(writeSQL, pgx.NamedArgs{
-		"trackings": trackings, "event_ids": ids, "hashes": hashes, "events": events,
+		"trackings": postgres.UUIDs(trackings), "event_ids": ids, "hashes": hashes, "events": events,
 		"parts": parts, "offsets": offsets, "now": now,
 	})
 	return b

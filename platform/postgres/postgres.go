@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -109,6 +110,18 @@ const KeyedPlan = `SELECT set_config('enable_seqscan', 'off', true), set_config(
 
 // migrationLock is the advisory lock key that serialises concurrent migrators.
 const migrationLock = 7_402_113
+
+// UUIDs returns us as arrays of 16 bytes, which pgx encodes for a uuid[]
+// parameter directly: a uuid.UUID is a driver.Valuer, which pgx encodes
+// through its text form, one reflective call and one parse per element (5 %
+// of contrack's CPU at 5,000 events/s in the delivery queue's batches).
+func UUIDs(us []uuid.UUID) [][16]byte {
+	bs := make([][16]byte, len(us))
+	for i, u := range us {
+		bs[i] = u
+	}
+	return bs
+}
 
 // ClickHouseMigrationLock serialises ClickHouse migrators: ClickHouse has no
 // locks of its own, and stages starting together would otherwise apply the

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -185,4 +186,25 @@ func oneConnection(t *testing.T) *pgxpool.Conn {
 	}
 	t.Cleanup(conn.Release)
 	return conn
+}
+
+// UUIDs' arrays are uuid[] parameters: what goes in comes back, in order.
+func TestUUIDsRoundTripAsAUUIDArray(t *testing.T) {
+	testenv.SkipShort(t, "Postgres")
+	ctx := context.Background()
+	pool := testenv.Postgres(t).Pool
+	want := []uuid.UUID{uuid.New(), uuid.Nil, uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")}
+	var got []string
+	if err := pool.QueryRow(ctx, `SELECT array_agg(u::text ORDER BY o) FROM unnest($1::uuid[]) WITH ORDINALITY AS t(u, o)`,
+		postgres.UUIDs(want)).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i].String() {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
 }
