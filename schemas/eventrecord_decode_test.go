@@ -280,3 +280,83 @@ func BenchmarkDecodeEventRecord(b *testing.B) {
 		}
 	})
 }
+
+// appendSameAsMarshal checks AppendEventRecord against json.Marshal: the
+// same bytes when it reports true, and true whenever every string field is
+// printable ASCII without quotes, backslashes, <, > or &.
+func appendSameAsMarshal(t testing.TB, rec EventRecord) {
+	t.Helper()
+	want, err := json.Marshal(rec)
+	got, ok := AppendEventRecord([]byte("prefix"), &rec)
+	if !ok {
+		if string(got) != "prefix" {
+			t.Fatalf("%+v: appended %q while reporting false", rec, got)
+		}
+		plain := true
+		for _, s := range []string{rec.TrackingID, rec.AccountID, rec.Env, rec.SCAC, rec.EventID, rec.ContentHash, rec.SourceID} {
+			plain = plain && !strings.ContainsAny(s, `"\<>&`) && !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r > '~' })
+		}
+		if plain && err == nil && len(rec.Event) > 0 {
+			t.Fatalf("%+v: false for a record of plain strings", rec)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%+v: appended while json.Marshal fails: %v", rec, err)
+	}
+	if !bytes.Equal(got[len("prefix"):], want) {
+		t.Fatalf("AppendEventRecord\n got %s\nwant %s", got[len("prefix"):], want)
+	}
+}
+
+func TestAppendEventRecordSameAsMarshal(t *testing.T) {
+	for _, v := range sampleRecords(t) {
+		var rec EventRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			t.Fatal(err)
+		}
+		appendSameAsMarshal(t, rec)
+		for _, odd := range []string{"", "a<b", "x&y", `q"uote`, `back\slash`, "tab\t", "Späte", "\u2028", "\xff"} {
+			r := rec
+			r.SourceID, r.SCAC = odd, odd
+			appendSameAsMarshal(t, r)
+		}
+		r := rec
+		r.EmittedAt = time.Date(2026, 3, 15, 2, 0, 0, 0, time.FixedZone("CET", 3600)) // no fraction, an offset
+		appendSameAsMarshal(t, r)
+		r.EmittedAt = time.Time{}
+		appendSameAsMarshal(t, r)
+		r.EmittedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) // json.Marshal refuses it
+		appendSameAsMarshal(t, r)
+	}
+}
+
+func FuzzAppendEventRecord(f *testing.F) {
+	f.Add("trk_1", "MAEU", "ev-1", "Rotterdam", int64(1773540000123456789), true)
+	f.Add("a<b", "", "\u2028", "Späte Ankunft", int64(0), false)
+	f.Fuzz(func(t *testing.T, tracking, scac, eventID, location string, nanos int64, update bool) {
+		body, err := json.Marshal(dcsa.Event{EventID: eventID, EventLocation: &dcsa.Location{LocationName: location}})
+		if err != nil {
+			t.Skip()
+		}
+		appendSameAsMarshal(t, EventRecord{TrackingID: tracking, AccountID: "acct", Env: EnvLive, SCAC: scac, EventID: eventID,
+			ContentHash: "h", Update: update, Event: body, SourceID: location, EmittedAt: time.Unix(0, nanos).UTC()})
+	})
+}
+
+func BenchmarkEncodeEventRecord(b *testing.B) {
+	var rec EventRecord
+	if err := json.Unmarshal(sampleRecords(b)[0], &rec); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("json.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			json.Marshal(rec)
+		}
+	})
+	b.Run("AppendEventRecord", func(b *testing.B) {
+		for b.Loop() {
+			AppendEventRecord(make([]byte, 0, len(rec.Event)+512), &rec)
+		}
+	})
+}

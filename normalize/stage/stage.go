@@ -317,7 +317,12 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 			TrackingID: rt.TrackingID, AccountID: rt.AccountID, Env: rt.Env, SCAC: rt.SCAC,
 			EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: p.raw.ID, EmittedAt: now,
 		}
-		v, _ := json.Marshal(rec)
+		// body is json.Marshal's output, so the record can be written
+		// without encoding it again.
+		v, ok := schemas.AppendEventRecord(make([]byte, 0, len(body)+512), &rec)
+		if !ok {
+			v, _ = json.Marshal(rec)
+		}
 		r := &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: schemas.Headers{
 			Type: schemas.TypeEvent, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env,
 		}.Kafka()}
