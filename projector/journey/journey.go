@@ -147,12 +147,49 @@ func (st *Stored) decode() *parsed {
 			EquipmentReference: ev.EquipmentReference, EmptyIndicatorCode: code(ev.EmptyIndicatorCode),
 			TransportEventTypeCode: code(ev.TransportEventTypeCode), place: ev.Place()}
 		p.at, _ = time.Parse(time.RFC3339Nano, ev.EventDateTime)
-		if c, err := json.Marshal(st.Event); err == nil && !bytes.Equal(c, st.Event) {
-			st.Event = c
+		// Kept as json.Marshal writes it (compact, escaped); the
+		// normaliser's events are that already, which a scan tells.
+		if !marshalForm(st.Event) {
+			if c, err := json.Marshal(st.Event); err == nil && !bytes.Equal(c, st.Event) {
+				st.Event = c
+			}
 		}
 	}
 	st.parsed = p
 	return p
+}
+
+// marshalForm says json.Marshal would return raw, valid JSON, unchanged
+// as a RawMessage: no space outside its strings, and nothing inside them
+// that it escapes (<, >, &, U+2028, U+2029). One pass over the bytes,
+// where json.Marshal validates and copies them.
+func marshalForm(raw json.RawMessage) bool {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if !inString {
+			switch c {
+			case '"':
+				inString = true
+			case ' ', '\t', '\n', '\r':
+				return false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			i++ // the escaped byte (a \u's hex digits are plain)
+		case '<', '>', '&':
+			return false
+		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+			if i+2 < len(raw) && raw[i+1] == 0x80 && (raw[i+2] == 0xA8 || raw[i+2] == 0xA9) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // codes are the common values of the code fields, kept once.
