@@ -45,6 +45,20 @@ func produceSentinels(t *testing.T, brokers []string, topic string, partitions i
 	}
 }
 
+// consumeUntilCleanup runs kafka.Consume until the test's cleanup (after
+// its deferred calls), which fails the test if Consume returned an error.
+func consumeUntilCleanup(t *testing.T, cfg kafka.ConsumerConfig, handler kafka.Handler) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // collector records the values a handler saw.
 type collector struct {
 	mu   sync.Mutex
@@ -332,18 +346,10 @@ func TestConsumeKeyConcurrencyDoesNotWaitForTheSlowest(t *testing.T) {
 	}
 	group := "test-pipeline"
 	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: group, Topics: []string{topic}, Log: testenv.Log(t), KeyConcurrency: 4}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	consumeUntilCleanup(t, cfg, handler)
 	var releaseOnce sync.Once
 	unblock := func() { releaseOnce.Do(func() { close(release) }) }
-	defer unblock() // first, so a failing test does not hang the shutdown
+	defer unblock() // before the cleanup, so a failing test does not hang the shutdown
 
 	produce("a", "slow") // offset 0
 	<-slowStarted
@@ -484,15 +490,7 @@ func TestConsumeRunsTakeAKeysWaitingRecordsTogether(t *testing.T) {
 	group := "test-runs"
 	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: group, Topics: []string{topic}, Log: testenv.Log(t),
 		KeyConcurrency: 4, Runs: runHandler}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- kafka.Consume(ctx, cfg, handler) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	consumeUntilCleanup(t, cfg, handler)
 	var releaseOnce sync.Once
 	unblock := func() { releaseOnce.Do(func() { close(release) }) }
 	defer unblock()
