@@ -18,8 +18,9 @@ import (
 
 // Config tunes the projector.
 type Config struct {
-	// MaxBatch bounds rows per insert (default 5,000); MaxWait bounds how
-	// long a partial batch waits (default 1 s).
+	// MaxBatch bounds rows per insert (default 20,000: a projection behind
+	// catches up in fewer, larger inserts, fewer parts for ClickHouse to
+	// merge); MaxWait bounds how long a partial batch waits (default 1 s).
 	MaxBatch int
 	MaxWait  time.Duration
 	// JourneyMaxWait bounds how long the journey projection batches
@@ -40,7 +41,7 @@ type Config struct {
 // Run applies it after Validate, so a zero Config is a valid one.
 func (c Config) WithDefaults() Config {
 	if c.MaxBatch <= 0 {
-		c.MaxBatch = 5000
+		c.MaxBatch = 20000
 	}
 	if c.MaxWait <= 0 {
 		c.MaxWait = time.Second

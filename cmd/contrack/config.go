@@ -186,7 +186,7 @@ var envVars = []envVar{
 	{"CONTRACK_NORMALIZE_SEEN_CAPACITY", "200000", "entries of the normaliser's in-memory dedupe cache", false, "Normalize.SeenCapacity"},
 	{"CONTRACK_NORMALIZE_ROUTING_WAIT", "10s", "how long pushed events wait at start-up for the routing index to catch up", false, "Normalize.RoutingWait"},
 
-	{"CONTRACK_PROJECTOR_MAX_BATCH", "5000", "rows per ClickHouse insert of the projector", false, "Projector.MaxBatch"},
+	{"CONTRACK_PROJECTOR_MAX_BATCH", "20000", "rows per ClickHouse insert of the projector", false, "Projector.MaxBatch"},
 	{"CONTRACK_PROJECTOR_MAX_WAIT", "1s", "how long a partial projector batch waits", false, "Projector.MaxWait"},
 	{"CONTRACK_PROJECTOR_JOURNEY_MAX_WAIT", "250ms", "how long the journey projection batches (a pull is fresh this long after the event plus an insert)", false, "Projector.JourneyMaxWait"},
 	{"CONTRACK_PROJECTOR_GENERATION_CHECK", "5s", "how often the journey projection looks for a rebuilt generation", false, "Projector.GenerationCheck"},
