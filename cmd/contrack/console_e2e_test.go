@@ -290,6 +290,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.run("leave the webhook page", chromedp.Navigate(base+"/console/#/subscriptions"))
 	b.run("back to the webhook page", chromedp.Navigate(base+"/console/#/webhook"))
 	b.waitJS("the test button enabled", `(()=>{const x=document.querySelector('#wh-test-send');return !!x&&!x.disabled})()`)
+	// The deliveries list above the button loads on its own; a click is
+	// aimed at the button's position, which the list moves when it comes
+	// (a loaded machine once clicked where the button had been).
+	b.waitJS("the deliveries listed", `!!document.querySelector('#deliveries, #no-deliveries')`)
 	b.run("send a test delivery", chromedp.Click(chromedp.ID("wh-test-send")))
 	b.waitJS("the queued message", `document.querySelector('main').textContent.includes('Test delivery queued')`)
 	test := hook.waitFor(t, `"type":"webhook.test"`, 20*time.Second)
