@@ -25,20 +25,8 @@ const maxGroup = 256
 // that is committed (the consume loop commits the offset after). Store
 // errors are transient (the loop retries the record); a record that cannot
 // be decoded is dead-lettered.
-func (s *stage) handle(ctx context.Context, r *kgo.Record) (err error) {
-	if !isEvent(r) {
-		return nil
-	}
-	ctx, span := fanOutSpan(ctx, r)
-	defer func() { tracing.End(span, err) }()
-	q, ok, err := queuedOf(r, span)
-	if err != nil || !ok {
-		return err
-	}
-	if err := s.queue.add(ctx, q); err != nil {
-		return fmt.Errorf("delivery: queue event %s: %w", q.ev.EventID, err)
-	}
-	return nil
+func (s *stage) handle(ctx context.Context, r *kgo.Record) error {
+	return s.handleRun(ctx, []*kgo.Record{r})
 }
 
 // handleRun queues a run of one tracking's event records (those that
@@ -72,6 +60,9 @@ func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) (err error) {
 		return nil
 	}
 	if err := s.queue.add(ctx, qs...); err != nil {
+		if len(qs) == 1 {
+			return fmt.Errorf("delivery: queue event %s: %w", qs[0].ev.EventID, err)
+		}
 		return fmt.Errorf("delivery: queue %d events of tracking %s: %w", len(qs), qs[0].tracking, err)
 	}
 	return nil
