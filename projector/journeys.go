@@ -269,7 +269,7 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 }
 
 // journeyBlockBytes bounds a block of journey rows (clickhouse.InsertInBlocks).
-const journeyBlockBytes = 8 << 20
+const journeyBlockBytes = clickhouse.BlockBytes
 
 // insert writes rows, in one block when blockBytes is 0, else in blocks of
 // about blockBytes; a failure fails the batch, which the runtime retries.

@@ -151,7 +151,9 @@ func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 		if len(rows) == 0 {
 			return nil
 		}
-		return clickhouse.Insert(ctx, deps.CH, v.table, v.columns, rows...)
+		// In blocks: a retried batch inserts every row again, and the
+		// table's key folds the repeats.
+		return clickhouse.InsertInBlocks(ctx, deps.CH, v.table, v.columns, clickhouse.BlockBytes, rows...)
 	})
 }
 
