@@ -21,7 +21,7 @@ var eventsView = view{
 		if err := schemas.DecodeEventRecord(r.Value, &rec); err != nil || rec.EventID == "" {
 			return nil, false
 		}
-		var ev dcsa.Event
+		var ev dcsa.Summary
 		if err := json.Unmarshal(rec.Event, &ev); err != nil {
 			return nil, false
 		}

@@ -139,7 +139,7 @@ func (st *Stored) decode() *parsed {
 		return st.parsed
 	}
 	p := &parsed{}
-	var ev dcsa.Event
+	var ev dcsa.Summary
 	if json.Unmarshal(st.Event, &ev) == nil {
 		p.ok = true
 		p.ev = fields{EventType: code(ev.EventType), EventClassifierCode: code(ev.EventClassifierCode), EventDateTime: ev.EventDateTime,

@@ -151,3 +151,42 @@ func (e Event) Place() string {
 	}
 	return ""
 }
+
+// Summary is what the read models index of an event: the fields of Event
+// they read, under the same names. Decoding into it skips the rest (the
+// references, seals, vessel, ...), which a projection would decode and
+// drop for every event: the events view and the journeys decode every
+// event of the events topic.
+type Summary struct {
+	EventCreatedDateTime   string `json:"eventCreatedDateTime"`
+	EventType              string `json:"eventType"`
+	EventClassifierCode    string `json:"eventClassifierCode"`
+	EventDateTime          string `json:"eventDateTime"`
+	EquipmentEventTypeCode string `json:"equipmentEventTypeCode"`
+	EquipmentReference     string `json:"equipmentReference"`
+	EmptyIndicatorCode     string `json:"emptyIndicatorCode"`
+	TransportEventTypeCode string `json:"transportEventTypeCode"`
+	EventLocation          *struct {
+		UNLocationCode string `json:"UNLocationCode"`
+	} `json:"eventLocation"`
+	TransportCall *struct {
+		UNLocationCode string `json:"UNLocationCode"`
+		Location       *struct {
+			UNLocationCode string `json:"UNLocationCode"`
+		} `json:"location"`
+	} `json:"transportCall"`
+}
+
+// Place is Event.Place.
+func (e *Summary) Place() string {
+	if l := e.EventLocation; l != nil && l.UNLocationCode != "" {
+		return l.UNLocationCode
+	}
+	if tc := e.TransportCall; tc != nil {
+		if tc.Location != nil && tc.Location.UNLocationCode != "" {
+			return tc.Location.UNLocationCode
+		}
+		return tc.UNLocationCode
+	}
+	return ""
+}
