@@ -208,3 +208,29 @@ func TestUUIDsRoundTripAsAUUIDArray(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenTurnsJITOff: pools run without JIT unless the URL sets jit.
+func TestOpenTurnsJITOff(t *testing.T) {
+	testenv.SkipShort(t, "Postgres")
+	ctx := context.Background()
+	server := testenv.PGServerURL()
+	sep := "?"
+	if strings.Contains(server, "?") {
+		sep = "&"
+	}
+	for url, want := range map[string]string{server: "off", server + sep + "jit=on": "on"} {
+		pool, err := postgres.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		err = pool.QueryRow(ctx, "SHOW jit").Scan(&got)
+		pool.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("jit with %s: %q, want %q", url, got, want)
+		}
+	}
+}
