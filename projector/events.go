@@ -1,7 +1,6 @@
 package projector
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -22,7 +21,7 @@ var eventsView = view{
 			return nil, false
 		}
 		var ev dcsa.Summary
-		if err := json.Unmarshal(rec.Event, &ev); err != nil {
+		if err := dcsa.DecodeValidSummary(rec.Event, &ev); err != nil { // valid: DecodeEventRecord checked it
 			return nil, false
 		}
 		at, _ := time.Parse(time.RFC3339Nano, ev.EventDateTime)

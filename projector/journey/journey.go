@@ -140,7 +140,7 @@ func (st *Stored) decode() *parsed {
 	}
 	p := &parsed{}
 	var ev dcsa.Summary
-	if json.Unmarshal(st.Event, &ev) == nil {
+	if dcsa.DecodeSummary(st.Event, &ev) == nil {
 		p.ok = true
 		p.ev = fields{EventType: code(ev.EventType), EventClassifierCode: code(ev.EventClassifierCode), EventDateTime: ev.EventDateTime,
 			EventCreatedDateTime: ev.EventCreatedDateTime, EquipmentEventTypeCode: code(ev.EquipmentEventTypeCode),

@@ -122,4 +122,76 @@ func BenchmarkDecodeEvent(b *testing.B) {
 			}
 		}
 	})
+	b.Run("DecodeSummary", func(b *testing.B) {
+		for b.Loop() {
+			var s dcsa.Summary
+			if err := dcsa.DecodeSummary(raw, &s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DecodeValidSummary", func(b *testing.B) {
+		for b.Loop() {
+			var s dcsa.Summary
+			if err := dcsa.DecodeValidSummary(raw, &s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// sameAsUnmarshal fails t unless DecodeSummary gives what json.Unmarshal
+// gives for raw: an error for the same inputs, else the same fields.
+func sameAsUnmarshal(t *testing.T, raw []byte) {
+	t.Helper()
+	var want dcsa.Summary
+	werr := json.Unmarshal(raw, &want)
+	var got dcsa.Summary
+	gerr := dcsa.DecodeSummary(raw, &got)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("%q: DecodeSummary error %v, Unmarshal error %v", raw, gerr, werr)
+	}
+	if werr != nil {
+		return
+	}
+	if fieldsOf(&got) != fieldsOf(&want) || (got.EventLocation == nil) != (want.EventLocation == nil) ||
+		(got.TransportCall == nil) != (want.TransportCall == nil) ||
+		(got.TransportCall != nil && (got.TransportCall.Location == nil) != (want.TransportCall.Location == nil)) {
+		t.Fatalf("%q:\n got %s %+v\nwant %s %+v", raw, fieldsOf(&got), got, fieldsOf(&want), want)
+	}
+}
+
+// summarySeeds are events in contrack's form and around it: escapes,
+// nulls, duplicates, other spellings, wrong types, invalid JSON.
+var summarySeeds = []string{
+	`{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2025-01-01T00:00:00Z","equipmentEventTypeCode":"GTIN","equipmentReference":"MSKU1234565","emptyIndicatorCode":"LADEN","eventLocation":{"UNLocationCode":"NLRTM","locationName":"x"},"documentReferences":[{"a":"b"},1,2.5e3,true,null],"n":-1}`,
+	`{"eventType":"TRANSPORT","transportEventTypeCode":"ARRI","transportCall":{"transportCallID":"1","UNLocationCode":"DEHAM","location":{"UNLocationCode":"BEANR"},"vessel":{"x":[1,{"y":"}"}]}}}`,
+	`{"eventType":"TRANSPORT","transportCall":{"UNLocationCode":"DEHAM","location":null}}`,
+	` { "eventType" : "EQ\u0055IPMENT" , "eventLocation" : { } } `,
+	`{"eventType":"A","eventType":"B"}`,
+	`{"eventLocation":{"UNLocationCode":"A"},"eventLocation":{}}`,
+	`{"EventType":"EQUIPMENT","eventtype":"x"}`,
+	`{"unlocationcode":"x","eventLocation":{"unLocationCode":"NLRTM"}}`,
+	`{"eventType":null,"eventLocation":null,"transportCall":null}`,
+	`{"eventType":1}`,
+	`{"eventLocation":"NLRTM"}`,
+	`{"eventType":"\xff"}`,
+	`{"eventType":"EQUIPMENT"`,
+	`[{"eventType":"EQUIPMENT"}]`,
+	`{"k\u0065y":"v","eventType":"E"}`,
+	`{"eventType":"E","x":"a\"b\\","y":["]",{"}":"{"}]}`,
+	`{}`, `null`, `"x"`, ``,
+}
+
+func TestDecodeSummaryIsUnmarshal(t *testing.T) {
+	for _, s := range summarySeeds {
+		sameAsUnmarshal(t, []byte(s))
+	}
+}
+
+func FuzzDecodeSummary(f *testing.F) {
+	for _, s := range summarySeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameAsUnmarshal(t, raw) })
 }
