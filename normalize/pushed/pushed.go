@@ -53,7 +53,8 @@ func Check(raw []byte) (msg string, ok bool) {
 	if pe := precheck(raw); pe != nil {
 		return pe.Reason, false
 	}
-	_, err := parse(raw, normalize.Envelope{ReceivedAt: time.Now()})
+	_, err := tnt22.ParseWithOptions(raw, normalize.Envelope{ReceivedAt: time.Now()},
+		tnt22.Options{Format: Format, SingleObject: true, Lenient: true, CheckOnly: true})
 	if err != nil {
 		var pe *normalize.ParseError
 		if errors.As(err, &pe) {

@@ -11,6 +11,7 @@ import (
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/validate"
 	"github.com/contrack/contrack/normalize/validate/validatetest"
+	"github.com/contrack/contrack/schemas/dcsa"
 )
 
 // FuzzParse: no input panics; every failure is a ParseError; anything
@@ -31,6 +32,7 @@ func FuzzParse(f *testing.F) {
 	env := normalize.Envelope{SCAC: "MAEU", TrackingID: "APZU4812090", ReceivedAt: receivedAt}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		events, err := Parse(raw, env)
+		checkOnly(t, raw, env, events, err)
 		if err != nil {
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
@@ -51,6 +53,24 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("second parse differs: %v", err)
 		}
 	})
+}
+
+// checkOnly fails t unless parsing raw with CheckOnly gives the verdict
+// events, err are, and the same events without their ids.
+func checkOnly(t *testing.T, raw []byte, env normalize.Envelope, events []dcsa.Event, err error) {
+	t.Helper()
+	checked, cerr := ParseWithOptions(raw, env, Options{CheckOnly: true})
+	if (err == nil) != (cerr == nil) || (err != nil && err.Error() != cerr.Error()) {
+		t.Fatalf("CheckOnly: error %v, without it %v; input %q", cerr, err, raw)
+	}
+	want := make([]dcsa.Event, len(events))
+	for i, e := range events {
+		e.EventID = ""
+		want[i] = e
+	}
+	if len(checked) != len(want) || (len(want) > 0 && !reflect.DeepEqual(checked, want)) {
+		t.Fatalf("CheckOnly events differ beyond their ids; input %q", raw)
+	}
 }
 
 // BenchmarkParse measures parse+map throughput in emitted events per second

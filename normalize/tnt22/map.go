@@ -20,6 +20,7 @@ const eventTypeShipment = "SHIPMENT"
 type mapper struct {
 	env     normalize.Envelope
 	lenient bool // see Options.Lenient
+	noIDs   bool // see Options.CheckOnly
 }
 
 // zoned gives a zone-less timestamp the UTC designator in lenient mode.
@@ -75,9 +76,11 @@ func (m *mapper) mapEvent(s *srcEvent) (ev dcsa.Event, sourceID string, emit boo
 	if err != nil {
 		return ev, sourceID, false, err
 	}
-	if sourceID != "" {
+	switch {
+	case m.noIDs:
+	case sourceID != "":
 		ev.EventID = identity.EventID(m.env.SCAC, sourceID)
-	} else {
+	default:
 		ev.EventID = identity.EventIDFromFields(ev, m.env.SCAC)
 	}
 	return ev, sourceID, true, nil

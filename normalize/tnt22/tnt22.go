@@ -38,6 +38,11 @@ type Options struct {
 	// is VESSEL; a timestamp without a zone is UTC. The standard's other
 	// requirements stay.
 	Lenient bool
+	// CheckOnly maps and checks every event as usual but leaves eventID
+	// empty: deriving the ids (a SHA-1 each) buys a caller that only wants
+	// the verdict nothing (POST /events checks a push before answering; the
+	// normaliser parses it again with ids).
+	CheckOnly bool
 }
 
 // Parse is a normalize.Parser for TNT 2.2 GET /events responses. An empty
@@ -69,7 +74,7 @@ func ParseWithOptions(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.E
 
 func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error) {
 	l := newLexer(raw)
-	m := &mapper{env: env, lenient: opt.Lenient}
+	m := &mapper{env: env, lenient: opt.Lenient, noIDs: opt.CheckOnly}
 	switch c := l.peek(); {
 	case c == '{' && opt.SingleObject:
 		var s srcEvent
