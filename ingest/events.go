@@ -8,7 +8,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -135,7 +134,7 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 		Payload:      raw,
 		CarrierKeyID: k.ID,
 	}
-	value, err := json.Marshal(env)
+	value, err := schemas.EncodeCarrierRaw(&env)
 	if err != nil {
 		return AddedResponse{}, fmt.Errorf("marshal raw envelope: %w", err)
 	}

@@ -455,7 +455,7 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 				ID: fmt.Sprintf("%s/%d", pollID, i), Format: string(res.Format), SCAC: ch.SCAC, Env: ch.Env,
 				AccountID: ch.AccountID, TrackingID: ch.TrackingID, ReceivedAt: now, Payload: page,
 			}
-			v, err := json.Marshal(env)
+			v, err := schemas.EncodeCarrierRaw(&env)
 			if err != nil {
 				return err
 			}
@@ -478,7 +478,7 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 			}
 			// The broker's limit is lower than MaxRecordBytes: same verdict.
 			var env schemas.CarrierRaw
-			if err := json.Unmarshal(r.Record.Value, &env); err != nil {
+			if err := schemas.DecodeCarrierRaw(r.Record.Value, &env); err != nil {
 				return fmt.Errorf("produce raw: %w", r.Err)
 			}
 			dead = append(dead, p.oversized(env, "carrier page refused by the broker: "+r.Err.Error()))

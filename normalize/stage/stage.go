@@ -253,7 +253,7 @@ type item struct {
 // an error when a pushed record cannot be routed yet.
 func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record, error) {
 	var raw schemas.CarrierRaw
-	if err := json.Unmarshal(r.Value, &raw); err != nil {
+	if err := schemas.DecodeCarrierRaw(r.Value, &raw); err != nil {
 		return prepared{}, s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error()), nil
 	}
 	if raw.TrackingID == "" {
