@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -56,14 +58,36 @@ type systemConfig struct {
 	Partitions int
 }
 
+// freeAddr returns a loopback address nothing listens on, for a process
+// the harness starts. Its port is below Linux's ephemeral range (32768 and
+// up by default), where the kernel picks the local ports of outgoing
+// connections: a port from there, free when checked, was taken by one of
+// them before the process it was meant for could listen on it (a chaos
+// run's api process failed so). Ports are never handed out twice.
 func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		port := 10000 + mrand.IntN(22000)
+		if handedOut[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // in use
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		handedOut[port] = true
+		return addr, nil
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
+	return "", errors.New("no free loopback port between 10000 and 32000")
 }
+
+var (
+	portsMu   sync.Mutex
+	handedOut = map[int]bool{}
+)
 
 func randomName(prefix string) string {
 	b := make([]byte, 5)
