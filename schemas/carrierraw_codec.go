@@ -26,57 +26,32 @@ func DecodeCarrierRaw(data []byte, raw *CarrierRaw) error {
 
 func decodeSimpleCarrierRaw(data []byte, raw *CarrierRaw) bool {
 	s := recordScanner{data: data}
-	if !s.consume('{') {
-		return false
-	}
-	if s.consume('}') {
-		return s.atEnd()
-	}
-	var seen uint16
-	for {
-		s.skipSpace()
-		key, ok := s.plainString()
-		if !ok || !s.consume(':') {
-			return false
-		}
-		s.skipSpace()
-		var bit uint16
-		// Only the exact spellings (see decodeSimpleRecord).
+	// Only the exact spellings (see decodeSimpleRecord).
+	return s.record(func(key []byte) (uint16, bool) {
 		switch string(key) {
 		case "id":
-			bit, ok = 1<<0, s.str(&raw.ID)
+			return 1 << 0, s.str(&raw.ID)
 		case "format":
-			bit, ok = 1<<1, s.str(&raw.Format)
+			return 1 << 1, s.str(&raw.Format)
 		case "scac":
-			bit, ok = 1<<2, s.str(&raw.SCAC)
+			return 1 << 2, s.str(&raw.SCAC)
 		case "env":
-			bit, ok = 1<<3, s.str(&raw.Env)
+			return 1 << 3, s.str(&raw.Env)
 		case "accountId":
-			bit, ok = 1<<4, s.str(&raw.AccountID)
+			return 1 << 4, s.str(&raw.AccountID)
 		case "trackingId":
-			bit, ok = 1<<5, s.str(&raw.TrackingID)
+			return 1 << 5, s.str(&raw.TrackingID)
 		case "requestId":
-			bit, ok = 1<<6, s.str(&raw.RequestID)
+			return 1 << 6, s.str(&raw.RequestID)
 		case "receivedAt":
-			bit, ok = 1<<7, s.timestamp(&raw.ReceivedAt)
+			return 1 << 7, s.timestamp(&raw.ReceivedAt)
 		case "payload":
-			bit, ok = 1<<8, s.base64(&raw.Payload)
+			return 1 << 8, s.base64(&raw.Payload)
 		case "carrierKeyId":
-			bit, ok = 1<<9, s.str(&raw.CarrierKeyID)
-		default:
-			return false
+			return 1 << 9, s.str(&raw.CarrierKeyID)
 		}
-		if !ok || seen&bit != 0 { // a duplicate: the last one wins, leave that to Unmarshal
-			return false
-		}
-		seen |= bit
-		if s.consume('}') {
-			return s.atEnd()
-		}
-		if !s.consume(',') {
-			return false
-		}
-	}
+		return 0, false
+	})
 }
 
 // base64 reads a string of standard base64 into dst as Unmarshal decodes a

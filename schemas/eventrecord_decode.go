@@ -38,6 +38,41 @@ const maxEventDepth = 100
 // of data and the caller must decode data otherwise.
 func decodeSimpleRecord(data []byte, rec *EventRecord) bool {
 	s := recordScanner{data: data}
+	// Only the exact spellings: Unmarshal matches others case-insensitively
+	// (and ignores unknown keys), which is not worth redoing here.
+	return s.record(func(key []byte) (uint16, bool) {
+		switch string(key) {
+		case "trackingId":
+			return 1 << 0, s.str(&rec.TrackingID)
+		case "accountId":
+			return 1 << 1, s.str(&rec.AccountID)
+		case "env":
+			return 1 << 2, s.str(&rec.Env)
+		case "scac":
+			return 1 << 3, s.str(&rec.SCAC)
+		case "eventId":
+			return 1 << 4, s.str(&rec.EventID)
+		case "contentHash":
+			return 1 << 5, s.str(&rec.ContentHash)
+		case "update":
+			return 1 << 6, s.boolean(&rec.Update)
+		case "event":
+			return 1 << 7, s.object(&rec.Event)
+		case "sourceId":
+			return 1 << 8, s.str(&rec.SourceID)
+		case "emittedAt":
+			return 1 << 9, s.timestamp(&rec.EmittedAt)
+		}
+		return 0, false
+	})
+}
+
+// record reads data as one object and nothing after it, handing each
+// member to member once its key and colon are read. member reads the
+// value and returns the key's bit (one per key) and whether it could; a
+// key seen twice (Unmarshal keeps the last: left to it), or anything
+// outside the simple shape, reports false.
+func (s *recordScanner) record(member func(key []byte) (bit uint16, ok bool)) bool {
 	if !s.consume('{') {
 		return false
 	}
@@ -52,34 +87,8 @@ func decodeSimpleRecord(data []byte, rec *EventRecord) bool {
 			return false
 		}
 		s.skipSpace()
-		var bit uint16
-		// Only the exact spellings: Unmarshal matches others case-insensitively
-		// (and ignores unknown keys), which is not worth redoing here.
-		switch string(key) {
-		case "trackingId":
-			bit, ok = 1<<0, s.str(&rec.TrackingID)
-		case "accountId":
-			bit, ok = 1<<1, s.str(&rec.AccountID)
-		case "env":
-			bit, ok = 1<<2, s.str(&rec.Env)
-		case "scac":
-			bit, ok = 1<<3, s.str(&rec.SCAC)
-		case "eventId":
-			bit, ok = 1<<4, s.str(&rec.EventID)
-		case "contentHash":
-			bit, ok = 1<<5, s.str(&rec.ContentHash)
-		case "update":
-			bit, ok = 1<<6, s.boolean(&rec.Update)
-		case "event":
-			bit, ok = 1<<7, s.object(&rec.Event)
-		case "sourceId":
-			bit, ok = 1<<8, s.str(&rec.SourceID)
-		case "emittedAt":
-			bit, ok = 1<<9, s.timestamp(&rec.EmittedAt)
-		default:
-			return false
-		}
-		if !ok || seen&bit != 0 { // a duplicate: the last one wins, leave that to Unmarshal
+		bit, ok := member(key)
+		if !ok || seen&bit != 0 {
 			return false
 		}
 		seen |= bit

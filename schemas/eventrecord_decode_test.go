@@ -281,31 +281,40 @@ func BenchmarkDecodeEventRecord(b *testing.B) {
 	})
 }
 
-// appendSameAsMarshal checks AppendEventRecord against json.Marshal: the
-// same bytes when it reports true, and true whenever every string field is
-// printable ASCII without quotes, backslashes, <, > or &.
+// appendSameAsMarshal checks AppendEventRecord against json.Marshal (see
+// appendsAsMarshal); a record without an event may give false.
 func appendSameAsMarshal(t testing.TB, rec EventRecord) {
 	t.Helper()
-	want, err := json.Marshal(rec)
-	got, ok := AppendEventRecord([]byte("prefix"), &rec)
+	appendsAsMarshal(t, &rec, AppendEventRecord, len(rec.Event) > 0,
+		rec.TrackingID, rec.AccountID, rec.Env, rec.SCAC, rec.EventID, rec.ContentHash, rec.SourceID)
+}
+
+// appendsAsMarshal checks an Append function against json.Marshal: the
+// same bytes when it reports true, nothing appended when it reports false,
+// and true whenever json.Marshal succeeds, mustAppend holds and every one
+// of strs is printable ASCII without quotes, backslashes, <, > or &.
+func appendsAsMarshal[T any](t testing.TB, v *T, appendTo func([]byte, *T) ([]byte, bool), mustAppend bool, strs ...string) {
+	t.Helper()
+	want, err := json.Marshal(v)
+	got, ok := appendTo([]byte("prefix"), v)
 	if !ok {
 		if string(got) != "prefix" {
-			t.Fatalf("%+v: appended %q while reporting false", rec, got)
+			t.Fatalf("%+v: appended %q while reporting false", *v, got)
 		}
 		plain := true
-		for _, s := range []string{rec.TrackingID, rec.AccountID, rec.Env, rec.SCAC, rec.EventID, rec.ContentHash, rec.SourceID} {
+		for _, s := range strs {
 			plain = plain && !strings.ContainsAny(s, `"\<>&`) && !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r > '~' })
 		}
-		if plain && err == nil && len(rec.Event) > 0 {
-			t.Fatalf("%+v: false for a record of plain strings", rec)
+		if plain && err == nil && mustAppend {
+			t.Fatalf("%+v: false for plain strings", *v)
 		}
 		return
 	}
 	if err != nil {
-		t.Fatalf("%+v: appended while json.Marshal fails: %v", rec, err)
+		t.Fatalf("%+v: appended while json.Marshal fails: %v", *v, err)
 	}
 	if !bytes.Equal(got[len("prefix"):], want) {
-		t.Fatalf("AppendEventRecord\n got %s\nwant %s", got[len("prefix"):], want)
+		t.Fatalf("appended\n got %s\nwant %s", got[len("prefix"):], want)
 	}
 }
 
