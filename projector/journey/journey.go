@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/contrack/contrack/schemas"
@@ -344,7 +343,7 @@ type timed struct {
 }
 
 func byTime(ts []timed) {
-	sort.SliceStable(ts, func(i, j int) bool { return ts[i].at.Before(ts[j].at) })
+	slices.SortStableFunc(ts, func(a, b timed) int { return a.at.Compare(b.at) })
 }
 
 // Derive returns one result per container of the tracking: the tracked
@@ -383,9 +382,9 @@ func Derive(s *State) []Result {
 		perContainer[c] = append(perContainer[c], t)
 	}
 	if s.Kind == "container" {
-		sort.Strings(order[1:])
+		slices.Sort(order[1:])
 	} else {
-		sort.Strings(order)
+		slices.Sort(order)
 	}
 	byTime(transport)
 	out := make([]Result, 0, len(order))
