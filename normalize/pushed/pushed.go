@@ -53,8 +53,7 @@ func Check(raw []byte) (msg string, ok bool) {
 	if pe := precheck(raw); pe != nil {
 		return pe.Reason, false
 	}
-	_, err := tnt22.ParseWithOptions(raw, normalize.Envelope{ReceivedAt: time.Now()},
-		tnt22.Options{Format: Format, SingleObject: true, Lenient: true, CheckOnly: true})
+	_, err := parse(raw, normalize.Envelope{ReceivedAt: time.Now()}, true)
 	if err != nil {
 		var pe *normalize.ParseError
 		if errors.As(err, &pe) {
@@ -78,11 +77,13 @@ func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
 	if pe := precheck(raw); pe != nil {
 		return nil, pe
 	}
-	return parse(raw, env)
+	return parse(raw, env, false)
 }
 
-func parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
-	return tnt22.ParseWithOptions(raw, env, tnt22.Options{Format: Format, SingleObject: true, Lenient: true})
+// parse parses a prechecked body; checkOnly leaves the events' ids out
+// (tnt22.Options.CheckOnly).
+func parse(raw []byte, env normalize.Envelope, checkOnly bool) ([]dcsa.Event, error) {
+	return tnt22.ParseWithOptions(raw, env, tnt22.Options{Format: Format, SingleObject: true, Lenient: true, CheckOnly: checkOnly})
 }
 
 // precheck applies the spec's rules in the spec's order and returns the
