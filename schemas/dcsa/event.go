@@ -158,23 +158,27 @@ func (e Event) Place() string {
 // drop for every event: the events view and the journeys decode every
 // event of the events topic.
 type Summary struct {
-	EventCreatedDateTime   string `json:"eventCreatedDateTime"`
-	EventType              string `json:"eventType"`
-	EventClassifierCode    string `json:"eventClassifierCode"`
-	EventDateTime          string `json:"eventDateTime"`
-	EquipmentEventTypeCode string `json:"equipmentEventTypeCode"`
-	EquipmentReference     string `json:"equipmentReference"`
-	EmptyIndicatorCode     string `json:"emptyIndicatorCode"`
-	TransportEventTypeCode string `json:"transportEventTypeCode"`
-	EventLocation          *struct {
-		UNLocationCode string `json:"UNLocationCode"`
-	} `json:"eventLocation"`
-	TransportCall *struct {
-		UNLocationCode string `json:"UNLocationCode"`
-		Location       *struct {
-			UNLocationCode string `json:"UNLocationCode"`
-		} `json:"location"`
-	} `json:"transportCall"`
+	EventCreatedDateTime   string                `json:"eventCreatedDateTime"`
+	EventType              string                `json:"eventType"`
+	EventClassifierCode    string                `json:"eventClassifierCode"`
+	EventDateTime          string                `json:"eventDateTime"`
+	EquipmentEventTypeCode string                `json:"equipmentEventTypeCode"`
+	EquipmentReference     string                `json:"equipmentReference"`
+	EmptyIndicatorCode     string                `json:"emptyIndicatorCode"`
+	TransportEventTypeCode string                `json:"transportEventTypeCode"`
+	EventLocation          *SummaryLocation      `json:"eventLocation"`
+	TransportCall          *SummaryTransportCall `json:"transportCall"`
+}
+
+// SummaryLocation is what a Summary reads of a Location.
+type SummaryLocation struct {
+	UNLocationCode string `json:"UNLocationCode"`
+}
+
+// SummaryTransportCall is what a Summary reads of a TransportCall.
+type SummaryTransportCall struct {
+	UNLocationCode string           `json:"UNLocationCode"`
+	Location       *SummaryLocation `json:"location"`
 }
 
 // Place is Event.Place.

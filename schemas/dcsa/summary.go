@@ -56,31 +56,26 @@ func (sc *summaryScanner) event(s *Summary) bool {
 	return sc.object(summaryKeys, func(k int) bool {
 		switch summaryKeys[k] {
 		case "eventLocation":
-			s.EventLocation = &struct {
-				UNLocationCode string `json:"UNLocationCode"`
-			}{}
-			return sc.object(locationKeys, func(int) bool { return sc.str(&s.EventLocation.UNLocationCode) })
+			s.EventLocation = &SummaryLocation{}
+			return sc.location(s.EventLocation)
 		case "transportCall":
-			tc := &struct {
-				UNLocationCode string `json:"UNLocationCode"`
-				Location       *struct {
-					UNLocationCode string `json:"UNLocationCode"`
-				} `json:"location"`
-			}{}
+			tc := &SummaryTransportCall{}
 			s.TransportCall = tc
 			return sc.object(transportCallKeys, func(k int) bool {
 				if k == 0 {
 					return sc.str(&tc.UNLocationCode)
 				}
-				tc.Location = &struct {
-					UNLocationCode string `json:"UNLocationCode"`
-				}{}
-				return sc.object(locationKeys, func(int) bool { return sc.str(&tc.Location.UNLocationCode) })
+				tc.Location = &SummaryLocation{}
+				return sc.location(tc.Location)
 			})
 		default:
 			return sc.str(s.stringField(k))
 		}
 	})
+}
+
+func (sc *summaryScanner) location(l *SummaryLocation) bool {
+	return sc.object(locationKeys, func(int) bool { return sc.str(&l.UNLocationCode) })
 }
 
 func (sc *summaryScanner) skipSpace() {
