@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/contrack/contrack/schemas"
@@ -349,17 +350,17 @@ func byTime(ts []timed) {
 // Derive returns one result per container of the tracking: the tracked
 // container first (even without events), then the others by number. A
 // tracking whose lookup key is not known yet has none.
+//
+// It runs on every change of a tracking, over all its events, so it
+// allocates by the tracking's size once: one slice of its equipment events
+// sorted by container then time (stable: events of the same time keep
+// their order of first appearance), sub-sliced per container.
 func Derive(s *State) []Result {
 	if s.Kind == "" {
 		return nil
 	}
+	equipment := make([]timed, 0, len(s.Events))
 	var transport []timed
-	perContainer := map[string][]timed{}
-	var order []string
-	if s.Kind == "container" {
-		order = append(order, s.Identifier)
-		perContainer[s.Identifier] = nil
-	}
 	for i := range s.Events {
 		st := &s.Events[i]
 		p := st.decode()
@@ -372,30 +373,59 @@ func Derive(s *State) []Result {
 			transport = append(transport, t)
 			continue
 		}
-		c := ev.EquipmentReference
-		if c == "" {
+		if ev.EquipmentReference == "" {
 			continue
 		}
-		if _, seen := perContainer[c]; !seen {
-			order = append(order, c)
-		}
-		perContainer[c] = append(perContainer[c], t)
+		equipment = append(equipment, t)
 	}
-	if s.Kind == "container" {
-		slices.Sort(order[1:])
-	} else {
-		slices.Sort(order)
+	// Mostly in order already (events arrive in time order): then a stable
+	// sort would leave it as it is.
+	if byContainerTime := func(a, b timed) int {
+		if c := strings.Compare(a.ev.EquipmentReference, b.ev.EquipmentReference); c != 0 {
+			return c
+		}
+		return a.at.Compare(b.at)
+	}; !slices.IsSortedFunc(equipment, byContainerTime) {
+		slices.SortStableFunc(equipment, byContainerTime)
 	}
 	byTime(transport)
-	out := make([]Result, 0, len(order))
-	for _, c := range order {
-		r := Result{EquipmentNumber: c, ScacCode: s.SCAC, TrackingStatus: s.Status(),
-			SourceEvents: []json.RawMessage{}, EnhancedEvents: []Milestone{}, VesselEvents: []json.RawMessage{}}
-		eq := perContainer[c]
-		byTime(eq)
+	vessel := make([]json.RawMessage, len(transport))
+	for i, t := range transport {
+		vessel[i] = t.raw
+	}
+	// Each container's events, equipment[lo:hi]: the tracked container
+	// first, with or without events, then the others in number order.
+	type span struct {
+		container string
+		lo, hi    int
+	}
+	spans := make([]span, 0, 1)
+	if s.Kind == "container" {
+		spans = append(spans, span{container: s.Identifier})
+	}
+	for lo := 0; lo < len(equipment); {
+		c := equipment[lo].ev.EquipmentReference
+		hi := lo + 1
+		for hi < len(equipment) && equipment[hi].ev.EquipmentReference == c {
+			hi++
+		}
+		if s.Kind == "container" && c == s.Identifier {
+			spans[0].lo, spans[0].hi = lo, hi
+		} else {
+			spans = append(spans, span{c, lo, hi})
+		}
+		lo = hi
+	}
+	out := make([]Result, len(spans))
+	for i, sp := range spans {
+		r := &out[i]
+		eq := equipment[sp.lo:sp.hi]
+		r.EquipmentNumber = sp.container
+		r.ScacCode, r.TrackingStatus = s.SCAC, s.Status()
+		r.SourceEvents, r.VesselEvents = make([]json.RawMessage, len(eq)), vessel
 		var lastActual time.Time
-		for _, t := range eq {
-			r.SourceEvents = append(r.SourceEvents, t.raw)
+		for j, t := range eq {
+			r.SourceEvents[j] = t.raw
 			switch t.ev.EquipmentEventTypeCode {
 			case "LOAD":
 				if r.POL == "" {
@@ -409,13 +439,11 @@ func Derive(s *State) []Result {
 			}
 		}
 		for _, t := range transport {
-			r.VesselEvents = append(r.VesselEvents, t.raw)
 			if t.ev.EventClassifierCode == dcsa.ClassifierActual && !t.at.Before(lastActual) {
 				lastActual, r.LastLocation = t.at, t.ev.Place()
 			}
 		}
-		r.EnhancedEvents = milestones(r, eq, transport, s.ETAs)
-		out = append(out, r)
+		r.EnhancedEvents = milestones(*r, eq, transport, s.ETAs)
 	}
 	return out
 }
