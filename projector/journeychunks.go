@@ -3,6 +3,7 @@ package projector
 import (
 	"encoding/json"
 	"hash/maphash"
+	"slices"
 
 	"github.com/contrack/contrack/projector/journey"
 )
@@ -14,11 +15,14 @@ import (
 const SourceChunkEvents = 8
 
 // chunkMark is what was last written of one chunk: the version it was
-// written with and a hash of its bytes.
+// written with, a hash of its bytes and the events themselves (the
+// state's slices, not copies: an event's bytes are never changed in place,
+// a new version is a new slice).
 type chunkMark struct {
 	version uint64
 	hash    uint64
 	size    int
+	events  []json.RawMessage
 }
 
 // writtenChunks are the chunks last written of one tracking, per journey
@@ -48,6 +52,12 @@ func splitSource(events []json.RawMessage, prev []chunkMark, version uint64) (ve
 	versions, marks = make([]uint64, n), make([]chunkMark, n)
 	for i := range n {
 		part := events[i*SourceChunkEvents : min(len(events), (i+1)*SourceChunkEvents)]
+		if i < len(prev) && sameSlices(prev[i].events, part) {
+			// The very events last written: most chunks of a long journey
+			// on each change, known without reading their bytes.
+			versions[i], marks[i] = prev[i].version, prev[i]
+			continue
+		}
 		m := markOf(part)
 		m.version = version
 		if i < len(prev) && prev[i].hash == m.hash && prev[i].size == m.size {
@@ -55,9 +65,24 @@ func splitSource(events []json.RawMessage, prev []chunkMark, version uint64) (ve
 		} else {
 			changed = append(changed, sourceChunk{index: i, events: journey.AppendArray(nil, part)})
 		}
+		m.events = slices.Clone(part)
 		versions[i], marks[i] = m.version, m
 	}
 	return versions, changed, marks
+}
+
+// sameSlices says a and b hold the same slices: same lengths, same first
+// bytes in memory.
+func sameSlices(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) || len(a[i]) > 0 && &a[i][0] != &b[i][0] {
+			return false
+		}
+	}
+	return true
 }
 
 // markOf hashes a chunk's events as they are, without building the chunk's
