@@ -3,6 +3,7 @@ package journey_test
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -148,4 +149,38 @@ func TestDeriveDoesNotParseAgain(t *testing.T) {
 	if allocs := testing.AllocsPerRun(3, func() { journey.Derive(st) }); allocs > n/4 {
 		t.Fatalf("Derive of %d events: %.0f allocations", 2*n, allocs)
 	}
+}
+
+// A state keeps few objects per event: every tracking a member owns stays
+// in memory, and the GC visits each of their objects on every cycle. Beyond
+// the record's own bytes, an event costs its id and hash (one allocation)
+// and the strings derivation reads (one), and its share of the slice and
+// the index.
+func TestStateKeepsFewObjectsPerEvent(t *testing.T) {
+	const n = 2000
+	recs := make([]schemas.EventRecord, n)
+	for i := range recs {
+		at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+		recs[i] = eq(fmt.Sprint("e", i), "DISC", "SGSIN", at, "ACT", false)
+		if i%2 == 1 {
+			recs[i] = tr(fmt.Sprint("e", i), "ARRI", "NLRTM", at, "EST", at)
+		}
+	}
+	st := &journey.State{}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, r := range recs {
+		st.ApplyEvent(r)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(recs)
+	if len(st.Events) != n {
+		t.Fatalf("%d events", len(st.Events))
+	}
+	if perEvent := float64(after.HeapObjects-before.HeapObjects) / n; perEvent > 2.5 {
+		t.Fatalf("%.2f objects kept per event, want at most 2.5", perEvent)
+	}
+	runtime.KeepAlive(st)
 }

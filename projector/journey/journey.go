@@ -106,8 +106,11 @@ type Stored struct {
 	Event json.RawMessage `json:"event"`
 
 	// parsed is Event decoded, once (by ApplyEvent, or by Derive for an
-	// event loaded from storage); unsaved: changed since MarkSaved.
-	parsed  *parsed
+	// event loaded from storage), if decoded; unsaved: changed since
+	// MarkSaved. Held by value: the states of every tracking a member owns
+	// stay in memory, and each object in them is work for every GC cycle.
+	parsed  parsed
+	decoded bool
 	unsaved bool
 }
 
@@ -135,17 +138,27 @@ func (f *fields) Place() string { return f.place }
 // what the normaliser emits), so AppendArray's concatenation gives exactly
 // json.Marshal's bytes.
 func (st *Stored) decode() *parsed {
-	if st.parsed != nil {
-		return st.parsed
+	p := &st.parsed
+	if st.decoded {
+		return p
 	}
-	p := &parsed{}
+	st.decoded = true
+	*p = parsed{}
 	var ev dcsa.Summary
 	if dcsa.DecodeSummary(st.Event, &ev) == nil {
 		p.ok = true
-		p.ev = fields{EventType: code(ev.EventType), EventClassifierCode: code(ev.EventClassifierCode), EventDateTime: ev.EventDateTime,
-			EventCreatedDateTime: ev.EventCreatedDateTime, EquipmentEventTypeCode: code(ev.EquipmentEventTypeCode),
-			EquipmentReference: ev.EquipmentReference, EmptyIndicatorCode: code(ev.EmptyIndicatorCode),
-			TransportEventTypeCode: code(ev.TransportEventTypeCode), place: ev.Place()}
+		// The four strings kept share one allocation.
+		place := ev.Place()
+		all := ev.EventDateTime + ev.EventCreatedDateTime + ev.EquipmentReference + place
+		cut := func(n int) string {
+			s := all[:n]
+			all = all[n:]
+			return s
+		}
+		p.ev = fields{EventType: code(ev.EventType), EventClassifierCode: code(ev.EventClassifierCode),
+			EventDateTime: cut(len(ev.EventDateTime)), EventCreatedDateTime: cut(len(ev.EventCreatedDateTime)),
+			EquipmentEventTypeCode: code(ev.EquipmentEventTypeCode), EquipmentReference: cut(len(ev.EquipmentReference)),
+			EmptyIndicatorCode: code(ev.EmptyIndicatorCode), TransportEventTypeCode: code(ev.TransportEventTypeCode), place: cut(len(place))}
 		p.at, _ = time.Parse(time.RFC3339Nano, ev.EventDateTime)
 		// Kept as json.Marshal writes it (compact, escaped); the
 		// normaliser's events are that already, which a scan tells.
@@ -155,7 +168,6 @@ func (st *Stored) decode() *parsed {
 			}
 		}
 	}
-	st.parsed = p
 	return p
 }
 
@@ -263,13 +275,19 @@ func (s *State) ApplyEvent(rec schemas.EventRecord) bool {
 	}
 	if !ok {
 		idx = len(s.Events)
-		s.Events = append(s.Events, Stored{})
-		s.index[rec.EventID] = idx
 	}
-	if !s.Events[idx].unsaved {
+	if !ok || !s.Events[idx].unsaved {
 		s.unsaved = append(s.unsaved, idx)
 	}
-	s.Events[idx] = Stored{ID: rec.EventID, Hash: rec.ContentHash, Event: rec.Event, unsaved: true}
+	// The id and the hash share one allocation (the index's key too).
+	idHash := rec.EventID + rec.ContentHash
+	stored := Stored{ID: idHash[:len(rec.EventID)], Hash: idHash[len(rec.EventID):], Event: rec.Event, unsaved: true}
+	if ok {
+		s.Events[idx] = stored
+	} else {
+		s.Events = append(s.Events, stored)
+		s.index[stored.ID] = idx
+	}
 	if p := s.Events[idx].decode(); p.ok && p.ev.EventType == dcsa.EventTypeTransport &&
 		p.ev.TransportEventTypeCode == "ARRI" && p.ev.EventClassifierCode != dcsa.ClassifierActual {
 		ev := &p.ev
