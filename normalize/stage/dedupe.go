@@ -1,7 +1,6 @@
 package stage
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"log/slog"
@@ -19,23 +18,17 @@ import (
 // Postgres is the store (so the state survives restarts), an LRU of at most
 // capacity entries keeps memory bounded.
 type seenStore struct {
-	pool     *pgxpool.Pool
-	mu       sync.Mutex
-	capacity int
-	order    *list.List // front = most recent
-	entries  map[string]*list.Element
+	pool  *pgxpool.Pool
+	mu    sync.Mutex
+	cache *seenCache
 	// unsaved are hashes committed to Kafka and not yet written to
 	// Postgres, by key; wake tells saveLoop there are some.
 	unsaved map[string]seenUpdate
 	wake    chan struct{}
 }
 
-type seenEntry struct {
-	key, hash string
-}
-
 func newSeenStore(pool *pgxpool.Pool, capacity int) *seenStore {
-	return &seenStore{pool: pool, capacity: capacity, order: list.New(), entries: map[string]*list.Element{}, wake: make(chan struct{}, 1)}
+	return &seenStore{pool: pool, cache: newSeenCache(capacity), wake: make(chan struct{}, 1)}
 }
 
 func seenKey(tracking, event string) string { return tracking + "\x00" + event }
@@ -44,11 +37,8 @@ func seenKey(tracking, event string) string { return tracking + "\x00" + event }
 func (s *seenStore) cached(key string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if el, ok := s.entries[key]; ok {
-		s.order.MoveToFront(el)
-		return el.Value.(*seenEntry).hash
-	}
-	return ""
+	h, _ := s.cache.get(key)
+	return h
 }
 
 // preload loads into the cache the state of every key not cached yet, with
@@ -59,7 +49,7 @@ func (s *seenStore) preload(ctx context.Context, keys []seenUpdate) error {
 	asked := map[string]bool{}
 	for _, k := range keys {
 		key := seenKey(k.tracking, k.event)
-		if _, ok := s.entries[key]; ok || asked[key] {
+		if s.cache.has(key) || asked[key] {
 			continue
 		}
 		asked[key] = true
@@ -101,18 +91,111 @@ func (s *seenStore) preload(ctx context.Context, keys []seenUpdate) error {
 func (s *seenStore) remember(k, h string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if el, ok := s.entries[k]; ok {
-		el.Value.(*seenEntry).hash = h
-		s.order.MoveToFront(el)
+	s.cache.put(k, h)
+}
+
+// seenCache is a least-recently-used map of content hashes by key. Its
+// entries live in one slice, linked by position, each holding its key and
+// hash in one string: a full cache (200,000 entries by default) is one
+// object per entry for the garbage collector to visit on every cycle,
+// where a container/list LRU is four.
+type seenCache struct {
+	capacity   int
+	slots      []seenSlot
+	index      map[string]int32 // keys are substrings of their slot's keyHash
+	head, tail int32            // the most and the least recent slot; -1 when empty
+}
+
+type seenSlot struct {
+	keyHash    string // the key, then the hash
+	keyLen     int32
+	prev, next int32 // towards head and tail; -1 at the ends
+}
+
+func newSeenCache(capacity int) *seenCache {
+	return &seenCache{capacity: max(capacity, 1), index: map[string]int32{}, head: -1, tail: -1}
+}
+
+func (c *seenCache) has(key string) bool {
+	_, ok := c.index[key]
+	return ok
+}
+
+// get returns key's hash and makes it the most recent.
+func (c *seenCache) get(key string) (string, bool) {
+	i, ok := c.index[key]
+	if !ok {
+		return "", false
+	}
+	c.toFront(i)
+	sl := &c.slots[i]
+	return sl.keyHash[sl.keyLen:], true
+}
+
+// put sets key's hash and makes it the most recent; a new key beyond
+// capacity takes the least recent one's slot.
+func (c *seenCache) put(key, hash string) {
+	if i, ok := c.index[key]; ok {
+		sl := &c.slots[i]
+		if sl.keyHash[sl.keyLen:] != hash {
+			delete(c.index, key)
+			sl.keyHash = key + hash
+			c.index[sl.keyHash[:sl.keyLen]] = i
+		}
+		c.toFront(i)
 		return
 	}
-	s.entries[k] = s.order.PushFront(&seenEntry{key: k, hash: h})
-	for s.order.Len() > s.capacity {
-		old := s.order.Back()
-		s.order.Remove(old)
-		delete(s.entries, old.Value.(*seenEntry).key)
+	var i int32
+	if len(c.slots) < c.capacity {
+		i = int32(len(c.slots))
+		c.slots = append(c.slots, seenSlot{prev: -1, next: -1})
+	} else {
+		i = c.tail
+		c.unlink(i)
+		old := &c.slots[i]
+		delete(c.index, old.keyHash[:old.keyLen])
+	}
+	c.slots[i] = seenSlot{keyHash: key + hash, keyLen: int32(len(key)), prev: -1, next: -1}
+	c.index[c.slots[i].keyHash[:len(key)]] = i
+	c.pushFront(i)
+}
+
+func (c *seenCache) toFront(i int32) {
+	if c.head == i {
+		return
+	}
+	c.unlink(i)
+	c.pushFront(i)
+}
+
+func (c *seenCache) unlink(i int32) {
+	sl := &c.slots[i]
+	if sl.prev >= 0 {
+		c.slots[sl.prev].next = sl.next
+	} else {
+		c.head = sl.next
+	}
+	if sl.next >= 0 {
+		c.slots[sl.next].prev = sl.prev
+	} else {
+		c.tail = sl.prev
+	}
+	sl.prev, sl.next = -1, -1
+}
+
+func (c *seenCache) pushFront(i int32) {
+	sl := &c.slots[i]
+	sl.prev, sl.next = -1, c.head
+	if c.head >= 0 {
+		c.slots[c.head].prev = i
+	}
+	c.head = i
+	if c.tail < 0 {
+		c.tail = i
 	}
 }
+
+func (c *seenCache) len() int { return len(c.index) }
 
 type seenUpdate struct{ tracking, event, hash string }
 
