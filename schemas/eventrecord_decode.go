@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/contrack/contrack/platform/jsonvalid"
 )
 
 // DecodeEventRecord decodes an event record as json.Unmarshal does into a
@@ -186,44 +188,14 @@ func (s *recordScanner) timestamp(dst *time.Time) bool {
 	return dst.UnmarshalJSON(s.data[start:s.i]) == nil
 }
 
-// object copies an object value. Matching brackets outside strings finds
-// where it ends; json.Valid then checks it, so a wrong guess on invalid
-// input is rejected.
+// object copies an object value, checked as json.Valid would in the same
+// pass that finds where it ends.
 func (s *recordScanner) object(dst *json.RawMessage) bool {
-	start := s.i
-	if start >= len(s.data) || s.data[start] != '{' {
+	n, ok := jsonvalid.Object(s.data[s.i:], maxEventDepth)
+	if !ok {
 		return false
 	}
-	depth, inString := 0, false
-	for i := start; i < len(s.data); i++ {
-		c := s.data[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++ // the escaped byte cannot end the string
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			if depth++; depth > maxEventDepth {
-				return false
-			}
-		case '}', ']':
-			if depth--; depth == 0 {
-				v := s.data[start : i+1]
-				if !json.Valid(v) {
-					return false
-				}
-				*dst = append(json.RawMessage(nil), v...) // as RawMessage.UnmarshalJSON copies
-				s.i = i + 1
-				return true
-			}
-		}
-	}
-	return false
+	*dst = append(json.RawMessage(nil), s.data[s.i:s.i+n]...) // as RawMessage.UnmarshalJSON copies
+	s.i += n
+	return true
 }

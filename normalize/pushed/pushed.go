@@ -20,6 +20,7 @@ import (
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/tnt22"
+	"github.com/contrack/contrack/platform/jsonvalid"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
@@ -128,7 +129,7 @@ func validBody(raw []byte) ([]byte, *normalize.ParseError) {
 	if len(body) == 0 {
 		return nil, &normalize.ParseError{Format: Format, Reason: MsgNoBody}
 	}
-	if !json.Valid(body) {
+	if !jsonvalid.Valid(body) {
 		var v any
 		detail := "invalid JSON"
 		if err := json.Unmarshal(body, &v); err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/contrack/contrack/platform/jsonvalid"
 )
 
 // DecodeSummary decodes an event's Summary as json.Unmarshal does into a
@@ -13,7 +15,7 @@ import (
 // over the rest; anything else (escapes, nulls, duplicate members, other
 // spellings of a member's name, errors) goes to json.Unmarshal.
 func DecodeSummary(raw []byte, s *Summary) error {
-	if !json.Valid(raw) {
+	if !jsonvalid.Valid(raw) {
 		return json.Unmarshal(raw, s) // its error
 	}
 	return DecodeValidSummary(raw, s)
