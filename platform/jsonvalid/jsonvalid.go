@@ -81,28 +81,25 @@ func (s *scanner) enter() bool {
 	return s.depth <= s.maxDepth
 }
 
-func (s *scanner) object() bool {
+func (s *scanner) object() bool { return s.items('}', s.member) }
+
+func (s *scanner) array() bool { return s.items(']', s.value) }
+
+// items reads an object's members or an array's elements, each with item,
+// from the opening bracket through close.
+func (s *scanner) items(close byte, item func() bool) bool {
 	if !s.enter() {
 		return false
 	}
-	s.i++ // {
+	s.i++ // the opening bracket
 	s.space()
-	if s.i < len(s.data) && s.data[s.i] == '}' {
+	if s.i < len(s.data) && s.data[s.i] == close {
 		s.i++
 		s.depth--
 		return true
 	}
 	for {
-		s.space()
-		if s.i >= len(s.data) || s.data[s.i] != '"' || !s.str() {
-			return false
-		}
-		s.space()
-		if s.i >= len(s.data) || s.data[s.i] != ':' {
-			return false
-		}
-		s.i++
-		if !s.value() {
+		if !item() {
 			return false
 		}
 		s.space()
@@ -112,7 +109,7 @@ func (s *scanner) object() bool {
 		switch s.data[s.i] {
 		case ',':
 			s.i++
-		case '}':
+		case close:
 			s.i++
 			s.depth--
 			return true
@@ -122,36 +119,18 @@ func (s *scanner) object() bool {
 	}
 }
 
-func (s *scanner) array() bool {
-	if !s.enter() {
+// member reads `"name": value`.
+func (s *scanner) member() bool {
+	s.space()
+	if s.i >= len(s.data) || s.data[s.i] != '"' || !s.str() {
 		return false
 	}
-	s.i++ // [
 	s.space()
-	if s.i < len(s.data) && s.data[s.i] == ']' {
-		s.i++
-		s.depth--
-		return true
+	if s.i >= len(s.data) || s.data[s.i] != ':' {
+		return false
 	}
-	for {
-		if !s.value() {
-			return false
-		}
-		s.space()
-		if s.i >= len(s.data) {
-			return false
-		}
-		switch s.data[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
-		}
-	}
+	s.i++
+	return s.value()
 }
 
 // plain marks the bytes a string holds as they are: not a quote, not a
