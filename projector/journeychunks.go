@@ -15,9 +15,10 @@ import (
 const SourceChunkEvents = 8
 
 // chunkMark is what was last written of one chunk: the version it was
-// written with, a hash of its bytes and the events themselves (the
-// state's slices, not copies: an event's bytes are never changed in place,
-// a new version is a new slice).
+// written with, a hash of its bytes and its events. events is a copy of
+// the chunk's slice headers (a sub-slice would pin the whole array Derive
+// returned); the bytes are the state's own, never changed in place (a new
+// version of an event is a new slice), so equal pointers mean equal bytes.
 type chunkMark struct {
 	version uint64
 	hash    uint64
