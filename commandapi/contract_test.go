@@ -110,7 +110,8 @@ func TestSpecErrorTable(t *testing.T) {
 // the outbox relay, keyed by tracking, once each.
 func TestSubscriptionChangesReachKafka(t *testing.T) {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 2)
+	kc := testenv.Kafka(t, 2)
+	brokers := kc.Brokers
 	box, _ := secretbox.New("test")
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, TokenKey: []byte("k")})
@@ -118,14 +119,14 @@ func TestSubscriptionChangesReachKafka(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), testenv.Log(t)).Run(ctx)
+	go commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), kc.NS, testenv.Log(t)).Run(ctx)
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	api.Do("POST", "/subscription/equipment", key, sub("A", "containerNumber", container))
 	api.Do("POST", "/subscription/equipment", key, sub("B", "containerNumber", container))
 	api.Do("DELETE", "/subscription/A", key, nil)
 	api.Do("DELETE", "/subscription/B", key, nil)
 
-	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicSubscriptions), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicSubscriptions)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	var got []schemas.SubscriptionChanged
 	fctx, fcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer fcancel()

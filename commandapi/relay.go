@@ -63,15 +63,17 @@ type Relay struct {
 	cfg  RelayConfig
 	pool *pgxpool.Pool
 	kcl  *kgo.Client
+	ns   schemas.Namespace
 	log  *slog.Logger
 	// beforeMark, if set, runs after the produce and before the mark (tests
 	// inject a crash here).
 	beforeMark func() error
 }
 
-// NewRelay returns a relay publishing through kcl.
-func NewRelay(cfg RelayConfig, pool *pgxpool.Pool, kcl *kgo.Client, log *slog.Logger) *Relay {
-	return &Relay{cfg: cfg.WithDefaults(), pool: pool, kcl: kcl, log: log.With("stage", "outbox-relay")}
+// NewRelay returns a relay publishing through kcl to the topics of ns
+// (rows name the logical topic).
+func NewRelay(cfg RelayConfig, pool *pgxpool.Pool, kcl *kgo.Client, ns schemas.Namespace, log *slog.Logger) *Relay {
+	return &Relay{cfg: cfg.WithDefaults(), pool: pool, kcl: kcl, ns: ns, log: log.With("stage", "outbox-relay")}
 }
 
 // Run publishes until ctx ends; it returns nil on a clean shutdown.
@@ -173,7 +175,7 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 		recs := make([]*kgo.Record, len(batch))
 		for i, o := range batch {
 			recs[i] = &kgo.Record{
-				Topic:   o.topic,
+				Topic:   r.ns.Topic(o.topic),
 				Key:     []byte(o.key),
 				Value:   o.payload,
 				Headers: schemas.Headers{Type: o.typ, ID: o.recordID, Account: o.acc}.Kafka(),

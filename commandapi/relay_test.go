@@ -45,9 +45,9 @@ func enqueue(t *testing.T, db testenv.PGDatabase, n int) []string {
 // readDeduped consumes the subscriptions topic as a downstream consumer
 // does: dropping records whose id it has seen. It returns the ids in order
 // and how many raw records arrived.
-func readDeduped(t *testing.T, brokers []string, want, wantRaw int) (ids []string, raw int) {
+func readDeduped(t *testing.T, kc testenv.KafkaCluster, want, wantRaw int) (ids []string, raw int) {
 	t.Helper()
-	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicSubscriptions), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, kc.Brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicSubscriptions)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	seen := map[string]bool{}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -74,13 +74,14 @@ func readDeduped(t *testing.T, brokers []string, want, wantRaw int) (ids []strin
 
 func TestRelayPublishesOutboxInOrder(t *testing.T) {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	want := enqueue(t, db, 7)
-	relay := NewRelay(RelayConfig{BatchSize: 3, Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), testenv.Log(t))
+	relay := NewRelay(RelayConfig{BatchSize: 3, Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), kc.NS, testenv.Log(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- relay.Run(ctx) }()
-	got, raw := readDeduped(t, brokers, 7, 7)
+	got, raw := readDeduped(t, kc, 7, 7)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("relay shutdown: %v", err)
@@ -105,9 +106,10 @@ func TestRelayPublishesOutboxInOrder(t *testing.T) {
 // and nothing is lost.
 func TestRelayCrashBetweenPublishAndMarkLosesNothing(t *testing.T) {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	want := enqueue(t, db, 4)
-	relay := NewRelay(RelayConfig{Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), testenv.Log(t))
+	relay := NewRelay(RelayConfig{Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), kc.NS, testenv.Log(t))
 	var crashes atomic.Int32
 	relay.beforeMark = func() error {
 		if crashes.Add(1) == 1 {
@@ -118,7 +120,7 @@ func TestRelayCrashBetweenPublishAndMarkLosesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go relay.Run(ctx)
-	got, raw := readDeduped(t, brokers, 4, 8)
+	got, raw := readDeduped(t, kc, 4, 8)
 	if len(got) != 4 {
 		t.Fatalf("got %d distinct changes, want 4", len(got))
 	}

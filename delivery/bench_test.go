@@ -188,11 +188,11 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 	// The consumer group's join is not part of what is timed.
 	adm := kadm.NewClient(producer)
 	testkit.Eventually(b, 30*time.Second, "the delivery consumer group stable", func() bool {
-		groups, err := adm.DescribeGroups(context.Background(), schemas.GroupDelivery)
+		groups, err := adm.DescribeGroups(context.Background(), h.Kafka().Group(schemas.GroupDelivery))
 		if err != nil {
 			return false
 		}
-		g, ok := groups[schemas.GroupDelivery]
+		g, ok := groups[h.Kafka().Group(schemas.GroupDelivery)]
 		return ok && g.Err == nil && g.State == "Stable" && len(g.Members) > 0
 	})
 
@@ -209,7 +209,7 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 		ev := fmt.Sprintf(`{"eventID":%q,"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-11-20T10:00:00Z","equipmentEventTypeCode":"GTIN","equipmentReference":"BNCH","emptyIndicatorCode":"LADEN","bench":%d}`, id, time.Now().UnixNano())
 		v, _ := json.Marshal(schemas.EventRecord{TrackingID: t.id, EventID: id, ContentHash: "h", Event: json.RawMessage(ev), EmittedAt: time.Now()})
 		produced.Add(1)
-		producer.Produce(context.Background(), &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(t.id), Value: v,
+		producer.Produce(context.Background(), &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicEvents), Key: []byte(t.id), Value: v,
 			Headers: schemas.Headers{Type: schemas.TypeEvent}.Kafka()},
 			func(_ *kgo.Record, err error) {
 				if err != nil {

@@ -62,7 +62,10 @@ const TypeDeadDelivery = "delivery.dead"
 // Deps are the stage's connections.
 type Deps struct {
 	Brokers []string
-	Pool    *pgxpool.Pool
+	// Namespace prefixes the Kafka topics and groups of this deployment
+	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
+	Namespace schemas.Namespace
+	Pool      *pgxpool.Pool
 	// Box opens webhook secrets (sealed under "<account_id>/webhook-secret").
 	Box *secretbox.Box
 	// CH receives the attempt log; nil logs no attempts (tests only).
@@ -154,7 +157,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	} else {
 		log.Warn("no clickhouse connection: delivery attempts are not logged")
 	}
-	s := &stage{cfg: cfg, log: log, store: st, d: d, producer: producer, now: deps.Now,
+	s := &stage{cfg: cfg, log: log, store: st, d: d, producer: producer, ns: deps.Namespace, now: deps.Now,
 		queue: newQueueWriter(st, d, log, deps.Now)}
 
 	ctx, stop := context.WithCancel(ctx)
@@ -213,8 +216,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	loops.Go(func() error {
 		defer close(consumed)
 		err := kafka.Consume(gctx, kafka.ConsumerConfig{
-			Brokers: deps.Brokers, Group: schemas.GroupDelivery, Topics: []string{schemas.TopicEvents},
-			DeadLetterTopic: schemas.TopicDeliveryDeadLetters, Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
+			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupDelivery), Topics: deps.Namespace.Topics(schemas.TopicEvents),
+			DeadLetterTopic: deps.Namespace.Topic(schemas.TopicDeliveryDeadLetters), Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
 			// The normaliser writes in transactions: an aborted one's events
 			// (emitted again by its retry) are never pushed.
 			Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
@@ -285,6 +288,7 @@ type stage struct {
 	store    *store
 	d        *dispatcher
 	producer *kgo.Client
+	ns       schemas.Namespace // of the dead-letter topic producer writes
 	queue    *queueWriter
 	now      func() time.Time
 }
@@ -377,7 +381,7 @@ func (s *stage) publishDead(ctx context.Context) {
 			if dl.LastError != "" {
 				reason += "; last: " + dl.LastError
 			}
-			recs[i] = &kgo.Record{Topic: schemas.TopicDeliveryDeadLetters, Key: []byte(dl.SubscriptionID), Value: v, Headers: schemas.Headers{
+			recs[i] = &kgo.Record{Topic: s.ns.Topic(schemas.TopicDeliveryDeadLetters), Key: []byte(dl.SubscriptionID), Value: v, Headers: schemas.Headers{
 				Type: TypeDeadDelivery, ID: dl.ID + "/" + strconv.Itoa(dl.Replays), Account: dl.AccountID,
 				DeadLetter: &schemas.DeadLetter{Reason: reason, Stage: "delivery", Offset: -1},
 			}.Kafka()}

@@ -190,7 +190,7 @@ func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
 		return len(d) == 1 && d[0].Status == delivery.StatusDead
 	})
 	sentinel := h.Deliveries(s.ID)[0].ID
-	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(schemas.TopicDeliveryDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(h.Kafka().Topic(schemas.TopicDeliveryDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var ids []string

@@ -144,7 +144,7 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	dead := h.Deliveries(s.ID)[0]
 
 	// On the dead-letter topic.
-	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(schemas.TopicDeliveryDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(h.Kafka().Topic(schemas.TopicDeliveryDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var rec *kgo.Record

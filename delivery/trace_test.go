@@ -49,7 +49,7 @@ func TestRetryByAnotherInstanceJoinsTheEventsTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(s.Tracking), Value: v, Headers: []kgo.RecordHeader{
+	rec := &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicEvents), Key: []byte(s.Tracking), Value: v, Headers: []kgo.RecordHeader{
 		{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)},
 		{Key: schemas.HeaderID, Value: []byte("e1/h1")},
 	}}

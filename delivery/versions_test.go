@@ -65,7 +65,7 @@ func TestEveryVersionDeliveredThroughNormaliser(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- stage.Run(ctx, stage.Config{RoutingWait: time.Second}, stage.Deps{
-			Brokers: h.Brokers(), Pool: h.DB.Pool, Log: testenv.Log(t),
+			Brokers: h.Brokers(), Namespace: h.Kafka().NS, Pool: h.DB.Pool, Log: testenv.Log(t),
 			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatPushed: pushed.Parse},
 		})
 	}()
@@ -80,7 +80,7 @@ func TestEveryVersionDeliveredThroughNormaliser(t *testing.T) {
 		t.Helper()
 		v, _ := json.Marshal(schemas.CarrierRaw{ID: uuid.NewString(), Format: string(carriers.FormatPushed), SCAC: "MAEU",
 			Env: "sandbox", AccountID: acct, TrackingID: s.Tracking, ReceivedAt: time.Now().UTC(), Payload: []byte(payload)})
-		if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(s.Tracking), Value: v}); err != nil {
+		if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicCarrierRaw), Key: []byte(s.Tracking), Value: v}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,7 +92,7 @@ func TestEveryVersionDeliveredThroughNormaliser(t *testing.T) {
 	poll(estimate("CSQU3054383", a)) // unchanged: the normaliser drops it
 
 	// What the normaliser emitted: three versions of one event.
-	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(schemas.TopicEvents),
+	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(h.Kafka().Topic(schemas.TopicEvents)),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	var emitted []*kgo.Record
 	rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -116,7 +116,7 @@ func TestEveryVersionDeliveredThroughNormaliser(t *testing.T) {
 	}
 
 	// The first emission again, byte for byte, then a sentinel.
-	if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: schemas.TopicEvents, Key: emitted[0].Key,
+	if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicEvents), Key: emitted[0].Key,
 		Value: emitted[0].Value, Headers: emitted[0].Headers}); err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func brokerLimit(ctx context.Context, d, flush time.Duration) (limit, error) {
 	}
 	defer prod.Close()
 	const topic = "limits.produce-consume.v1"
-	if err := kafka.EnsureTopics(ctx, prod, 6, topic); err != nil {
+	if err := kafka.EnsureTopics(ctx, prod, "", 6, topic); err != nil {
 		return limit{}, err
 	}
 	cons, err := kafka.NewClient([]string{addr}, log, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))

@@ -92,7 +92,7 @@ func newBenchWorld(b *testing.B, subs int) *benchWorld {
 	// No rate limiter: one key here stands for many consumers' traffic.
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(b), Auth: keys})
 	producer := testenv.KafkaClient(b, brokers)
-	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Log: testenv.Log(b), Check: pushed.Check})
+	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Namespace: h.Kafka().NS, Log: testenv.Log(b), Check: pushed.Check})
 	queryapi.Register(srv.Fuego, queryapi.Deps{Pool: h.DB.Pool, Log: testenv.Log(b), TokenKey: []byte("bench"), Feed: n})
 	ts := httptest.NewServer(srv.Handler())
 	b.Cleanup(ts.Close)
@@ -112,7 +112,7 @@ func newBenchWorld(b *testing.B, subs int) *benchWorld {
 		v, _ := json.Marshal(schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox",
 			TrackingID: s.Tracking, SubscriptionID: s.ID, SCAC: "MAEU", IdentifierKind: "container", Identifier: s.Container,
 			Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now().UTC()})
-		recs = append(recs, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(s.Tracking), Value: v, Headers: schemas.Headers{
+		recs = append(recs, &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicSubscriptions), Key: []byte(s.Tracking), Value: v, Headers: schemas.Headers{
 			Type: schemas.TypeSubscriptionChanged, ID: uuid.NewString(),
 		}.Kafka()})
 	}
@@ -185,11 +185,11 @@ func benchLatency(b *testing.B) {
 	}
 	brokers := w.h.Brokers()
 	w.run(b, "normalize", func(ctx context.Context) error {
-		return stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Pool: w.h.DB.Pool, Log: testenv.Log(b),
+		return stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Namespace: w.h.Kafka().NS, Pool: w.h.DB.Pool, Log: testenv.Log(b),
 			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatPushed: pushed.Parse}})
 	})
 	w.run(b, "feed", func(ctx context.Context) error {
-		return feed.Run(ctx, feed.Config{}, feed.Deps{Brokers: brokers, Pool: w.h.DB.Pool, Log: testenv.Log(b)})
+		return feed.Run(ctx, feed.Config{}, feed.Deps{Brokers: brokers, Namespace: w.h.Kafka().NS, Pool: w.h.DB.Pool, Log: testenv.Log(b)})
 	})
 	post := func(id, container string) {
 		req, _ := http.NewRequest("POST", w.url+"/events", strings.NewReader(pushedEvent(id, container)))
@@ -303,7 +303,7 @@ func benchDrain(b *testing.B) {
 		id := uuid.NewString()
 		v, _ := json.Marshal(schemas.EventRecord{TrackingID: s.Tracking, AccountID: w.account, Env: "sandbox", SCAC: "MAEU",
 			EventID: id, ContentHash: "h1", Event: json.RawMessage(pushedEvent(id, s.Container)), EmittedAt: time.Now().UTC()})
-		recs = append(recs, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(s.Tracking), Value: v, Headers: schemas.Headers{
+		recs = append(recs, &kgo.Record{Topic: w.h.Kafka().Topic(schemas.TopicEvents), Key: []byte(s.Tracking), Value: v, Headers: schemas.Headers{
 			Type: schemas.TypeEvent, ID: id + "/h1",
 		}.Kafka()})
 	}
@@ -313,7 +313,7 @@ func benchDrain(b *testing.B) {
 	// The feed stage writes the backlog.
 	t0 := time.Now()
 	w.run(b, "feed", func(ctx context.Context) error {
-		return feed.Run(ctx, feed.Config{}, feed.Deps{Brokers: brokers, Pool: w.h.DB.Pool, Log: testenv.Log(b)})
+		return feed.Run(ctx, feed.Config{}, feed.Deps{Brokers: brokers, Namespace: w.h.Kafka().NS, Pool: w.h.DB.Pool, Log: testenv.Log(b)})
 	})
 	// The per-account counters sum the rows written (each write bumps its
 	// account's by the rows it inserts): one row per account, so polling

@@ -85,6 +85,9 @@ func (c Config) WithDefaults() Config {
 // Deps are the stage's connections.
 type Deps struct {
 	Brokers []string
+	// Namespace prefixes the Kafka topics and groups of this deployment
+	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
+	Namespace schemas.Namespace
 	Pool    *pgxpool.Pool
 	Log     *slog.Logger
 	// Now defaults to time.Now.
@@ -126,7 +129,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	loops.Go(func() error {
 		defer close(consumed)
 		err := kafka.Consume(gctx, kafka.ConsumerConfig{
-			Brokers: deps.Brokers, Group: schemas.GroupFeed, Topics: []string{schemas.TopicEvents}, Log: log,
+			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupFeed), Topics: deps.Namespace.Topics(schemas.TopicEvents), Log: log,
 			// Undecodable records are skipped here, not dead-lettered: delivery
 			// dead-letters the same records already.
 			DeadLetterTopic: "",

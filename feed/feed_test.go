@@ -50,7 +50,7 @@ func newWorld(t *testing.T) *world {
 // start runs the feed stage until the returned stop (or the test's end).
 func (w *world) start() (stop func()) {
 	w.t.Helper()
-	deps := feed.Deps{Brokers: w.h.Brokers(), Pool: w.h.DB.Pool, Log: testenv.Log(w.t)}
+	deps := feed.Deps{Brokers: w.h.Brokers(), Namespace: w.h.Kafka().NS, Pool: w.h.DB.Pool, Log: testenv.Log(w.t)}
 	return testenv.RunStage(w.t, "feed.Run", func(ctx context.Context) error { return feed.Run(ctx, feed.Config{}, deps) })
 }
 
@@ -274,7 +274,7 @@ func TestFeedReplayedRecordNotDuplicated(t *testing.T) {
 	adm := kadm.NewClient(testenv.KafkaClient(t, w.h.Brokers()))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ends, err := adm.ListEndOffsets(ctx, schemas.TopicEvents)
+	ends, err := adm.ListEndOffsets(ctx, w.h.Kafka().Topic(schemas.TopicEvents))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestFeedReplayedRecordNotDuplicated(t *testing.T) {
 	ends.Each(func(o kadm.ListedOffset) {
 		rewind.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: 0, LeaderEpoch: -1})
 	})
-	resp, err := adm.CommitOffsets(ctx, schemas.GroupFeed, rewind)
+	resp, err := adm.CommitOffsets(ctx, w.h.Kafka().Group(schemas.GroupFeed), rewind)
 	if err != nil || resp.Error() != nil {
 		t.Fatalf("rewind: %v %v", err, resp.Error())
 	}

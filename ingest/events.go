@@ -64,8 +64,11 @@ type SigningSecrets interface {
 // EventsDeps are what POST /events needs.
 type EventsDeps struct {
 	Producer Producer
-	Secrets  SigningSecrets
-	Log      *slog.Logger
+	// Namespace prefixes the Kafka topics of this deployment
+	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
+	Namespace schemas.Namespace
+	Secrets   SigningSecrets
+	Log       *slog.Logger
 	// Check is the admission test of a body: the message to answer when it
 	// is refused.
 	Check func(raw []byte) (msg string, ok bool)
@@ -139,7 +142,7 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 		return AddedResponse{}, fmt.Errorf("marshal raw envelope: %w", err)
 	}
 	rec := &kgo.Record{
-		Topic: schemas.TopicCarrierRaw,
+		Topic: h.deps.Namespace.Topic(schemas.TopicCarrierRaw),
 		// Pushed events have no tracking yet: keyed by the carrier, so one
 		// carrier's pushes keep their order.
 		Key:   []byte(scac + "/" + k.Account.Env),

@@ -41,6 +41,7 @@ func BenchmarkPostEvents(b *testing.B) {
 func benchPostEvents(b *testing.B, mode string) {
 	db := testenv.Postgres(b)
 	var brokers []string
+	var ns schemas.Namespace
 	if mode == "fsync" {
 		dir, _ := os.MkdirTemp("", "contrack-bench-kafka")
 		b.Cleanup(func() { os.RemoveAll(dir) })
@@ -51,11 +52,12 @@ func benchPostEvents(b *testing.B, mode string) {
 		b.Cleanup(br.Close)
 		brokers = []string{br.Addr()}
 		cl := testenv.KafkaClient(b, brokers)
-		if err := kafka.EnsureTopics(context.Background(), cl, 6, schemas.AllTopics...); err != nil {
+		if err := kafka.EnsureTopics(context.Background(), cl, "", 6, schemas.AllTopics...); err != nil {
 			b.Fatal(err)
 		}
 	} else {
-		brokers = testenv.Kafka(b, 6)
+		kc := testenv.Kafka(b, 6)
+		brokers, ns = kc.Brokers, kc.NS
 	}
 	store := auth.NewStore(db.Pool)
 	keys := auth.NewCachedAuthenticator(store, time.Minute, testenv.Log(b))
@@ -65,7 +67,7 @@ func benchPostEvents(b *testing.B, mode string) {
 	// No rate limiter: one key here stands for the traffic of many carriers.
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(b), Auth: keys})
 	producer := testenv.KafkaClient(b, brokers)
-	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Log: testenv.Log(b), Check: pushed.Check})
+	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Namespace: ns, Log: testenv.Log(b), Check: pushed.Check})
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	key, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "bench", Env: "live", Role: auth.RoleCarrier, SCAC: "MAEU", Plan: "enterprise"})

@@ -37,14 +37,14 @@ func TestPostEventsCarriesTheKeysSCACAndID(t *testing.T) {
 	if r := f.api.Do("POST", "/events", key, body); r.Status != 200 {
 		t.Fatalf("got %d %s", r.Status, r.Raw)
 	}
-	cl := testenv.KafkaClient(t, f.brokers, kgo.ConsumeTopics(schemas.TopicCarrierRaw), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, f.kafka.Brokers, kgo.ConsumeTopics(f.kafka.Topic(schemas.TopicCarrierRaw)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	recs := cl.PollFetches(ctx).Records()
 	if len(recs) != 1 {
 		t.Fatalf("records = %d", len(recs))
 	}
-	got := rawRecords(t, f.brokers)
+	got := rawRecords(t, f.kafka)
 	if len(got) != 1 || got[0].SCAC != "CMDU" || got[0].CarrierKeyID != k.ID || got[0].AccountID != "" || got[0].TrackingID != "" {
 		t.Fatalf("envelope %+v", got)
 	}
@@ -110,7 +110,7 @@ func TestEventsBodyLimitFitsOneRecord(t *testing.T) {
 	if r := post(paddedEvent(t, 2<<20)); r.Status != 413 || !strings.Contains(string(r.Raw), `"message":"Request body too large`) {
 		t.Fatalf("body over 1 MiB: %d %s", r.Status, r.Raw)
 	}
-	got := rawRecords(t, f.brokers)
+	got := rawRecords(t, f.kafka)
 	if len(got) != 1 || len(got[0].Payload) != ingest.MaxEventsBodyBytes {
 		t.Fatalf("records %d", len(got))
 	}
@@ -120,16 +120,17 @@ func TestEventsBodyLimitFitsOneRecord(t *testing.T) {
 // assumes refuses the record: the carrier gets 413, never a 500.
 func TestEventsRecordRefusedAsTooLargeIs413(t *testing.T) {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	// Uncompressed, so the padded body's size is what the broker measures.
 	producer := testenv.KafkaClient(t, brokers, kgo.ProducerBatchCompression(kgo.NoCompression()))
 	f := fixture{api: testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Log: testenv.Log(t), Check: pushed.Check})
-	}), brokers: brokers}
+		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Namespace: kc.NS, Log: testenv.Log(t), Check: pushed.Check})
+	}), kafka: kc}
 	key := f.api.Key(auth.CreateKeyParams{ClientSlug: "maersk", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "MAEU"})
-	adm := kadm.NewClient(testenv.KafkaClient(t, f.brokers))
+	adm := kadm.NewClient(testenv.KafkaClient(t, f.kafka.Brokers))
 	small := "100000"
-	res, err := adm.AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "max.message.bytes", Value: &small}}, schemas.TopicCarrierRaw)
+	res, err := adm.AlterTopicConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "max.message.bytes", Value: &small}}, kc.Topic(schemas.TopicCarrierRaw))
 	if err != nil || res[0].Err != nil {
 		t.Fatalf("alter topic: %v %v", err, res)
 	}

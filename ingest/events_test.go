@@ -39,28 +39,29 @@ const equipmentEvent = `{
 }`
 
 type fixture struct {
-	api     *testenv.API
-	brokers []string
-	store   *ingest.SigningSecretStore
+	api   *testenv.API
+	kafka testenv.KafkaCluster
+	store *ingest.SigningSecretStore
 }
 
 func setup(t *testing.T) fixture {
 	t.Helper()
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	box, _ := secretbox.New("test")
 	store := &ingest.SigningSecretStore{Pool: db.Pool, Box: box}
 	producer := testenv.KafkaClient(t, brokers)
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Secrets: store, Log: testenv.Log(t), Check: pushed.Check})
+		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Namespace: kc.NS, Secrets: store, Log: testenv.Log(t), Check: pushed.Check})
 	})
-	return fixture{api, brokers, store}
+	return fixture{api, kc, store}
 }
 
 // rawRecords returns what reached the carrier-raw topic.
-func rawRecords(t *testing.T, brokers []string) []schemas.CarrierRaw {
+func rawRecords(t *testing.T, kc testenv.KafkaCluster) []schemas.CarrierRaw {
 	t.Helper()
-	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicCarrierRaw), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, kc.Brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicCarrierRaw)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	var out []schemas.CarrierRaw
@@ -106,7 +107,7 @@ func TestPostEventsSpecMessages(t *testing.T) {
 			}
 		})
 	}
-	if got := rawRecords(t, f.brokers); len(got) != 0 {
+	if got := rawRecords(t, f.kafka); len(got) != 0 {
 		t.Fatalf("rejected requests reached Kafka: %d records", len(got))
 	}
 }
@@ -121,7 +122,7 @@ func TestPostEventsStoresRawBytesWithEnvelope(t *testing.T) {
 			t.Fatalf("got %d %s", r.Status, r.Raw)
 		}
 	}
-	got := rawRecords(t, f.brokers)
+	got := rawRecords(t, f.kafka)
 	if len(got) != 2 {
 		t.Fatalf("records = %d, want 2", len(got))
 	}
@@ -165,7 +166,7 @@ func TestPostEventsNotificationSignature(t *testing.T) {
 			t.Errorf("signature %q: %d %v", bad, r.Status, r.JSON)
 		}
 	}
-	if got := rawRecords(t, f.brokers); len(got) != 0 {
+	if got := rawRecords(t, f.kafka); len(got) != 0 {
 		t.Fatalf("unsigned requests reached Kafka: %d", len(got))
 	}
 	if r := post(good); r.Status != 200 {

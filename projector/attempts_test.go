@@ -18,7 +18,8 @@ import (
 
 func TestPollAttemptsReachClickHouse(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 2)
+	kc := testenv.Kafka(t, 2)
+	brokers := kc.Brokers
 	prod := testenv.KafkaClient(t, brokers)
 	at := time.Date(2026, 11, 20, 10, 30, 15, 0, time.UTC)
 	var recs []*kgo.Record
@@ -26,7 +27,7 @@ func TestPollAttemptsReachClickHouse(t *testing.T) {
 		a := schemas.PollAttempt{ID: fmt.Sprintf("att-%d", i%40), AccountID: "acct-1", Env: "sandbox", SCAC: "MAEU", TrackingID: "trk",
 			Outcome: []string{"success", "noData", "error"}[i%3], HTTPCode: 200, LatencyMS: int64(i), EventCount: i, At: at}
 		v, _ := json.Marshal(a)
-		recs = append(recs, &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: v}) // 10 repeats of earlier ids
+		recs = append(recs, &kgo.Record{Topic: kc.Topic(schemas.TopicPollAttempts), Key: []byte("trk"), Value: v}) // 10 repeats of earlier ids
 	}
 	if err := kafka.ProduceSync(context.Background(), prod, recs...); err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func TestPollAttemptsReachClickHouse(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- projector.Run(ctx, projector.Config{MaxWait: 100 * time.Millisecond}, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+		done <- projector.Run(ctx, projector.Config{MaxWait: 100 * time.Millisecond}, projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(t)})
 	}()
 	var rows, distinct uint64
 	testkit.Eventually(t, 15*time.Second, "50 rows in poll_attempts", func() bool {
@@ -65,18 +66,19 @@ func TestPollAttemptsReachClickHouse(t *testing.T) {
 // inserts.
 func TestTricklingRecordsAreBatched(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	prod := testenv.KafkaClient(t, brokers)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- projector.Run(ctx, projector.Config{MaxWait: 500 * time.Millisecond}, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+		done <- projector.Run(ctx, projector.Config{MaxWait: 500 * time.Millisecond}, projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(t)})
 	}()
 	const n = 60
 	for i := range n { // about 1.2 s of records
 		v, _ := json.Marshal(schemas.PollAttempt{ID: fmt.Sprintf("att-%d", i), AccountID: "acct-1", Env: "sandbox", SCAC: "MAEU",
 			TrackingID: "trk", Outcome: "success", At: time.Now().UTC().Truncate(time.Second)})
-		if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: v}); err != nil {
+		if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: kc.Topic(schemas.TopicPollAttempts), Key: []byte("trk"), Value: v}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(20 * time.Millisecond) // records trickle in: the pace under test

@@ -23,11 +23,12 @@ import (
 // lost: a restart inserts them).
 func TestProjectorStopsWhenInsertsKeepFailing(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	prod := testenv.KafkaClient(t, brokers)
 	v, _ := json.Marshal(schemas.PollAttempt{ID: "att-1", AccountID: "acct-1", Env: "sandbox", SCAC: "MAEU", TrackingID: "trk",
 		Outcome: "success", HTTPCode: 200, At: time.Now().UTC()})
-	if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: v}); err != nil {
+	if err := kafka.ProduceSync(context.Background(), prod, &kgo.Record{Topic: kc.Topic(schemas.TopicPollAttempts), Key: []byte("trk"), Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	// The test's own database: the table every insert of the view goes to is gone.
@@ -39,7 +40,7 @@ func TestProjectorStopsWhenInsertsKeepFailing(t *testing.T) {
 	go func() {
 		done <- projector.Run(context.Background(), projector.Config{MaxWait: 50 * time.Millisecond,
 			Retry: kafka.Backoff{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 3}},
-			projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+			projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(t)})
 	}()
 	select {
 	case err := <-done:
@@ -50,11 +51,11 @@ func TestProjectorStopsWhenInsertsKeepFailing(t *testing.T) {
 		t.Fatal("projector still running 60 s after its inserts started failing")
 	}
 
-	offsets, err := kadm.NewClient(prod).FetchOffsets(context.Background(), schemas.GroupProjector)
+	offsets, err := kadm.NewClient(prod).FetchOffsets(context.Background(), kc.Group(schemas.GroupProjector))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, ok := offsets.Lookup(schemas.TopicPollAttempts, 0); ok && o.At > 0 {
+	if o, ok := offsets.Lookup(kc.Topic(schemas.TopicPollAttempts), 0); ok && o.At > 0 {
 		t.Fatalf("offset %d committed for a batch never inserted", o.At)
 	}
 }
@@ -64,25 +65,26 @@ func TestProjectorStopsWhenInsertsKeepFailing(t *testing.T) {
 // projection that refused it, and the records after it are projected.
 func TestProjectorDeadLettersMalformedRecords(t *testing.T) {
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	prod := testenv.KafkaClient(t, brokers)
 	if err := kafka.ProduceSync(context.Background(), prod,
-		&kgo.Record{Topic: schemas.TopicEvents, Key: []byte("trk-bad"), Value: []byte("not json")}); err != nil {
+		&kgo.Record{Topic: kc.Topic(schemas.TopicEvents), Key: []byte("trk-bad"), Value: []byte("not json")}); err != nil {
 		t.Fatal(err)
 	}
 	good, _ := json.Marshal(schemas.PollAttempt{ID: "att-ok", AccountID: "acct-1", Env: "sandbox", SCAC: "MAEU", TrackingID: "trk",
 		Outcome: "success", HTTPCode: 200, At: time.Now().UTC()})
 	if err := kafka.ProduceSync(context.Background(), prod,
-		&kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: []byte("{broken")},
-		&kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte("trk"), Value: good}); err != nil {
+		&kgo.Record{Topic: kc.Topic(schemas.TopicPollAttempts), Key: []byte("trk"), Value: []byte("{broken")},
+		&kgo.Record{Topic: kc.Topic(schemas.TopicPollAttempts), Key: []byte("trk"), Value: good}); err != nil {
 		t.Fatal(err)
 	}
 	testenv.RunStage(t, "projector", func(ctx context.Context) error {
 		return projector.Run(ctx, projector.Config{MaxWait: 50 * time.Millisecond, JourneyMaxWait: 50 * time.Millisecond},
-			projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+			projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(t)})
 	})
 
-	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicProjectorDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicProjectorDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	got := map[string]*kgo.Record{} // by stage
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -90,7 +92,7 @@ func TestProjectorDeadLettersMalformedRecords(t *testing.T) {
 		dlq.PollFetches(ctx).EachRecord(func(r *kgo.Record) { got[kafka.Header(r, schemas.HeaderDLQStage)] = r })
 	}
 	for stage, src := range map[string]string{
-		"projector-events": schemas.TopicEvents, "projector-journeys": schemas.TopicEvents, "projector-poll_attempts": schemas.TopicPollAttempts,
+		"projector-events": kc.Topic(schemas.TopicEvents), "projector-journeys": kc.Topic(schemas.TopicEvents), "projector-poll_attempts": kc.Topic(schemas.TopicPollAttempts),
 	} {
 		r := got[stage]
 		if r == nil {

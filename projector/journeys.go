@@ -72,14 +72,14 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
 		// ClickHouse down is waited out (readiness is red meanwhile: its check fails).
 		Transient: clickhouse.Unreachable,
-		Brokers:   p.deps.Brokers, Group: fmt.Sprintf("%s-g%d", schemas.GroupJourneys, p.gen),
-		Topics: []string{schemas.TopicEvents, schemas.TopicSubscriptions}, Name: "projector-journeys",
+		Brokers:   p.deps.Brokers, Group: p.deps.Namespace.Group(fmt.Sprintf("%s-g%d", schemas.GroupJourneys, p.gen)),
+		Topics: p.deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicSubscriptions), Name: "projector-journeys",
 		Log: p.log, Metrics: p.deps.Metrics,
 		MaxBatch: p.cfg.MaxBatch, MaxWait: p.cfg.JourneyMaxWait, Retry: p.cfg.Retry,
 		// A changed journey's row and last chunk are rewritten whole, so a
 		// batch costs more what its trackings hold than what it brings.
 		Paced:           true,
-		DeadLetterTopic: schemas.TopicProjectorDeadLetters,
+		DeadLetterTopic: p.deps.Namespace.Topic(schemas.TopicProjectorDeadLetters),
 		OnRevoked:       func() { p.drop.Store(true) },
 		Stop: func(idle int) bool {
 			p.idle = idle
@@ -166,7 +166,7 @@ func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string
 			p.states[id] = st
 		}
 		var did bool
-		switch r.Topic {
+		switch p.deps.Namespace.Logical(r.Topic) {
 		case schemas.TopicEvents:
 			var rec schemas.EventRecord
 			if err := schemas.DecodeEventRecord(r.Value, &rec); err != nil || rec.EventID == "" || rec.TrackingID != id {
@@ -243,7 +243,7 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 		if st.Kind != "" {
 			v, _ := json.Marshal(schemas.JourneyChanged{AccountID: st.AccountID, TrackingID: st.TrackingID,
 				IdentifierKind: st.Kind, Identifier: st.Identifier, Generation: p.gen, Version: st.Version})
-			notes = append(notes, &kgo.Record{Topic: schemas.TopicJourneys, Key: []byte(st.TrackingID), Value: v,
+			notes = append(notes, &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicJourneys), Key: []byte(st.TrackingID), Value: v,
 				Headers: schemas.Headers{Type: schemas.TypeJourneyChanged, Account: st.AccountID}.Kafka()})
 		}
 	}
@@ -473,7 +473,7 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 	if err != nil {
 		return 0, err
 	}
-	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, schemas.TopicEvents, schemas.TopicSubscriptions)
+	ends, err := kadm.NewClient(admCl).ListEndOffsets(ctx, deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicSubscriptions)...)
 	admCl.Close()
 	if err != nil {
 		return 0, fmt.Errorf("projector: rebuild: end offsets: %w", err)

@@ -90,12 +90,13 @@ func TestJourneyTablesRoundTrip(t *testing.T) {
 func TestRebuildJourneys(t *testing.T) {
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 2)
+	kc := testenv.Kafka(t, 2)
+	brokers := kc.Brokers
 	prod := testenv.KafkaClient(t, brokers)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg := projector.Config{MaxWait: 100 * time.Millisecond, JourneyMaxWait: 20 * time.Millisecond, GenerationCheck: 100 * time.Millisecond}
-	deps := projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)}
+	deps := projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(t)}
 	done := make(chan error, 1)
 	go func() { done <- projector.Run(ctx, cfg, deps) }()
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
@@ -106,14 +107,14 @@ func TestRebuildJourneys(t *testing.T) {
 	tracking := uuid.NewString()
 	sub, _ := json.Marshal(schemas.SubscriptionChanged{ID: "c1", AccountID: k.Account.ID, Env: "sandbox", TrackingID: tracking, SCAC: "MAEU",
 		IdentifierKind: "container", Identifier: "MSKU9070323", Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now()})
-	recs := []*kgo.Record{{Topic: schemas.TopicSubscriptions, Key: []byte(tracking), Value: sub}}
+	recs := []*kgo.Record{{Topic: kc.Topic(schemas.TopicSubscriptions), Key: []byte(tracking), Value: sub}}
 	event := func(i int) *kgo.Record {
 		at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour).Format(time.RFC3339)
 		b, _ := json.Marshal(dcsa.Event{EventID: fmt.Sprint("e", i), EventType: dcsa.EventTypeEquipment, EventClassifierCode: "ACT", EventDateTime: at,
 			EventCreatedDateTime: at, EquipmentEventTypeCode: "GTIN", EquipmentReference: "MSKU9070323", EmptyIndicatorCode: "LADEN",
 			EventLocation: &dcsa.Location{UNLocationCode: "CNSHA"}})
 		v, _ := json.Marshal(schemas.EventRecord{TrackingID: tracking, AccountID: k.Account.ID, Env: "sandbox", SCAC: "MAEU", EventID: fmt.Sprint("e", i), ContentHash: at, Event: b})
-		return &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(tracking), Value: v}
+		return &kgo.Record{Topic: kc.Topic(schemas.TopicEvents), Key: []byte(tracking), Value: v}
 	}
 	const n = 300
 	for i := range n {

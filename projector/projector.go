@@ -76,8 +76,11 @@ func (c Config) Validate() error {
 // Deps are the projector's connections.
 type Deps struct {
 	Brokers []string
-	CH      driver.Conn
-	Log     *slog.Logger
+	// Namespace prefixes the Kafka topics and groups of this deployment
+	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
+	Namespace schemas.Namespace
+	CH        driver.Conn
+	Log       *slog.Logger
 	// Metrics, if set, are the stream runtime's collectors on the role's registry.
 	Metrics *kafka.Metrics
 }
@@ -130,13 +133,13 @@ func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
 		// ClickHouse down is waited out (readiness is red meanwhile: its check fails).
 		Transient: clickhouse.Unreachable,
-		Brokers:   deps.Brokers, Group: v.group, Topics: []string{v.topic}, Name: "projector-" + v.table,
+		Brokers:   deps.Brokers, Group: deps.Namespace.Group(v.group), Topics: deps.Namespace.Topics(v.topic), Name: "projector-" + v.table,
 		Log: log, Metrics: deps.Metrics,
 		// A batch is MaxBatch records or what arrived within MaxWait of its
 		// first: each insert is a part ClickHouse merges later, so records
 		// trickling in are not inserted one poll at a time.
 		MaxBatch: cfg.MaxBatch, MaxWait: cfg.MaxWait, Retry: cfg.Retry,
-		DeadLetterTopic: schemas.TopicProjectorDeadLetters,
+		DeadLetterTopic: deps.Namespace.Topic(schemas.TopicProjectorDeadLetters),
 		Opts:            []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
 	}, func(ctx context.Context, b *kafka.Batch) error {
 		rows := make([][]any, 0, len(b.Records))

@@ -145,7 +145,7 @@ func (j *Journeys) Warmed() <-chan struct{} { return j.warmed }
 // Run warms the cache and follows the journey changes (from the topic's
 // end) and the generation until ctx ends. Until it runs, nothing is cached;
 // when it stops, the cache is emptied.
-func (j *Journeys) Run(ctx context.Context, brokers []string) error {
+func (j *Journeys) Run(ctx context.Context, brokers []string, ns schemas.Namespace) error {
 	gen, err := projector.CurrentGeneration(ctx, j.ch)
 	if err != nil {
 		return err
@@ -178,16 +178,16 @@ func (j *Journeys) Run(ctx context.Context, brokers []string) error {
 			}
 		}()
 	}
-	return j.follow(ctx, brokers, started)
+	return j.follow(ctx, brokers, ns, started)
 }
 
 // follow is the consume loop of journey changes, from the topic's end at
 // the start: each drops the lookup's cached answers and has them read
 // again; every GenerationCheck it looks for a rebuilt generation.
-func (j *Journeys) follow(ctx context.Context, brokers []string, started func()) error {
+func (j *Journeys) follow(ctx context.Context, brokers []string, ns schemas.Namespace, started func()) error {
 	next := time.Now().Add(j.cfg.GenerationCheck)
 	return kafka.Follow(ctx, kafka.FollowConfig{
-		Brokers: brokers, Topics: []string{schemas.TopicJourneys}, Name: "queryapi-journeys", Log: j.log,
+		Brokers: brokers, Topics: ns.Topics(schemas.TopicJourneys), Name: "queryapi-journeys", Log: j.log,
 		FromEnd: true, PollTimeout: time.Second, Started: started,
 	}, func(ctx context.Context, recs []*kgo.Record) error {
 		for _, r := range recs {

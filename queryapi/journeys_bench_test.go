@@ -60,7 +60,8 @@ func BenchmarkJourneyPull(b *testing.B) {
 	// The delivery stage's harness: its Kafka is the benchmark's.
 	dh := deliverytest.NewOn(b, db, false)
 	dh.Partitions = 6
-	brokers := dh.Brokers()
+	kc := dh.Kafka()
+	brokers := kc.Brokers
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	store := auth.NewStore(db.Pool)
@@ -153,10 +154,10 @@ func BenchmarkJourneyPull(b *testing.B) {
 
 	// The serving process: API with the cache following journey changes, and the projector.
 	pcfg := projector.Config{}
-	go projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(b)})
+	go projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(b)})
 	journeys := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 256 << 20}, ch.Conn, testenv.Log(b))
 	go func() {
-		if err := journeys.Run(ctx, brokers); err != nil {
+		if err := journeys.Run(ctx, brokers, kc.NS); err != nil {
 			fmt.Println("journey change follower:", err)
 		}
 	}()
@@ -305,14 +306,14 @@ func BenchmarkJourneyPull(b *testing.B) {
 			if i < 2000 {
 				v, _ := json.Marshal(schemas.SubscriptionChanged{ID: trk, AccountID: k.Account.ID, Env: "sandbox", TrackingID: trk, SCAC: "MAEU",
 					IdentifierKind: "container", Identifier: container(c), Status: "OPEN", TrackingOpen: true, OccurredAt: seedStart})
-				recs = append(recs, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(trk), Value: v})
+				recs = append(recs, &kgo.Record{Topic: kc.Topic(schemas.TopicSubscriptions), Key: []byte(trk), Value: v})
 			}
 			id := fmt.Sprintf("ev-%d", i)
 			at := time.Now().UTC().Format(time.RFC3339)
 			ev, _ := json.Marshal(dcsa.Event{EventID: id, EventType: dcsa.EventTypeEquipment, EventClassifierCode: "ACT", EventDateTime: at, EventCreatedDateTime: at,
 				EquipmentEventTypeCode: "GTIN", EquipmentReference: container(c), EmptyIndicatorCode: "LADEN", EventLocation: &dcsa.Location{UNLocationCode: "NLRTM"}})
 			v, _ := json.Marshal(schemas.EventRecord{TrackingID: trk, AccountID: k.Account.ID, Env: "sandbox", SCAC: "MAEU", EventID: id, ContentHash: id, Event: ev, EmittedAt: time.Now().UTC()})
-			recs = append(recs, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(trk), Value: v, Headers: []kgo.RecordHeader{
+			recs = append(recs, &kgo.Record{Topic: kc.Topic(schemas.TopicEvents), Key: []byte(trk), Value: v, Headers: []kgo.RecordHeader{
 				{Key: schemas.HeaderType, Value: []byte(schemas.TypeEvent)}, {Key: schemas.HeaderID, Value: []byte(id + "/" + id)}}})
 			if i%20 == 0 {
 				samples.Store(id, sample{container(c), time.Now()})
@@ -320,7 +321,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 			}
 			for _, r := range recs {
 				prod.Produce(ctx, r, func(r *kgo.Record, err error) {
-					if err == nil && r.Topic == schemas.TopicEvents {
+					if err == nil && r.Topic == kc.Topic(schemas.TopicEvents) {
 						ingested.Add(1)
 					}
 				})

@@ -34,6 +34,7 @@ type journeyEnv struct {
 	t        testing.TB
 	api      *testenv.API
 	brokers  []string
+	kc       testenv.KafkaCluster
 	prod     *kgo.Client
 	ch       testenv.CHDatabase
 	journeys *queryapi.Journeys
@@ -53,13 +54,14 @@ func newJourneyEnv(t *testing.T, cached bool) *journeyEnv {
 func newJourneyEnvWith(t testing.TB, cfg *queryapi.JourneysConfig, setup func(*queryapi.Journeys)) *journeyEnv {
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 2)
-	e := &journeyEnv{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), ch: ch, db: db}
+	kc := testenv.Kafka(t, 2)
+	brokers := kc.Brokers
+	e := &journeyEnv{t: t, brokers: brokers, kc: kc, prod: testenv.KafkaClient(t, brokers), ch: ch, db: db}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 2)
 	pcfg := projector.Config{MaxWait: 100 * time.Millisecond, JourneyMaxWait: 20 * time.Millisecond, GenerationCheck: 200 * time.Millisecond}
 	go func() {
-		done <- projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, CH: ch.Conn, Log: testenv.Log(t)})
+		done <- projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(t)})
 	}()
 	runs := 1
 	if cfg != nil {
@@ -67,7 +69,7 @@ func newJourneyEnvWith(t testing.TB, cfg *queryapi.JourneysConfig, setup func(*q
 		if setup != nil {
 			setup(e.journeys)
 		}
-		go func() { done <- e.journeys.Run(ctx, brokers) }()
+		go func() { done <- e.journeys.Run(ctx, brokers, kc.NS) }()
 		runs++
 	}
 	t.Cleanup(func() {
@@ -84,8 +86,13 @@ func newJourneyEnvWith(t testing.TB, cfg *queryapi.JourneysConfig, setup func(*q
 	return e
 }
 
+// produce writes recs, made with the logical topic names, to the
+// env's namespace.
 func (e *journeyEnv) produce(recs ...*kgo.Record) {
 	e.t.Helper()
+	for _, r := range recs {
+		r.Topic = e.kc.Topic(r.Topic)
+	}
 	if err := kafka.ProduceSync(context.Background(), e.prod, recs...); err != nil {
 		e.t.Fatal(err)
 	}
@@ -368,7 +375,7 @@ func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
 
 	journeys := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 1 << 20, MaxAge: time.Hour, GenerationCheck: time.Hour}, e.ch.Conn, testenv.Log(t))
 	done := make(chan error, 1)
-	go func() { done <- journeys.Run(ctx, e.brokers) }()
+	go func() { done <- journeys.Run(ctx, e.brokers, e.kc.NS) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {

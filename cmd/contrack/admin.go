@@ -164,7 +164,7 @@ func adminRebuildJourneys(ctx context.Context, cfg Config, log *slog.Logger) err
 	if _, err := clickhouse.Migrate(ctx, ch, log); err != nil {
 		return err
 	}
-	gen, err := projector.RebuildJourneys(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), CH: ch, Log: log})
+	gen, err := projector.RebuildJourneys(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, CH: ch, Log: log})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/queryapi"
+	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
 
@@ -32,11 +33,14 @@ import (
 // variable is unset: the stage's WithDefaults applies the default, so
 // defaults that depend on other fields (Delivery.Lease) stay right.
 type Config struct {
-	HTTPAddr          string
-	PGURL             string
-	ClickHouseAddr    string
-	ClickHouseDB      string
-	KafkaBrokers      []string // empty: embedded broker
+	HTTPAddr       string
+	PGURL          string
+	ClickHouseAddr string
+	ClickHouseDB   string
+	KafkaBrokers   []string // empty: embedded broker
+	// KafkaNamespace prefixes every topic, consumer group and
+	// transactional id, so deployments share a cluster apart.
+	KafkaNamespace    schemas.Namespace
 	EmbeddedKafkaAddr string
 	// EmbeddedKafkaFlush is how often the embedded broker fsyncs its log;
 	// 0 fsyncs every write (see kafka.EmbeddedBroker on the trade).
@@ -122,6 +126,7 @@ var envVars = []envVar{
 	{"CONTRACK_CLICKHOUSE_ADDR", "127.0.0.1:9000", "ClickHouse native-protocol address", false, "ClickHouseAddr"},
 	{"CONTRACK_CLICKHOUSE_DB", "contrack", "ClickHouse database (created if missing)", false, "ClickHouseDB"},
 	{"KAFKA_BROKERS", "", "comma-separated Kafka seed brokers; empty = embedded single-node broker", false, "KafkaBrokers"},
+	{"CONTRACK_KAFKA_NAMESPACE", "", "prefix of every Kafka topic, consumer group and transactional id (`<namespace>.contrack.events.v1`), so several deployments share one cluster without reading each other's records; letters, digits, '.', '-', '_', at most 64; empty = no prefix. Changing it starts from empty topics", false, "KafkaNamespace"},
 	{"CONTRACK_EMBEDDED_KAFKA_ADDR", "127.0.0.1:9092", "listen address of the embedded broker", false, "EmbeddedKafkaAddr"},
 	{"CONTRACK_EMBEDDED_KAFKA_FLUSH_INTERVAL", "1s", "how often the embedded broker fsyncs its log (every write reaches the page cache first, so a process crash loses nothing; this bounds a machine crash); 0 = fsync every write", false, "EmbeddedKafkaFlush"},
 	{"CONTRACK_KAFKA_PARTITIONS", "6", "partitions of topics created at start-up (1 to 1000)", false, "KafkaPartitions"},
@@ -310,6 +315,9 @@ func (c Config) Validate() error {
 	bad := func(name, rule string) { errs = append(errs, fmt.Errorf("%s must be %s", name, rule)) }
 	if c.EmbeddedKafkaFlush < 0 {
 		bad("CONTRACK_EMBEDDED_KAFKA_FLUSH_INTERVAL", "a duration ≥ 0 such as 1s (0: fsync every write)")
+	}
+	if err := c.KafkaNamespace.Validate(); err != nil {
+		bad("CONTRACK_KAFKA_NAMESPACE", "letters, digits, '.', '-' and '_' (at most 64, a dot only between others): "+err.Error())
 	}
 	if c.KafkaPartitions < 1 || c.KafkaPartitions > 1000 {
 		bad("CONTRACK_KAFKA_PARTITIONS", "an integer from 1 to 1000")

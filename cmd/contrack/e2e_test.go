@@ -48,10 +48,11 @@ func startSystem(t *testing.T) *system {
 	}
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 3)
+	kc := testenv.Kafka(t, 3)
+	brokers := kc.Brokers
 	cfg := Config{
 		HTTPAddr: freeAddr(t), PGURL: db.URL, ClickHouseAddr: ch.Addr, ClickHouseDB: ch.Name,
-		KafkaBrokers: brokers, KafkaPartitions: 3, SecretKey: "e2e-secret", AllowPrivateWebhooks: true,
+		KafkaBrokers: brokers, KafkaNamespace: kc.NS, KafkaPartitions: 3, SecretKey: "e2e-secret", AllowPrivateWebhooks: true,
 		SandboxAddr: freeAddr(t), SubscriptionLifetime: 90 * 24 * time.Hour, Sandbox: sandbox.Config{Accelerate: 1},
 		CarrierURLs: map[string]string{},
 	}
@@ -113,7 +114,7 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 	if code, body := s.do("POST", "/subscription/equipment", key, `{"scacCode":"MAEU","containerNumber":"MSKU9070323","subscriptionReference":"e2e-1"}`); code != 200 {
 		t.Fatalf("subscribe: %d %v", code, body)
 	}
-	cl := testenv.KafkaClient(t, s.brokers, kgo.ConsumeTopics(schemas.TopicEvents), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	cl := testenv.KafkaClient(t, s.brokers, kgo.ConsumeTopics(s.cfg.KafkaNamespace.Topic(schemas.TopicEvents)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -265,10 +265,11 @@ func TestEachRoleServesItsOwnMetrics(t *testing.T) {
 	}
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	base := Config{
 		PGURL: db.URL, ClickHouseAddr: ch.Addr, ClickHouseDB: ch.Name,
-		KafkaBrokers: brokers, KafkaPartitions: 1, SecretKey: "metrics-test-key",
+		KafkaBrokers: brokers, KafkaNamespace: kc.NS, KafkaPartitions: 1, SecretKey: "metrics-test-key",
 		SubscriptionLifetime: time.Hour, CarrierURLs: map[string]string{}, PGMaxConns: 4, PGAPIMaxConns: 4,
 		ShutdownTimeout: 20 * time.Second,
 	}

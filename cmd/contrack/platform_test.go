@@ -19,7 +19,6 @@ import (
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
-	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
@@ -33,6 +32,7 @@ type apiHarness struct {
 	db      testenv.PGDatabase
 	in      *infra
 	brokers []string
+	kc      testenv.KafkaCluster
 }
 
 func newHarness(t *testing.T, cfg Config) *apiHarness {
@@ -42,11 +42,10 @@ func newHarness(t *testing.T, cfg Config) *apiHarness {
 	}
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	if err := kafka.EnsureTopics(context.Background(), cl, 1, schemas.AllTopics...); err != nil {
-		t.Fatal(err)
-	}
+	cfg.KafkaNamespace = kc.NS
 	if cfg.SecretKey == "" {
 		cfg.SecretKey = "platform-test-key"
 	}
@@ -59,7 +58,7 @@ func newHarness(t *testing.T, cfg Config) *apiHarness {
 	cfg.SandboxAddr = "127.0.0.1:1"
 	log := testenv.Log(t)
 	srv := newAPIServer(context.Background(), cfg, log, in, auth.NewStore(db.Pool), httpapi.NewHealth(in.checks(), 0, log))
-	return &apiHarness{t: t, url: httptestServer(t, srv.Handler()), db: db, in: in, brokers: brokers}
+	return &apiHarness{t: t, url: httptestServer(t, srv.Handler()), db: db, in: in, brokers: brokers, kc: kc}
 }
 
 func httptestServer(t *testing.T, h http.Handler) string {
@@ -249,7 +248,7 @@ func TestHostileInputsGetA4xx(t *testing.T) {
 		}
 	}
 	adm := kadm.NewClient(h.in.kafka)
-	ends, err := adm.ListEndOffsets(ctx, schemas.TopicCarrierRaw)
+	ends, err := adm.ListEndOffsets(ctx, h.kc.Topic(schemas.TopicCarrierRaw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,11 +328,12 @@ func TestAllServesTheAdminListener(t *testing.T) {
 	}
 	db := testenv.Postgres(t)
 	ch := testenv.ClickHouse(t)
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cfg := Config{
 		HTTPAddr: freeAddr(t), AdminAddr: freeAddr(t), OperatorToken: "op-token",
 		PGURL: db.URL, ClickHouseAddr: ch.Addr, ClickHouseDB: ch.Name,
-		KafkaBrokers: brokers, KafkaPartitions: 1, SecretKey: "admin-test", AllowPrivateWebhooks: true,
+		KafkaBrokers: brokers, KafkaNamespace: kc.NS, KafkaPartitions: 1, SecretKey: "admin-test", AllowPrivateWebhooks: true,
 		SandboxAddr: freeAddr(t), SubscriptionLifetime: time.Hour, Sandbox: sandbox.Config{Accelerate: 1},
 		CarrierURLs: map[string]string{}, PGMaxConns: 10, PGAPIMaxConns: 10,
 	}

@@ -106,7 +106,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		t.Fatal(err)
 	}
 	var markers []string
-	cl := testenv.KafkaClient(t, s.brokers, kgo.ConsumeTopics(schemas.TopicEvents), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	cl := testenv.KafkaClient(t, s.brokers, kgo.ConsumeTopics(s.cfg.KafkaNamespace.Topic(schemas.TopicEvents)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()

@@ -95,7 +95,7 @@ func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (
 		in.close()
 		return nil, err
 	}
-	if err = kafka.EnsureTopics(ctx, in.kafka, int32(cfg.KafkaPartitions), schemas.AllTopics...); err != nil {
+	if err = kafka.EnsureTopics(ctx, in.kafka, cfg.KafkaNamespace, int32(cfg.KafkaPartitions), schemas.AllTopics...); err != nil {
 		in.close()
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 // goRelayAndLifecycle runs the command side's background parts on ctx.
 func goRelayAndLifecycle(g *group, ctx context.Context, cfg Config, log *slog.Logger, in *infra) {
-	relay := commandapi.NewRelay(cfg.Relay, in.pg, in.kafka, log)
+	relay := commandapi.NewRelay(cfg.Relay, in.pg, in.kafka, cfg.KafkaNamespace, log)
 	g.Go("outbox-relay", ctx, relay.Run)
 	g.Go("subscription-lifecycle", ctx, func(ctx context.Context) error {
 		return commandapi.RunLifecycle(ctx, cfg.Lifecycle, commandapi.LifecycleDeps{Pool: in.pg, Log: log})
@@ -347,7 +347,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 	if in.ch != nil && len(cfg.brokers()) > 0 {
 		go func() {
 			// Without it the cache stays off and pulls read ClickHouse: degraded, not wrong.
-			if err := journeys.Run(bg, cfg.brokers()); err != nil {
+			if err := journeys.Run(bg, cfg.brokers(), cfg.KafkaNamespace); err != nil {
 				log.Error("journey change follower stopped; journeys are read uncached", "err", err)
 			}
 		}()
@@ -363,10 +363,11 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Shipments: adapterProber{adapters(cfg)},
 	})
 	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{
-		Producer: in.kafka,
-		Secrets:  &ingest.SigningSecretStore{Pool: pool, Box: in.box},
-		Log:      log,
-		Check:    pushed.Check,
+		Producer:  in.kafka,
+		Namespace: cfg.KafkaNamespace,
+		Secrets:   &ingest.SigningSecretStore{Pool: pool, Box: in.box},
+		Log:       log,
+		Check:     pushed.Check,
 	})
 	// The process's metrics: on the API address only with the operator
 	// token, on the admin listener (loopback by default) without.
@@ -462,7 +463,7 @@ func adapters(cfg Config) poller.AdapterFor {
 }
 
 func pollerDeps(cfg Config, log *slog.Logger, in *infra) poller.Deps {
-	return poller.Deps{Brokers: cfg.brokers(), Producer: in.kafka, Pool: in.pg, Box: in.box, Adapters: adapters(cfg), Log: log,
+	return poller.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Producer: in.kafka, Pool: in.pg, Box: in.box, Adapters: adapters(cfg), Log: log,
 		Parsers: parsers()}
 }
 
@@ -542,19 +543,19 @@ func parsers() map[carriers.Format]normalize.Parser {
 }
 
 func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
-	return stage.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream}
+	return stage.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream}
 }
 
 func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
-	return delivery.Deps{Brokers: cfg.brokers(), Pool: in.pg, Box: in.box, CH: in.ch, Log: log, Registry: in.metrics}
+	return delivery.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Box: in.box, CH: in.ch, Log: log, Registry: in.metrics}
 }
 
 func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
-	return projector.Deps{Brokers: cfg.brokers(), CH: in.ch, Log: log, Metrics: in.stream}
+	return projector.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, CH: in.ch, Log: log, Metrics: in.stream}
 }
 
 func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {
-	return feed.Deps{Brokers: cfg.brokers(), Pool: in.pg, Log: log}
+	return feed.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log}
 }
 
 // withInfra runs one stage alone over freshly opened connections, closed

@@ -49,7 +49,7 @@ type Harness struct {
 	Partitions int32
 
 	kafkaOnce sync.Once
-	brokers   []string
+	kafka     testenv.KafkaCluster
 	producer  *kgo.Client
 }
 
@@ -74,18 +74,21 @@ func NewOn(t testing.TB, db testenv.PGDatabase, withClickHouse bool) *Harness {
 	return h
 }
 
-// Brokers are the seed brokers of the harness's Kafka, started on first use
-// with every contrack topic (Partitions partitions each).
-func (h *Harness) Brokers() []string {
+// Kafka is the harness's Kafka, started on first use with every contrack
+// topic (Partitions partitions each).
+func (h *Harness) Kafka() testenv.KafkaCluster {
 	h.kafkaOnce.Do(func() {
 		if h.Partitions == 0 {
 			h.Partitions = 4
 		}
-		h.brokers = testenv.Kafka(h.T, h.Partitions)
-		h.producer = testenv.KafkaClient(h.T, h.brokers)
+		h.kafka = testenv.Kafka(h.T, h.Partitions)
+		h.producer = testenv.KafkaClient(h.T, h.kafka.Brokers)
 	})
-	return h.brokers
+	return h.kafka
 }
+
+// Brokers are the seed brokers of the harness's Kafka.
+func (h *Harness) Brokers() []string { return h.Kafka().Brokers }
 
 // Config is a configuration with test-sized waits.
 func Config() delivery.Config {
@@ -108,7 +111,7 @@ func Config() delivery.Config {
 
 // Deps are the stage's dependencies on the harness.
 func (h *Harness) Deps() delivery.Deps {
-	d := delivery.Deps{Brokers: h.Brokers(), Pool: h.DB.Pool, Box: h.Box, Log: testenv.Log(h.T), Metrics: h.Metrics}
+	d := delivery.Deps{Brokers: h.Brokers(), Namespace: h.Kafka().NS, Pool: h.DB.Pool, Box: h.Box, Log: testenv.Log(h.T), Metrics: h.Metrics}
 	if h.CH != nil {
 		d.CH = h.CH.Conn
 	}
@@ -213,7 +216,7 @@ func (h *Harness) ProduceRecords(recs ...schemas.EventRecord) {
 	out := make([]*kgo.Record, 0, len(recs))
 	for _, rec := range recs {
 		v, _ := json.Marshal(rec)
-		out = append(out, &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rec.TrackingID), Value: v, Headers: schemas.Headers{
+		out = append(out, &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicEvents), Key: []byte(rec.TrackingID), Value: v, Headers: schemas.Headers{
 			Type: schemas.TypeEvent, ID: rec.EventID + "/" + rec.ContentHash,
 		}.Kafka()})
 	}

@@ -41,7 +41,7 @@ func newPipeline(t *testing.T) *pipeline {
 	ctx, cancel := context.WithCancel(context.Background())
 	relayDone, lifeDone := make(chan error, 1), make(chan error, 1)
 	go func() {
-		relayDone <- commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond}, w.db.Pool, w.prod, testenv.Log(t)).Run(ctx)
+		relayDone <- commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond}, w.db.Pool, w.prod, w.kc.NS, testenv.Log(t)).Run(ctx)
 	}()
 	go func() {
 		lifeDone <- commandapi.RunLifecycle(ctx, commandapi.LifecycleConfig{Every: 100 * time.Millisecond},

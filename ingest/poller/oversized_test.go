@@ -78,7 +78,7 @@ func testOversized(t *testing.T, limit int, reason string) {
 		d.Adapters = func(env, scac string) (carrier.Adapter, error) { return carrier.New(scac, stub.URL+"/maeu", nil) }
 	})
 
-	dlq := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicNormalizeDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	dlq := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(w.kc.Topic(schemas.TopicNormalizeDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	var dead *kgo.Record
 	testkit.Eventually(t, 20*time.Second, "the oversized page in the carrier-raw DLQ", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -96,7 +96,7 @@ func testOversized(t *testing.T, limit int, reason string) {
 	}
 	t.Logf("dead letter: %d-byte value, headers %v", len(dead.Value), headers)
 	if string(dead.Key) != bigID || !strings.Contains(headers[schemas.HeaderDLQReason], reason) ||
-		headers["payload-bytes"] != fmt.Sprint(len(page)) || headers[schemas.HeaderDLQTopic] != schemas.TopicCarrierRaw || headers["truncated"] != "true" {
+		headers["payload-bytes"] != fmt.Sprint(len(page)) || headers[schemas.HeaderDLQTopic] != w.kc.Topic(schemas.TopicCarrierRaw) || headers["truncated"] != "true" {
 		t.Fatalf("dead letter key %s headers %v", dead.Key, headers)
 	}
 	// Same cadence as the normal tracking: several intervals' worth of polls.
@@ -107,7 +107,7 @@ func testOversized(t *testing.T, limit int, reason string) {
 		t.Fatalf("oversized tracking polled %d times beside %d normal polls: not on its normal interval", b, n)
 	}
 	// Its attempts count as successes, never errors.
-	att := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicPollAttempts), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	att := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(w.kc.Topic(schemas.TopicPollAttempts)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	outcomes := map[string]int{}

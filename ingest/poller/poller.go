@@ -45,12 +45,15 @@ type AdapterFor func(env, scac string) (carrier.Adapter, error)
 
 // Deps are the poller's connections.
 type Deps struct {
-	Brokers  []string
-	Producer *kgo.Client
-	Pool     *pgxpool.Pool
-	Box      *secretbox.Box
-	Adapters AdapterFor
-	Log      *slog.Logger
+	Brokers []string
+	// Namespace prefixes the Kafka topics and groups of this deployment
+	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
+	Namespace schemas.Namespace
+	Producer  *kgo.Client
+	Pool      *pgxpool.Pool
+	Box       *secretbox.Box
+	Adapters  AdapterFor
+	Log       *slog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
 	// Parsers read polled pages for expected events, to poll sooner after
@@ -85,8 +88,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	// group shares its partitions among pollers, each rebuilt from the
 	// start of the partition (nothing committed).
 	err := kafka.Follow(ctx, kafka.FollowConfig{
-		Brokers: deps.Brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "poller", Log: p.log,
-		Group: schemas.GroupPoller, OnRevoked: p.drop,
+		Brokers: deps.Brokers, Topics: deps.Namespace.Topics(schemas.TopicSubscriptions), Name: "poller", Log: p.log,
+		Group: deps.Namespace.Group(schemas.GroupPoller), OnRevoked: p.drop,
 	}, func(_ context.Context, recs []*kgo.Record) error {
 		for _, r := range recs {
 			p.apply(r)
@@ -459,7 +462,7 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 			if err != nil {
 				return err
 			}
-			rec := &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
+			rec := &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicCarrierRaw), Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
 				Type: schemas.TypeCarrierRaw, ID: env.ID, Account: ch.AccountID, Env: ch.Env,
 			}.Kafka()}
 			tracing.Inject(ctx, rec) // the poll's trace goes on in the normaliser
@@ -501,7 +504,7 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 	if err != nil {
 		return err
 	}
-	rec := &kgo.Record{Topic: schemas.TopicPollAttempts, Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
+	rec := &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicPollAttempts), Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
 		Type: schemas.TypePollAttempt, ID: pollID, Account: ch.AccountID,
 	}.Kafka()}
 	if err := p.deps.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
@@ -520,10 +523,10 @@ func (p *poller) oversized(env schemas.CarrierRaw, reason string) *kgo.Record {
 	p.log.Warn("dead-lettering oversized carrier page", "tracking_id", env.TrackingID, "carrier", env.SCAC, "reason", reason)
 	sum := sha256.Sum256(env.Payload)
 	prefix := env.Payload[:min(len(env.Payload), oversizedPrefix)]
-	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: []byte(env.TrackingID), Value: prefix, Headers: schemas.Headers{
+	return &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicNormalizeDeadLetters), Key: []byte(env.TrackingID), Value: prefix, Headers: schemas.Headers{
 		ID: env.ID, Account: env.AccountID, Env: env.Env, SCAC: env.SCAC,
 		// Refused before it was produced: no source partition or offset.
-		DeadLetter: &schemas.DeadLetter{Reason: reason, Stage: "poller", Topic: schemas.TopicCarrierRaw, Offset: -1},
+		DeadLetter: &schemas.DeadLetter{Reason: reason, Stage: "poller", Topic: p.deps.Namespace.Topic(schemas.TopicCarrierRaw), Offset: -1},
 		Extra: []schemas.Header{{Key: "format", Value: env.Format}, {Key: "tracking", Value: env.TrackingID},
 			{Key: "payload-bytes", Value: strconv.Itoa(len(env.Payload))},
 			{Key: "payload-sha256", Value: hex.EncodeToString(sum[:])},

@@ -74,6 +74,7 @@ func (s *sim) count(id string) int {
 type world struct {
 	db      testenv.PGDatabase
 	brokers []string
+	kc      testenv.KafkaCluster
 	box     *secretbox.Box
 	prod    *kgo.Client
 	account string
@@ -81,9 +82,10 @@ type world struct {
 
 func newWorld(t *testing.T, partitions int32) *world {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, partitions)
+	kc := testenv.Kafka(t, partitions)
+	brokers := kc.Brokers
 	box, _ := secretbox.New("test")
-	w := &world{db: db, brokers: brokers, box: box, prod: testenv.KafkaClient(t, brokers)}
+	w := &world{db: db, brokers: brokers, kc: kc, box: box, prod: testenv.KafkaClient(t, brokers)}
 	ctx := context.Background()
 	if err := db.Pool.QueryRow(ctx, `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'acme', 'sandbox', 'acme') RETURNING id`).Scan(&w.account); err != nil {
 		t.Fatal(err)
@@ -113,7 +115,7 @@ func (w *world) track(t *testing.T, scac, container string, open bool, id string
 	ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox", TrackingID: id, SCAC: scac,
 		IdentifierKind: "container", Identifier: container, Status: "OPEN", TrackingOpen: open, OccurredAt: time.Now()}
 	v, _ := json.Marshal(ch)
-	if err := kafka.ProduceSync(ctx, w.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(id), Value: v}); err != nil {
+	if err := kafka.ProduceSync(ctx, w.prod, &kgo.Record{Topic: w.kc.Topic(schemas.TopicSubscriptions), Key: []byte(id), Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -134,7 +136,7 @@ func runWith(t *testing.T, w *world, s *sim, cfg poller.Config, tune func(*polle
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	deps := poller.Deps{
-		Brokers: w.brokers, Producer: w.prod, Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t),
+		Brokers: w.brokers, Namespace: w.kc.NS, Producer: w.prod, Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t),
 		Adapters: poller.SandboxAdapters(s.srv.URL, func(string) string { return "" }),
 	}
 	if tune != nil {
@@ -239,7 +241,7 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 		t.Fatalf("%d overlapping polls of one tracking", n)
 	}
 	// Every poll left an attempt record.
-	cl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicPollAttempts), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(w.kc.Topic(schemas.TopicPollAttempts)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	outcomes := map[string]int{}
@@ -363,7 +365,7 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 		})
 	}
 	raw := map[string]map[string]int{} // scac → format → pages
-	cl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicCarrierRaw), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(w.kc.Topic(schemas.TopicCarrierRaw)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
@@ -385,7 +387,7 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 		}
 	}
 	attempts := map[string]map[string]bool{} // scac → "success" / "error-401"
-	acl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(schemas.TopicPollAttempts), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	acl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(w.kc.Topic(schemas.TopicPollAttempts)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	actx, acancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer acancel()
 	for actx.Err() == nil {
@@ -427,7 +429,7 @@ func TestRestartSpreadsPollsOverTheInterval(t *testing.T) {
 		ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox", TrackingID: id, SCAC: "MAEU",
 			IdentifierKind: "container", Identifier: c, Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now().Add(-time.Hour)}
 		v, _ := json.Marshal(ch)
-		kafka.ProduceSync(context.Background(), w.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(id), Value: v})
+		kafka.ProduceSync(context.Background(), w.prod, &kgo.Record{Topic: w.kc.Topic(schemas.TopicSubscriptions), Key: []byte(id), Value: v})
 	}
 	cfg := fastConfig()
 	cfg.Interval = map[string]time.Duration{"sandbox": 4 * time.Second}

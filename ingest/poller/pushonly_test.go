@@ -33,7 +33,7 @@ func TestPollerSkipsPushOnlyCarriers(t *testing.T) {
 	ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox", TrackingID: pushOnly, SCAC: "XYZQ",
 		IdentifierKind: "container", Identifier: "CSQU3054383", Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now()}
 	v, _ := json.Marshal(ch)
-	if err := kafka.ProduceSync(ctx, w.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(pushOnly), Value: v}); err != nil {
+	if err := kafka.ProduceSync(ctx, w.prod, &kgo.Record{Topic: w.kc.Topic(schemas.TopicSubscriptions), Key: []byte(pushOnly), Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	sentinel := containers(1)[0]

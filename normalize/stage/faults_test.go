@@ -23,17 +23,18 @@ import (
 // is not committed: once the index can be read, a restarted stage routes it.
 func TestStageStopsWhenTheRoutingIndexFails(t *testing.T) {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 3)
-	h := routingHarness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
+	kc := testenv.Kafka(t, 3)
+	brokers := kc.Brokers
+	h := routingHarness{t: t, brokers: brokers, kc: kc, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
 	run := func(ctx context.Context) error {
 		return stage.Run(ctx, stage.Config{RoutingWait: 5 * time.Second}, stage.Deps{
-			Brokers: brokers, Pool: db.Pool, Log: testenv.Log(t),
+			Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(t),
 			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatPushed: pushed.Parse},
 		})
 	}
 	// The index cannot be read: its topic is gone.
 	adm := kadm.NewClient(h.prod)
-	if _, err := adm.DeleteTopics(context.Background(), schemas.TopicSubscriptions); err != nil {
+	if _, err := adm.DeleteTopics(context.Background(), kc.Topic(schemas.TopicSubscriptions)); err != nil {
 		t.Fatal(err)
 	}
 	const id = "33333333-0000-4000-8000-000000000001"
@@ -55,10 +56,10 @@ func TestStageStopsWhenTheRoutingIndexFails(t *testing.T) {
 
 	// The topic is back with a tracking that follows the container: the
 	// pushed event, never committed, reaches it.
-	if err := kafka.EnsureTopics(context.Background(), h.prod, 3, schemas.TopicSubscriptions); err != nil {
+	if err := kafka.EnsureTopics(context.Background(), h.prod, kc.NS, 3, schemas.TopicSubscriptions); err != nil {
 		t.Fatal(err)
 	}
 	h.subscribe("trk-maeu", "acct-a", "sandbox", "MAEU", "container", "CSQU3054383")
 	testenv.RunStage(t, "normalize", run)
-	readUntil(t, brokers, "trk-maeu/"+id)
+	readUntil(t, kc, "trk-maeu/"+id)
 }

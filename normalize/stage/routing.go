@@ -115,9 +115,9 @@ func (ix *routingIndex) lookup(env, scac, kind, value string) []Route {
 // follow reads the subscriptions topic until ctx ends (nil) or reading it
 // fails (the error); the index is ready once it has caught up with the end
 // of the topic as of the start.
-func (ix *routingIndex) follow(ctx context.Context, brokers []string, log *slog.Logger) error {
+func (ix *routingIndex) follow(ctx context.Context, brokers []string, ns schemas.Namespace, log *slog.Logger) error {
 	return kafka.Follow(ctx, kafka.FollowConfig{
-		Brokers: brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "normalize-routing", Log: log,
+		Brokers: brokers, Topics: ns.Topics(schemas.TopicSubscriptions), Name: "normalize-routing", Log: log,
 		ReadCommitted: true,
 		CaughtUp:      func() { ix.once.Do(func() { close(ix.ready) }) },
 	}, func(_ context.Context, recs []*kgo.Record) error {

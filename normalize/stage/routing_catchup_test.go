@@ -35,7 +35,7 @@ func heldIndexCluster(t *testing.T, partitions int32) (brokers []string, held <-
 	cl := testenv.KafkaClient(t, brokers)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := kafka.EnsureTopics(ctx, cl, partitions, schemas.AllTopics...); err != nil {
+	if err := kafka.EnsureTopics(ctx, cl, "", partitions, schemas.AllTopics...); err != nil {
 		t.Fatal(err)
 	}
 	heldCh, released := make(chan struct{}), make(chan struct{})
@@ -68,7 +68,8 @@ func heldIndexCluster(t *testing.T, partitions int32) (brokers []string, held <-
 func TestStagePushedEventWaitsForTheRoutingIndex(t *testing.T) {
 	db := testenv.Postgres(t)
 	brokers, held, release := heldIndexCluster(t, 3)
-	h := routingHarness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
+	kc := testenv.KafkaCluster{Brokers: brokers} // kfake: its requests are held by hand
+	h := routingHarness{t: t, brokers: brokers, kc: kc, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
 	reg := prometheus.NewRegistry()
 	metrics, err := kafka.NewMetrics(reg)
 	if err != nil {
@@ -80,7 +81,7 @@ func TestStagePushedEventWaitsForTheRoutingIndex(t *testing.T) {
 	// RoutingWait is short: past it the wait is reported, still retried.
 	testenv.RunStage(t, "normalize", func(ctx context.Context) error {
 		return stage.Run(ctx, stage.Config{RoutingWait: 100 * time.Millisecond}, stage.Deps{
-			Brokers: brokers, Pool: db.Pool, Log: testenv.Log(t), Metrics: metrics,
+			Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(t), Metrics: metrics,
 			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatPushed: pushed.Parse},
 		})
 	})
@@ -101,7 +102,7 @@ func TestStagePushedEventWaitsForTheRoutingIndex(t *testing.T) {
 	// A tracking follows the container now; the index catches up with it.
 	h.subscribe("trk-late", "acct-a", "sandbox", "MAEU", "container", "CSQU3054383")
 	release()
-	readUntil(t, brokers, "trk-late/"+id)
+	readUntil(t, kc, "trk-late/"+id)
 	if n, _ := h.unmatched("key-maeu"); n != 0 {
 		t.Fatalf("the pushed event was also counted as routed to nobody (%d)", n)
 	}

@@ -25,14 +25,16 @@ import (
 type routingHarness struct {
 	t       *testing.T
 	brokers []string
+	kc      testenv.KafkaCluster
 	prod    *kgo.Client
 	pool    *pgxpool.Pool
 }
 
 func startRouting(t *testing.T, before ...func(h routingHarness)) routingHarness {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 3)
-	h := routingHarness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
+	kc := testenv.Kafka(t, 3)
+	brokers := kc.Brokers
+	h := routingHarness{t: t, brokers: brokers, kc: kc, prod: testenv.KafkaClient(t, brokers), pool: db.Pool}
 	// Subscriptions made before the stage starts are in the routing index
 	// before it routes any push (it catches up first); one made later may
 	// race a push, as in production.
@@ -43,7 +45,7 @@ func startRouting(t *testing.T, before ...func(h routingHarness)) routingHarness
 	done := make(chan error, 1)
 	go func() {
 		done <- stage.Run(ctx, stage.Config{RoutingWait: 5 * time.Second}, stage.Deps{
-			Brokers: brokers, Pool: db.Pool, Log: testenv.Log(t),
+			Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(t),
 			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatPushed: pushed.Parse},
 		})
 	}()
@@ -61,7 +63,7 @@ func (h routingHarness) subscribe(tracking, account, env, scac, kind, value stri
 	ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: account, Env: env, TrackingID: tracking, SCAC: scac,
 		IdentifierKind: kind, Identifier: value, Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now()}
 	v, _ := json.Marshal(ch)
-	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(tracking), Value: v}); err != nil {
+	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: h.kc.Topic(schemas.TopicSubscriptions), Key: []byte(tracking), Value: v}); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -71,7 +73,7 @@ func (h routingHarness) push(keyID, scac, env, body string) {
 	raw := schemas.CarrierRaw{ID: uuid.NewString(), Format: string(carriers.FormatPushed), SCAC: scac, Env: env,
 		ReceivedAt: time.Now().UTC(), Payload: []byte(body), CarrierKeyID: keyID}
 	v, _ := json.Marshal(raw)
-	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(scac + "/" + env), Value: v}); err != nil {
+	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: h.kc.Topic(schemas.TopicCarrierRaw), Key: []byte(scac + "/" + env), Value: v}); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -99,9 +101,9 @@ func (h routingHarness) waitUnmatched(keyID string, want int64) {
 // every tracking/marker in want has been seen, and returns everything read.
 // Records of one tracking are in order on one partition, so whatever was
 // emitted for a tracking before its sentinel has been read by then.
-func readUntil(t *testing.T, brokers []string, want ...string) map[string]bool {
+func readUntil(t *testing.T, kc testenv.KafkaCluster, want ...string) map[string]bool {
 	t.Helper()
-	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicEvents), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	cl := testenv.KafkaClient(t, kc.Brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicEvents)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -173,7 +175,7 @@ func TestStagePushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 	h.push("key-maeu", "MAEU", "sandbox", eventWithID(warmMAEU))
 	h.push("key-maeu-live", "MAEU", "live", eventWithID(warmLive))
 	warm := []string{"trk-cmdu/" + warmCMDU, "trk-cmdu-bkg/" + warmCMDU, "trk-maeu/" + warmMAEU, "trk-maeu-live/" + warmLive}
-	readUntil(t, h.brokers, warm...)
+	readUntil(t, h.kc, warm...)
 
 	// An HLCU key pushes for a container (and booking) that MAEU and CMDU
 	// trackings follow: it reaches none of them.
@@ -185,7 +187,7 @@ func TestStagePushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 	h.push("key-cmdu", "CMDU", "sandbox", eventWithID(toCMDU))
 	h.push("key-maeu", "maeu", "sandbox", eventWithID(toMAEU)) // any case: SCACs compare upper-case
 	h.push("key-maeu-live", "MAEU", "live", eventWithID(toLive))
-	seen := readUntil(t, h.brokers, append(warm, "trk-cmdu/"+toCMDU, "trk-cmdu-bkg/"+toCMDU, "trk-maeu/"+toMAEU, "trk-maeu-live/"+toLive)...)
+	seen := readUntil(t, h.kc, append(warm, "trk-cmdu/"+toCMDU, "trk-cmdu-bkg/"+toCMDU, "trk-maeu/"+toMAEU, "trk-maeu-live/"+toLive)...)
 	if len(seen) != 8 {
 		t.Errorf("events emitted: %v, want only the 4 warm-ups and 4 sentinels", seen)
 	}

@@ -101,8 +101,11 @@ func (c Config) WithDefaults() Config {
 // Deps are the stage's connections and parsers.
 type Deps struct {
 	Brokers []string
-	Pool    *pgxpool.Pool
-	Log     *slog.Logger
+	// Namespace prefixes the Kafka topics, groups and transactional ids of
+	// this deployment (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
+	Namespace schemas.Namespace
+	Pool      *pgxpool.Pool
+	Log       *slog.Logger
 	// Parsers maps a source format to its parser.
 	Parsers map[carriers.Format]normalize.Parser
 	Now     func() time.Time
@@ -130,7 +133,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	idxCtx, stopIdx := context.WithCancel(ctx)
 	defer stopIdx()
 	g.Go(func() error {
-		err := s.index.follow(idxCtx, deps.Brokers, log)
+		err := s.index.follow(idxCtx, deps.Brokers, deps.Namespace, log)
 		switch {
 		case idxCtx.Err() != nil:
 			return nil // asked to stop
@@ -147,8 +150,8 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	defer func() { close(stopSaver); <-saverDone }()
 
 	err := kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
-		Brokers: deps.Brokers, Group: schemas.GroupNormalize, Topics: []string{schemas.TopicCarrierRaw},
-		TransactionalID: cfg.TransactionalID, Name: "normalize", Log: log, Metrics: deps.Metrics,
+		Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupNormalize), Topics: deps.Namespace.Topics(schemas.TopicCarrierRaw),
+		TransactionalID: deps.Namespace.TransactionalID(cfg.TransactionalID), Name: "normalize", Log: log, Metrics: deps.Metrics,
 		MaxRecords: cfg.MaxTransaction, Linger: cfg.TransactionLinger,
 	}, s.batch)
 	stopIdx()
@@ -323,7 +326,7 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 		if !ok {
 			v, _ = json.Marshal(rec)
 		}
-		r := &kgo.Record{Topic: schemas.TopicEvents, Key: []byte(rt.TrackingID), Value: v, Headers: schemas.Headers{
+		r := &kgo.Record{Topic: s.deps.Namespace.Topic(schemas.TopicEvents), Key: []byte(rt.TrackingID), Value: v, Headers: schemas.Headers{
 			Type: schemas.TypeEvent, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env,
 		}.Kafka()}
 		tracing.Inject(trace.ContextWithSpanContext(context.Background(), p.trace), r)
@@ -389,7 +392,7 @@ func (s *stage) deadLetter(r *kgo.Record, raw schemas.CarrierRaw, format, reason
 	if value == nil {
 		value = r.Value
 	}
-	return &kgo.Record{Topic: schemas.TopicNormalizeDeadLetters, Key: r.Key, Value: value, Headers: schemas.Headers{
+	return &kgo.Record{Topic: s.deps.Namespace.Topic(schemas.TopicNormalizeDeadLetters), Key: r.Key, Value: value, Headers: schemas.Headers{
 		ID: raw.ID, Env: raw.Env, SCAC: raw.SCAC,
 		DeadLetter: schemas.DeadLetterOf(r, "normalize", reason),
 		Extra:      []schemas.Header{{Key: "format", Value: format}, {Key: "tracking", Value: raw.TrackingID}},

@@ -31,7 +31,8 @@ import (
 //	go test -run '^$' -bench Stage -benchtime 2000x ./normalize/stage/
 func BenchmarkStage(b *testing.B) {
 	db := testenv.Postgres(b)
-	brokers := testenv.Kafka(b, 3)
+	kc := testenv.Kafka(b, 3)
+	brokers := kc.Brokers
 	prod := testenv.KafkaClient(b, brokers, kgo.ProducerLinger(5*time.Millisecond))
 	payload := sampleB(b)
 	var recs []*kgo.Record
@@ -40,7 +41,7 @@ func BenchmarkStage(b *testing.B) {
 		env := schemas.CarrierRaw{ID: uuid.NewString(), Format: string(carriers.FormatTNT22), SCAC: "MAEU", Env: "sandbox",
 			AccountID: "acct", TrackingID: tr, ReceivedAt: time.Now().UTC(), Payload: payload}
 		v, _ := json.Marshal(env)
-		recs = append(recs, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(tr), Value: v})
+		recs = append(recs, &kgo.Record{Topic: kc.Topic(schemas.TopicCarrierRaw), Key: []byte(tr), Value: v})
 	}
 	if err := kafka.ProduceSync(context.Background(), prod, recs...); err != nil {
 		b.Fatal(err)
@@ -51,10 +52,10 @@ func BenchmarkStage(b *testing.B) {
 	defer cancel()
 	b.ResetTimer()
 	start := time.Now()
-	go stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Pool: db.Pool, Log: testenv.Log(b),
+	go stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(b),
 		Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}})
 	testkit.Eventually(b, 5*time.Minute, fmt.Sprintf("%d events", want), func() bool {
-		ends, err := adm.ListEndOffsets(context.Background(), schemas.TopicEvents)
+		ends, err := adm.ListEndOffsets(context.Background(), kc.Topic(schemas.TopicEvents))
 		if err != nil {
 			b.Fatal(err)
 		}

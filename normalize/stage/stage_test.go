@@ -37,6 +37,7 @@ func sample(t *testing.T) []byte {
 type harness struct {
 	t       *testing.T
 	brokers []string
+	kc      testenv.KafkaCluster
 	prod    *kgo.Client
 }
 
@@ -48,7 +49,7 @@ func (h harness) raw(format carriers.Format, tracking string, payload []byte) {
 	if key == "" {
 		key = "MAEU/sandbox"
 	}
-	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: schemas.TopicCarrierRaw, Key: []byte(key), Value: v}); err != nil {
+	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: h.kc.Topic(schemas.TopicCarrierRaw), Key: []byte(key), Value: v}); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -57,7 +58,7 @@ func (h harness) subscribe(tracking, kind, value string, open bool) {
 	ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: "acct-2", Env: "sandbox", TrackingID: tracking, SCAC: "MAEU",
 		IdentifierKind: kind, Identifier: value, Status: "OPEN", TrackingOpen: open, OccurredAt: time.Now()}
 	v, _ := json.Marshal(ch)
-	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: schemas.TopicSubscriptions, Key: []byte(tracking), Value: v}); err != nil {
+	if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: h.kc.Topic(schemas.TopicSubscriptions), Key: []byte(tracking), Value: v}); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -106,8 +107,9 @@ func start(t *testing.T, partitions int32) harness { return startAfter(t, partit
 // then the stage.
 func startAfter(t *testing.T, partitions int32, before func(h harness)) harness {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, partitions)
-	h := harness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers)}
+	kc := testenv.Kafka(t, partitions)
+	brokers := kc.Brokers
+	h := harness{t: t, brokers: brokers, kc: kc, prod: testenv.KafkaClient(t, brokers)}
 	if before != nil {
 		before(h)
 	}
@@ -115,7 +117,7 @@ func startAfter(t *testing.T, partitions int32, before func(h harness)) harness 
 	done := make(chan error, 1)
 	go func() {
 		done <- stage.Run(ctx, stage.Config{RoutingWait: 5 * time.Second}, stage.Deps{
-			Brokers: brokers, Pool: db.Pool, Log: testenv.Log(t),
+			Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(t),
 			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse, carriers.FormatPushed: pushed.Parse},
 		})
 	}()
@@ -159,7 +161,7 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 	h.raw(carriers.FormatTNT22, "trk-1", []byte(strings.Replace(moved, `"eventDateTime": "2019-11-13T09:00:00+08:30"`, sentinelAt, 1)))
 
 	// The sample has 4 transport and equipment events (3 shipment events are not emitted).
-	events := collectUntil(t, h.brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+	events := collectUntil(t, h.brokers, h.kc.Topic(schemas.TopicEvents), func(r *kgo.Record) bool {
 		_, ev := decode(t, r)
 		return ev.EventDateTime == "2019-11-14T09:00:00+08:30"
 	})
@@ -182,7 +184,7 @@ func TestStageDedupesUpdatesAndDeadLetters(t *testing.T) {
 	if created, _ := time.Parse(time.RFC3339, ev.EventCreatedDateTime); time.Since(created) > time.Minute {
 		t.Fatalf("update's eventCreatedDateTime %s is not new", ev.EventCreatedDateTime)
 	}
-	dl := collect(t, h.brokers, schemas.TopicNormalizeDeadLetters, 1, 5*time.Second)
+	dl := collect(t, h.brokers, h.kc.Topic(schemas.TopicNormalizeDeadLetters), 1, 5*time.Second)
 	if len(dl) != 1 || string(dl[0].Value) != "<html>oops</html>" || kafka.Header(dl[0], "format") != "dcsa-tnt-2.2" || kafka.Header(dl[0], schemas.HeaderDLQReason) == "" {
 		t.Fatalf("dead letters: %d", len(dl))
 	}
@@ -205,7 +207,7 @@ func TestStageRoutesPushedEventsToMatchingTrackings(t *testing.T) {
 	h.raw(carriers.FormatPushed, "", []byte(ev))
 	// The sentinel: a push for trk-other's container.
 	h.raw(carriers.FormatPushed, "", []byte(strings.NewReplacer("CSQU3054383", "MSKU9070323", "BK-77", "BK-SENTINEL").Replace(ev)))
-	events := collectUntil(t, h.brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+	events := collectUntil(t, h.brokers, h.kc.Topic(schemas.TopicEvents), func(r *kgo.Record) bool {
 		rec, _ := decode(t, r)
 		return rec.TrackingID == "trk-other"
 	})
@@ -233,13 +235,14 @@ func mustRead(tb testing.TB, path string) []byte {
 // a payload polled again.
 func TestStageDedupeStateSurvivesRestart(t *testing.T) {
 	db := testenv.Postgres(t)
-	brokers := testenv.Kafka(t, 3)
+	kc := testenv.Kafka(t, 3)
+	brokers := kc.Brokers
 	run := func() (stop func()) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
 			done <- stage.Run(ctx, stage.Config{RoutingWait: time.Second}, stage.Deps{
-				Brokers: brokers, Pool: db.Pool, Log: testenv.Log(t),
+				Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(t),
 				Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse},
 			})
 		}()
@@ -250,12 +253,12 @@ func TestStageDedupeStateSurvivesRestart(t *testing.T) {
 			}
 		}
 	}
-	h := harness{t: t, brokers: brokers, prod: testenv.KafkaClient(t, brokers)}
+	h := harness{t: t, brokers: brokers, kc: kc, prod: testenv.KafkaClient(t, brokers)}
 	payload := sample(t)
 
 	stop := run()
 	h.raw(carriers.FormatTNT22, "trk-1", payload)
-	first := collect(t, brokers, schemas.TopicEvents, 4, 20*time.Second)
+	first := collect(t, brokers, kc.Topic(schemas.TopicEvents), 4, 20*time.Second)
 	if len(first) != 4 {
 		stop()
 		t.Fatalf("events = %d, want 4", len(first))
@@ -303,7 +306,7 @@ func TestStageDedupeStateSurvivesRestart(t *testing.T) {
 	h.raw(carriers.FormatTNT22, "trk-1", payload) // polled again: nothing new
 	h.raw(carriers.FormatTNT22, mark, payload)
 	marks := 0
-	all := collectUntil(t, brokers, schemas.TopicEvents, func(r *kgo.Record) bool {
+	all := collectUntil(t, brokers, kc.Topic(schemas.TopicEvents), func(r *kgo.Record) bool {
 		if rec, _ := decode(t, r); rec.TrackingID == mark {
 			marks++
 		}

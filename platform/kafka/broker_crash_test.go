@@ -47,7 +47,7 @@ func TestEmbeddedBrokerSurvivesSIGKILL(t *testing.T) {
 	}
 	ctx := context.Background()
 	testkit.Eventually(t, 30*time.Second, "the child broker answers", func() bool {
-		return kafka.EnsureTopics(ctx, cl, 1, "crash.test.v1") == nil
+		return kafka.EnsureTopics(ctx, cl, "", 1, "crash.test.v1") == nil
 	})
 	produceN(t, cl, "crash.test.v1", 50) // acknowledged (acks=all)
 	cl.Close()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -68,40 +70,110 @@ func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client
 	return cl, nil
 }
 
-// EnsureTopics creates the topics that do not exist yet, each with
-// partitions partitions and its settings from schemas.TopicConfigs.
-// Existing topics are left as they are.
-func EnsureTopics(ctx context.Context, cl *kgo.Client, partitions int32, topics ...string) error {
+// EnsureTopics creates the topics of ns that do not exist yet (topics are
+// logical names, schemas.TopicX), each with partitions partitions and its
+// settings from schemas.TopicConfigs. On a cluster of three brokers or
+// more a topic gets three replicas and min.insync.replicas 2 (with
+// producers' acks=all, a write survives the loss of any one broker and
+// is refused rather than kept on one alone); on fewer, one replica per
+// broker and min.insync.replicas 1. Existing topics keep their
+// partitions, replicas and min.insync.replicas; their schemas.TopicConfigs
+// settings are brought up to date.
+func EnsureTopics(ctx context.Context, cl *kgo.Client, ns schemas.Namespace, partitions int32, topics ...string) error {
 	adm := kadm.NewClient(cl)
+	brokers, err := adm.ListBrokers(ctx)
+	if err != nil {
+		return fmt.Errorf("kafka: list brokers: %w", err)
+	}
+	replicas, minISR := replication(len(brokers))
 	for _, topic := range topics {
-		var configs map[string]*string
+		settings := map[string]*string{}
 		for k, v := range schemas.TopicConfigs[topic] {
-			if configs == nil {
-				configs = map[string]*string{}
-			}
-			configs[k] = kadm.StringPtr(v)
+			settings[k] = kadm.StringPtr(v)
 		}
-		resp, err := adm.CreateTopics(ctx, partitions, -1, configs, topic)
+		create := maps.Clone(settings)
+		create["min.insync.replicas"] = kadm.StringPtr(strconv.Itoa(minISR))
+		name := ns.Topic(topic)
+		resp, err := adm.CreateTopics(ctx, partitions, replicas, create, name)
 		if err != nil {
-			return fmt.Errorf("kafka: create topic %s: %w", topic, err)
+			return fmt.Errorf("kafka: create topic %s: %w", name, err)
 		}
 		for _, r := range resp.Sorted() {
 			if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
 				return fmt.Errorf("kafka: create topic %s: %w", r.Topic, r.Err)
 			}
-			if errors.Is(r.Err, kerr.TopicAlreadyExists) && len(configs) > 0 {
-				// A topic made by an older version: bring its settings up to date.
+			if errors.Is(r.Err, kerr.TopicAlreadyExists) && len(settings) > 0 {
+				// A topic made by an older version: bring its settings up to
+				// date. Its replicas and min.insync.replicas are the
+				// operator's (deploy/kafka-topics.sh), never changed here.
 				var alter []kadm.AlterConfig
-				for k, v := range configs {
+				for k, v := range settings {
 					alter = append(alter, kadm.AlterConfig{Op: kadm.SetConfig, Name: k, Value: v})
 				}
-				if _, err := adm.AlterTopicConfigs(ctx, alter, topic); err != nil {
-					return fmt.Errorf("kafka: configure topic %s: %w", topic, err)
+				res, err := adm.AlterTopicConfigs(ctx, alter, name)
+				if err == nil {
+					for _, r := range res {
+						err = errors.Join(err, r.Err)
+					}
+				}
+				if err != nil {
+					return fmt.Errorf("kafka: configure topic %s: %w", name, err)
 				}
 			}
 		}
 	}
-	return nil
+	return waitForLeaders(ctx, adm, ns.Topics(topics...))
+}
+
+// waitForLeaders waits until the metadata every broker serves lists each
+// topic with a leader for each partition. Kafka answers CreateTopics once
+// its controller has the topic, before the brokers do: a describe or a
+// fetch right after fails with UNKNOWN_TOPIC_OR_PARTITION.
+func waitForLeaders(ctx context.Context, adm *kadm.Client, topics []string) error {
+	wait := 20 * time.Millisecond
+	for {
+		md, err := adm.Metadata(ctx, topics...)
+		missing := ""
+		if err != nil {
+			missing = err.Error()
+		} else {
+			for _, name := range topics {
+				td, ok := md.Topics[name]
+				switch {
+				case !ok || td.Err != nil || len(td.Partitions) == 0:
+					missing = name
+				default:
+					for _, p := range td.Partitions {
+						if p.Err != nil || p.Leader < 0 {
+							missing = fmt.Sprintf("%s[%d]", name, p.Partition)
+						}
+					}
+				}
+			}
+		}
+		if missing == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafka: topics not ready (%s): %w", missing, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// replication is the replication factor and min.insync.replicas of the
+// topics contrack creates on a cluster of n brokers.
+func replication(n int) (replicas int16, minISR int) {
+	switch {
+	case n >= 3:
+		return 3, 2
+	case n < 1:
+		return 1, 1
+	default:
+		return int16(n), 1
+	}
 }
 
 // Ping checks that the cluster answers a metadata request.

@@ -44,7 +44,7 @@ func failingCommitsWith(t *testing.T, code *kerr.Error) (brokers []string, fail 
 	cl := testenv.KafkaClient(t, brokers)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := kafka.EnsureTopics(ctx, cl, 1, schemas.AllTopics...); err != nil {
+	if err := kafka.EnsureTopics(ctx, cl, "", 1, schemas.AllTopics...); err != nil {
 		t.Fatal(err)
 	}
 	fail, commitsRefused = new(atomic.Bool), new(atomic.Int32)

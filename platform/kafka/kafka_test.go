@@ -88,11 +88,12 @@ func (c *collector) count() int {
 }
 
 func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
-	brokers := testenv.Kafka(t, 3)
+	kc := testenv.Kafka(t, 3)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	produceN(t, cl, schemas.TopicEvents, 50)
+	produceN(t, cl, kc.Topic(schemas.TopicEvents), 50)
 
-	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-roundtrip", Topics: []string{schemas.TopicEvents}, Log: testenv.Log(t)}
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: kc.Group("test-roundtrip"), Topics: []string{kc.Topic(schemas.TopicEvents)}, Log: testenv.Log(t)}
 	var first collector
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -110,7 +111,7 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 
 	// A restarted member of the same group resumes after the committed
 	// offsets: it sees only the new records.
-	produceN(t, cl, schemas.TopicEvents, 10)
+	produceN(t, cl, kc.Topic(schemas.TopicEvents), 10)
 	var second collector
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
@@ -118,7 +119,7 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 		second.add(string(r.Value))
 		return nil
 	})
-	produceSentinels(t, brokers, schemas.TopicEvents, 3)
+	produceSentinels(t, brokers, kc.Topic(schemas.TopicEvents), 3)
 	testkit.Eventually(t, 20*time.Second, "the sentinel of each partition", func() bool { return second.times("sentinel") == 3 })
 	if got := second.count() - 1; got != 10 {
 		t.Fatalf("restarted consumer saw %d records besides the sentinels, want only the 10 new ones: %v", got, second.seen)
@@ -126,9 +127,10 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 }
 
 func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	produceN(t, cl, schemas.TopicCarrierRaw, 5)
+	produceN(t, cl, kc.Topic(schemas.TopicCarrierRaw), 5)
 
 	var mu sync.Mutex
 	attempts := map[string]int{}
@@ -136,8 +138,8 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go kafka.Consume(ctx, kafka.ConsumerConfig{
-		Brokers: brokers, Group: "test-dlq", Topics: []string{schemas.TopicCarrierRaw},
-		DeadLetterTopic: schemas.TopicNormalizeDeadLetters, Log: testenv.Log(t),
+		Brokers: brokers, Group: kc.Group("test-dlq"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
+		DeadLetterTopic: kc.Topic(schemas.TopicNormalizeDeadLetters), Log: testenv.Log(t),
 	}, func(_ context.Context, r *kgo.Record) error {
 		v := string(r.Value)
 		mu.Lock()
@@ -161,7 +163,7 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 	mu.Unlock()
 
 	// The poison record is in the dead-letter topic with its provenance.
-	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicNormalizeDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicNormalizeDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	fctx, fcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer fcancel()
 	fs := dlq.PollFetches(fctx)
@@ -176,7 +178,7 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 	if got := kafka.Header(r, schemas.HeaderDLQReason); got != "permanent: poison record" {
 		t.Errorf("reason header %q", got)
 	}
-	if got := kafka.Header(r, schemas.HeaderDLQTopic); got != schemas.TopicCarrierRaw {
+	if got := kafka.Header(r, schemas.HeaderDLQTopic); got != kc.Topic(schemas.TopicCarrierRaw) {
 		t.Errorf("source topic header %q", got)
 	}
 	if kafka.Header(r, schemas.HeaderDLQOffset) != "2" {
@@ -197,7 +199,7 @@ func TestEmbeddedBrokerKeepsRecordsAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := kafka.EnsureTopics(ctx, cl, 1, schemas.TopicEvents); err != nil {
+	if err := kafka.EnsureTopics(ctx, cl, "", 1, schemas.TopicEvents); err != nil {
 		t.Fatal(err)
 	}
 	produceN(t, cl, schemas.TopicEvents, 3)
@@ -226,13 +228,14 @@ func TestEmbeddedBrokerKeepsRecordsAcrossRestart(t *testing.T) {
 }
 
 func TestSubscriptionsTopicIsCompacted(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	rc, err := kadm.NewClient(cl).DescribeTopicConfigs(context.Background(), schemas.TopicSubscriptions)
+	rc, err := kadm.NewClient(cl).DescribeTopicConfigs(context.Background(), kc.Topic(schemas.TopicSubscriptions))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := rc.On(schemas.TopicSubscriptions, nil)
+	c, err := rc.On(kc.Topic(schemas.TopicSubscriptions), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,10 +254,11 @@ func TestSubscriptionsTopicIsCompacted(t *testing.T) {
 // each key's records still arrive in offset order; the batch is committed,
 // so a second consumer of the group gets nothing again.
 func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
 	const n = 70 // keys k0..k6, ten records each, interleaved
-	produceN(t, cl, schemas.TopicCarrierRaw, n)
+	produceN(t, cl, kc.Topic(schemas.TopicCarrierRaw), n)
 
 	var mu sync.Mutex
 	order := map[string][]int{}
@@ -273,7 +277,7 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 		mu.Unlock()
 		return nil
 	}
-	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-keys", Topics: []string{schemas.TopicCarrierRaw},
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: kc.Group("test-keys"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
 		Log: testenv.Log(t), KeyConcurrency: 4}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -301,7 +305,7 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	go kafka.Consume(ctx, cfg, handler)
-	produceSentinels(t, brokers, schemas.TopicCarrierRaw, 1)
+	produceSentinels(t, brokers, kc.Topic(schemas.TopicCarrierRaw), 1)
 	testkit.Eventually(t, 20*time.Second, "the sentinel", func() bool { mu.Lock(); defer mu.Unlock(); return len(order["sentinel"]) == 1 })
 	mu.Lock()
 	defer mu.Unlock()
@@ -317,9 +321,10 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 // does not pass the record until it is done; then every record is
 // committed.
 func TestConsumeKeyConcurrencyDoesNotWaitForTheSlowest(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	topic := schemas.TopicCarrierRaw
+	topic := kc.Topic(schemas.TopicCarrierRaw)
 	produce := func(key, value string) {
 		t.Helper()
 		if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(value)}); err != nil {
@@ -344,7 +349,7 @@ func TestConsumeKeyConcurrencyDoesNotWaitForTheSlowest(t *testing.T) {
 		mu.Unlock()
 		return nil
 	}
-	group := "test-pipeline"
+	group := kc.Group("test-pipeline")
 	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: group, Topics: []string{topic}, Log: testenv.Log(t), KeyConcurrency: 4}
 	consumeUntilCleanup(t, cfg, handler)
 	var releaseOnce sync.Once
@@ -388,10 +393,11 @@ func TestConsumeKeyConcurrencyDoesNotWaitForTheSlowest(t *testing.T) {
 // while its partition's records run side by side is retried, every record
 // is handled, and no later record of its key is handled before it.
 func TestConsumeKeyConcurrencyRetriesInKeyOrder(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
 	const n = 70 // keys k0..k6, ten records each, interleaved; 12 is k5's second
-	produceN(t, cl, schemas.TopicCarrierRaw, n)
+	produceN(t, cl, kc.Topic(schemas.TopicCarrierRaw), n)
 	var mu sync.Mutex
 	failures := 0
 	succeeded := map[int]bool{}
@@ -410,7 +416,7 @@ func TestConsumeKeyConcurrencyRetriesInKeyOrder(t *testing.T) {
 		succeeded[v] = true
 		return nil
 	}
-	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-pipeline-retry", Topics: []string{schemas.TopicCarrierRaw},
+	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: kc.Group("test-pipeline-retry"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
 		Log: testenv.Log(t), KeyConcurrency: 4, Retry: kafka.Backoff{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -433,9 +439,10 @@ func TestConsumeKeyConcurrencyRetriesInKeyOrder(t *testing.T) {
 // record at a time, which dead-letters only the bad one; everything is
 // committed.
 func TestConsumeRunsTakeAKeysWaitingRecordsTogether(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	topic := schemas.TopicCarrierRaw
+	topic := kc.Topic(schemas.TopicCarrierRaw)
 	produce := func(kvs ...string) {
 		t.Helper()
 		var rs []*kgo.Record
@@ -487,7 +494,7 @@ func TestConsumeRunsTakeAKeysWaitingRecordsTogether(t *testing.T) {
 		}
 		return nil
 	}
-	group := "test-runs"
+	group := kc.Group("test-runs")
 	cfg := kafka.ConsumerConfig{Brokers: brokers, Group: group, Topics: []string{topic}, Log: testenv.Log(t),
 		KeyConcurrency: 4, Runs: runHandler}
 	consumeUntilCleanup(t, cfg, handler)

@@ -38,14 +38,15 @@ func committed(t *testing.T, cl *kgo.Client, group, topic string) int64 {
 // is tried DeadLetterAttempts times, then Consume returns the error, and
 // the record is not committed.
 func TestConsumeStopsWhenDeadLetterProduceFails(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	produceN(t, cl, schemas.TopicCarrierRaw, 1)
+	produceN(t, cl, kc.Topic(schemas.TopicCarrierRaw), 1)
 	var calls atomic.Int32
 	done := make(chan error, 1)
 	go func() {
 		done <- kafka.Consume(context.Background(), kafka.ConsumerConfig{
-			Brokers: brokers, Group: "test-dlq-broken", Topics: []string{schemas.TopicCarrierRaw},
+			Brokers: brokers, Group: kc.Group("test-dlq-broken"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
 			DeadLetterTopic: "contrack.no-such-topic.v1", DeadLetterAttempts: 2, Log: testenv.Log(t),
 		}, func(context.Context, *kgo.Record) error {
 			calls.Add(1)
@@ -63,7 +64,7 @@ func TestConsumeStopsWhenDeadLetterProduceFails(t *testing.T) {
 	if calls.Load() != 1 {
 		t.Errorf("handler called %d times, want 1", calls.Load())
 	}
-	if o := committed(t, cl, "test-dlq-broken", schemas.TopicCarrierRaw); o > 0 {
+	if o := committed(t, cl, kc.Group("test-dlq-broken"), kc.Topic(schemas.TopicCarrierRaw)); o > 0 {
 		t.Errorf("offset %d committed for a record neither handled nor dead-lettered", o)
 	}
 }
@@ -72,9 +73,10 @@ func TestConsumeStopsWhenDeadLetterProduceFails(t *testing.T) {
 // sleeping in the worker; later records wait behind the failed one, and
 // once it succeeds the partition resumes and order is kept.
 func TestConsumeRetryPausesThePartition(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	produceN(t, cl, schemas.TopicCarrierRaw, 10)
+	produceN(t, cl, kc.Topic(schemas.TopicCarrierRaw), 10)
 	reg := prometheus.NewRegistry()
 	m, err := kafka.NewMetrics(reg)
 	if err != nil {
@@ -94,7 +96,7 @@ func TestConsumeRetryPausesThePartition(t *testing.T) {
 	var order []string
 	testenv.RunStage(t, "consumer", func(ctx context.Context) error {
 		return kafka.Consume(ctx, kafka.ConsumerConfig{
-			Brokers: brokers, Group: "test-pause", Topics: []string{schemas.TopicCarrierRaw}, Log: testenv.Log(t),
+			Brokers: brokers, Group: kc.Group("test-pause"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)}, Log: testenv.Log(t),
 			Metrics: m, Retry: kafka.Backoff{Initial: 20 * time.Millisecond, Max: 50 * time.Millisecond},
 		}, func(_ context.Context, r *kgo.Record) error {
 			if string(r.Value) == "3" && !healed.Load() {
@@ -122,7 +124,7 @@ func TestConsumeRetryPausesThePartition(t *testing.T) {
 		t.Errorf("retry outcomes counted %v", n)
 	}
 	// A record's age is observed once, when the consumer first takes it, not at each retry.
-	if n := testkit.HistogramCount(t, reg, "contrack_stream_record_age_seconds", map[string]string{"consumer": "test-pause"}); n != 10 {
+	if n := testkit.HistogramCount(t, reg, "contrack_stream_record_age_seconds", map[string]string{"consumer": kc.Group("test-pause")}); n != 10 {
 		t.Errorf("record ages observed %d, want 10", n)
 	}
 }
@@ -130,14 +132,15 @@ func TestConsumeRetryPausesThePartition(t *testing.T) {
 // A handler panic is an error like any other: the record is dead-lettered
 // with the panic as its reason and the stage goes on.
 func TestConsumeRecoversPanics(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	produceN(t, cl, schemas.TopicCarrierRaw, 3)
+	produceN(t, cl, kc.Topic(schemas.TopicCarrierRaw), 3)
 	var ok collector
 	testenv.RunStage(t, "consumer", func(ctx context.Context) error {
 		return kafka.Consume(ctx, kafka.ConsumerConfig{
-			Brokers: brokers, Group: "test-panic", Name: "panicky", Topics: []string{schemas.TopicCarrierRaw},
-			DeadLetterTopic: schemas.TopicNormalizeDeadLetters, Log: testenv.Log(t),
+			Brokers: brokers, Group: kc.Group("test-panic"), Name: "panicky", Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
+			DeadLetterTopic: kc.Topic(schemas.TopicNormalizeDeadLetters), Log: testenv.Log(t),
 		}, func(_ context.Context, r *kgo.Record) error {
 			if string(r.Value) == "1" {
 				panic("bug in one record's path")
@@ -147,7 +150,7 @@ func TestConsumeRecoversPanics(t *testing.T) {
 		})
 	})
 	testkit.Eventually(t, 10*time.Second, "the good records", func() bool { return ok.count() == 2 })
-	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicNormalizeDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicNormalizeDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	recs := dlq.PollFetches(ctx).Records()
@@ -159,7 +162,7 @@ func TestConsumeRecoversPanics(t *testing.T) {
 		t.Errorf("reason %q", reason)
 	}
 	if kafka.Header(r, schemas.HeaderDLQStage) != "panicky" || kafka.Header(r, schemas.HeaderDLQOffset) != "1" ||
-		kafka.Header(r, schemas.HeaderDLQPartition) != "0" || kafka.Header(r, schemas.HeaderDLQTopic) != schemas.TopicCarrierRaw {
+		kafka.Header(r, schemas.HeaderDLQPartition) != "0" || kafka.Header(r, schemas.HeaderDLQTopic) != kc.Topic(schemas.TopicCarrierRaw) {
 		t.Errorf("headers %v", r.Headers)
 	}
 }
@@ -168,11 +171,12 @@ func TestConsumeRecoversPanics(t *testing.T) {
 // its dead letters are out; a batch that keeps failing stops the consumer
 // with the error, uncommitted.
 func TestConsumeBatchesCommitsAfterSuccessAndStopsAfterRetries(t *testing.T) {
-	brokers := testenv.Kafka(t, 1)
+	kc := testenv.Kafka(t, 1)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	produceN(t, cl, schemas.TopicPollAttempts, 20)
-	cfg := kafka.BatchConfig{Brokers: brokers, Group: "test-batch", Topics: []string{schemas.TopicPollAttempts}, Log: testenv.Log(t),
-		MaxBatch: 100, MaxWait: 200 * time.Millisecond, DeadLetterTopic: schemas.TopicProjectorDeadLetters,
+	produceN(t, cl, kc.Topic(schemas.TopicPollAttempts), 20)
+	cfg := kafka.BatchConfig{Brokers: brokers, Group: kc.Group("test-batch"), Topics: []string{kc.Topic(schemas.TopicPollAttempts)}, Log: testenv.Log(t),
+		MaxBatch: 100, MaxWait: 200 * time.Millisecond, DeadLetterTopic: kc.Topic(schemas.TopicProjectorDeadLetters),
 		Retry: kafka.Backoff{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, Attempts: 3}}
 	var attempts atomic.Int32
 	err := runFor(t, 30*time.Second, func(ctx context.Context) error {
@@ -184,7 +188,7 @@ func TestConsumeBatchesCommitsAfterSuccessAndStopsAfterRetries(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "failed 3 times") || attempts.Load() != 3 {
 		t.Fatalf("ConsumeBatches returned %v after %d attempts, want an error after 3", err, attempts.Load())
 	}
-	if o := committed(t, cl, "test-batch", schemas.TopicPollAttempts); o > 0 {
+	if o := committed(t, cl, kc.Group("test-batch"), kc.Topic(schemas.TopicPollAttempts)); o > 0 {
 		t.Fatalf("failed batch committed up to %d", o)
 	}
 
@@ -201,11 +205,13 @@ func TestConsumeBatchesCommitsAfterSuccessAndStopsAfterRetries(t *testing.T) {
 			return nil
 		})
 	})
-	testkit.Eventually(t, 10*time.Second, "the batch committed", func() bool { return committed(t, cl, "test-batch", schemas.TopicPollAttempts) == 20 })
+	testkit.Eventually(t, 10*time.Second, "the batch committed", func() bool {
+		return committed(t, cl, kc.Group("test-batch"), kc.Topic(schemas.TopicPollAttempts)) == 20
+	})
 	if handled.Load() != 19 {
 		t.Errorf("handled %d, want 19", handled.Load())
 	}
-	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(schemas.TopicProjectorDeadLetters), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicProjectorDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	recs := dlq.PollFetches(ctx).Records()
@@ -233,14 +239,15 @@ func runFor(t *testing.T, d time.Duration, f func(ctx context.Context) error) er
 // Follower mode: every partition from the start, caught up reported once
 // the ends as of the start are read; a topic that cannot be read is an error.
 func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
-	brokers := testenv.Kafka(t, 3)
+	kc := testenv.Kafka(t, 3)
+	brokers := kc.Brokers
 	cl := testenv.KafkaClient(t, brokers)
-	produceN(t, cl, schemas.TopicSubscriptions, 30)
+	produceN(t, cl, kc.Topic(schemas.TopicSubscriptions), 30)
 	var mu sync.Mutex
 	n := 0
 	atCaughtUp := -1
 	testenv.RunStage(t, "follower", func(ctx context.Context) error {
-		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "test", Log: testenv.Log(t),
+		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{kc.Topic(schemas.TopicSubscriptions)}, Name: "test", Log: testenv.Log(t),
 			CaughtUp: func() { mu.Lock(); atCaughtUp = n; mu.Unlock() },
 		}, func(_ context.Context, recs []*kgo.Record) error {
 			mu.Lock()
@@ -264,7 +271,7 @@ func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
 		t.Fatal("following a topic that does not exist returned nil")
 	}
 	err = runFor(t, 30*time.Second, func(ctx context.Context) error {
-		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{schemas.TopicSubscriptions}, Name: "failing",
+		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{kc.Topic(schemas.TopicSubscriptions)}, Name: "failing",
 			Log: testenv.Log(t)}, func(context.Context, []*kgo.Record) error { return errors.New("cannot apply") })
 	})
 	if err == nil || !strings.Contains(err.Error(), "cannot apply") {
@@ -278,17 +285,18 @@ func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
 func TestConsumeBatchesPacedGathersForTheLastHandlingTime(t *testing.T) {
 	for _, paced := range []bool{false, true} {
 		t.Run(map[bool]string{false: "unpaced", true: "paced"}[paced], func(t *testing.T) {
-			brokers := testenv.Kafka(t, 1)
+			kc := testenv.Kafka(t, 1)
+			brokers := kc.Brokers
 			cl := testenv.KafkaClient(t, brokers)
 			produce := func(v string) {
-				if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: schemas.TopicPollAttempts, Value: []byte(v)}); err != nil {
+				if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: kc.Topic(schemas.TopicPollAttempts), Value: []byte(v)}); err != nil {
 					t.Error(err)
 				}
 			}
 			produce("first")
 			var batches batchLog
 			testenv.RunStage(t, "batches", func(ctx context.Context) error {
-				cfg := kafka.BatchConfig{Brokers: brokers, Group: "test-paced", Topics: []string{schemas.TopicPollAttempts},
+				cfg := kafka.BatchConfig{Brokers: brokers, Group: kc.Group("test-paced"), Topics: []string{kc.Topic(schemas.TopicPollAttempts)},
 					Log: testenv.Log(t), MaxBatch: 100, MaxWait: 30 * time.Millisecond, Paced: paced}
 				return kafka.ConsumeBatches(ctx, cfg, func(_ context.Context, b *kafka.Batch) error {
 					if batches.add(b.Records)[0] == "first" {
@@ -325,11 +333,12 @@ func (c *commitCounter) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _,
 func TestConsumeCoalescesCommits(t *testing.T) {
 	for _, keys := range []int{1, 4} {
 		t.Run(fmt.Sprintf("key concurrency %d", keys), func(t *testing.T) {
-			brokers := testenv.Kafka(t, 1)
+			kc := testenv.Kafka(t, 1)
+			brokers := kc.Brokers
 			cl := testenv.KafkaClient(t, brokers)
 			commits := &commitCounter{}
 			var handled atomic.Int32
-			cfg := kafka.ConsumerConfig{Brokers: brokers, Group: "test-coalesce", Topics: []string{schemas.TopicEvents},
+			cfg := kafka.ConsumerConfig{Brokers: brokers, Group: kc.Group("test-coalesce"), Topics: []string{kc.Topic(schemas.TopicEvents)},
 				Log: testenv.Log(t), KeyConcurrency: keys, Opts: []kgo.Opt{kgo.WithHooks(commits)}}
 			testenv.RunStage(t, "consume", func(ctx context.Context) error {
 				return kafka.Consume(ctx, cfg, func(context.Context, *kgo.Record) error {
@@ -340,11 +349,11 @@ func TestConsumeCoalescesCommits(t *testing.T) {
 			const n = 40
 			for i := range n {
 				// One at a time, each handled before the next is produced.
-				produceN(t, cl, schemas.TopicEvents, 1)
+				produceN(t, cl, kc.Topic(schemas.TopicEvents), 1)
 				testkit.Eventually(t, 10*time.Second, "the record handled", func() bool { return handled.Load() == int32(i+1) })
 			}
 			testkit.Eventually(t, 10*time.Second, "every offset committed", func() bool {
-				return committed(t, cl, "test-coalesce", schemas.TopicEvents) == n
+				return committed(t, cl, kc.Group("test-coalesce"), kc.Topic(schemas.TopicEvents)) == n
 			})
 			if got := commits.n.Load(); got > n/4 {
 				t.Fatalf("%d commits for %d records handled one by one, want a few", got, n)
@@ -359,18 +368,19 @@ func TestConsumeCoalescesCommits(t *testing.T) {
 func TestConsumeTransactionalLingers(t *testing.T) {
 	for _, linger := range []time.Duration{0, 400 * time.Millisecond} {
 		t.Run(fmt.Sprintf("linger %s", linger), func(t *testing.T) {
-			brokers := testenv.Kafka(t, 1)
+			kc := testenv.Kafka(t, 1)
+			brokers := kc.Brokers
 			cl := testenv.KafkaClient(t, brokers)
 			produce := func(v string) {
 				t.Helper()
-				if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: schemas.TopicCarrierRaw, Value: []byte(v)}); err != nil {
+				if err := kafka.ProduceSync(context.Background(), cl, &kgo.Record{Topic: kc.Topic(schemas.TopicCarrierRaw), Value: []byte(v)}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			var txns batchLog
 			testenv.RunStage(t, "transactional", func(ctx context.Context) error {
-				cfg := kafka.TransactConfig{Brokers: brokers, Group: "test-linger", Topics: []string{schemas.TopicCarrierRaw},
-					TransactionalID: "test-linger-" + t.Name(), Log: testenv.Log(t), MaxRecords: 100, Linger: linger}
+				cfg := kafka.TransactConfig{Brokers: brokers, Group: kc.Group("test-linger"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
+					TransactionalID: kc.NS.TransactionalID("test-linger-" + t.Name()), Log: testenv.Log(t), MaxRecords: 100, Linger: linger}
 				return kafka.ConsumeTransactional(ctx, cfg, func(_ context.Context, b *kafka.TxBatch) error {
 					txns.add(b.Records)
 					return nil
@@ -388,7 +398,7 @@ func TestConsumeTransactionalLingers(t *testing.T) {
 				t.Fatalf("transactions %q, want %q", got(), want)
 			}
 			testkit.Eventually(t, 10*time.Second, "every offset committed", func() bool {
-				return committed(t, cl, "test-linger", schemas.TopicCarrierRaw) == 3
+				return committed(t, cl, kc.Group("test-linger"), kc.Topic(schemas.TopicCarrierRaw)) == 3
 			})
 		})
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -270,34 +271,104 @@ func ClickHouse(t testing.TB) CHDatabase {
 	return CHDatabase{Conn: conn, Addr: CHAddr(), Name: name}
 }
 
-// Kafka returns seed brokers of a Kafka-protocol broker with every contrack
-// topic created (partitions each), closed when the test ends.
-func Kafka(t testing.TB, partitions int32) []string {
+// KafkaCluster is the Kafka of one test: seed brokers, and the namespace
+// its topics, consumer groups and transactional ids live in. A test names
+// a topic or group through it (k.Topic(schemas.TopicEvents)), so it reads
+// only its own records on a cluster shared with other tests.
+type KafkaCluster struct {
+	Brokers []string
+	NS      schemas.Namespace
+}
+
+// Topic is the name of the logical topic t in the test's namespace.
+func (k KafkaCluster) Topic(t string) string { return k.NS.Topic(t) }
+
+// Group is the name of the logical consumer group g in the test's namespace.
+func (k KafkaCluster) Group(g string) string { return k.NS.Group(g) }
+
+// RealKafka reports whether tests run on a shared real cluster
+// (CONTRACK_TEST_KAFKA_BROKERS, as `make test-kafka` sets it) rather than a
+// broker of their own.
+func RealKafka() bool { return os.Getenv("CONTRACK_TEST_KAFKA_BROKERS") != "" }
+
+// Kafka returns a Kafka-protocol cluster with every contrack topic created
+// (partitions each) in the test's namespace. With
+// CONTRACK_TEST_KAFKA_BROKERS set (make test-kafka) it is that shared
+// cluster and a fresh namespace, whose topics and groups are deleted when
+// the test ends; otherwise a broker of the test's own (a container with
+// CONTRACK_TEST_CONTAINERS=1, else an in-process kfake) and no namespace.
+func Kafka(t testing.TB, partitions int32) KafkaCluster {
 	t.Helper()
-	var brokers []string
+	var k KafkaCluster
 	if v := os.Getenv("CONTRACK_TEST_KAFKA_BROKERS"); v != "" {
-		brokers = strings.Split(v, ",")
+		k = KafkaCluster{Brokers: strings.Split(v, ","), NS: schemas.Namespace("test-" + randomSuffix())}
 	} else if useContainers() {
-		brokers = containerKafka(t, partitions)
+		k.Brokers = containerKafka(t, partitions)
 	} else {
 		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(int(partitions)))
 		if err != nil {
 			t.Fatalf("testenv: kfake: %v", err)
 		}
 		t.Cleanup(c.Close)
-		brokers = c.ListenAddrs()
+		k.Brokers = c.ListenAddrs()
 	}
-	cl, err := kafka.NewClient(brokers, Log(t))
+	cl, err := kafka.NewClient(k.Brokers, Log(t))
 	if err != nil {
 		t.Fatalf("testenv: kafka client: %v", err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := kafka.EnsureTopics(ctx, cl, partitions, schemas.AllTopics...); err != nil {
+	if err := kafka.EnsureTopics(ctx, cl, k.NS, partitions, schemas.AllTopics...); err != nil {
 		t.Fatalf("testenv: topics: %v", err)
 	}
-	return brokers
+	if k.NS != "" {
+		t.Cleanup(func() { dropNamespace(t, k) })
+	}
+	return k
+}
+
+// dropNamespace deletes the topics and consumer groups of a test's
+// namespace, so a long run leaves the shared cluster as it found it.
+// Best effort: a failure is logged, not a test failure.
+func dropNamespace(t testing.TB, k KafkaCluster) {
+	cl, err := kafka.NewClient(k.Brokers, Log(t))
+	if err != nil {
+		t.Logf("testenv: drop namespace %s: %v", k.NS, err)
+		return
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	adm := kadm.NewClient(cl)
+	prefix := string(k.NS) + "."
+	if groups, err := adm.ListGroups(ctx); err == nil {
+		var mine []string
+		for _, g := range groups.Groups() {
+			if strings.HasPrefix(g, prefix) {
+				mine = append(mine, g)
+			}
+		}
+		if len(mine) > 0 {
+			_, _ = adm.DeleteGroups(ctx, mine...)
+		}
+	}
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Logf("testenv: drop namespace %s: list topics: %v", k.NS, err)
+		return
+	}
+	var mine []string
+	for _, name := range topics.Names() {
+		if strings.HasPrefix(name, prefix) {
+			mine = append(mine, name)
+		}
+	}
+	if len(mine) > 0 {
+		if _, err := adm.DeleteTopics(ctx, mine...); err != nil {
+			t.Logf("testenv: drop namespace %s: delete topics: %v", k.NS, err)
+		}
+	}
 }
 
 // KafkaClient returns a client on brokers closed when the test ends.
