@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kslog"
 )
@@ -103,6 +104,8 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 	defer sess.Close()
 	fail := func(err error) error { return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, err) }
 
+	adm := kadm.NewClient(sess.Client())
+	var lastCommit time.Time
 	failures := 0
 	for {
 		fs := sess.PollRecords(ctx, cfg.MaxRecords)
@@ -158,6 +161,9 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 		for _, r := range b.out {
 			sess.Produce(ctx, r, nil) // a failed produce aborts the transaction at End
 		}
+		if len(b.out) == 0 && time.Since(lastCommit) < TransactionTimeout {
+			awaitPreviousTransaction(ctx, adm, cfg.TransactionalID, log)
+		}
 		ending := time.Now()
 		committed, err := sess.End(ctx, kgo.TryCommit)
 		cfg.Metrics.committed(cfg.Name, ending)
@@ -172,6 +178,7 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 			log.Warn("transaction aborted (rebalance or failed produce); records will be processed again")
 			continue
 		}
+		lastCommit = time.Now()
 		cfg.Metrics.count(cfg.Name, "ok", len(recs))
 		for _, f := range b.after {
 			f(context.WithoutCancel(ctx))
@@ -191,4 +198,45 @@ func rewind(cl *kgo.Client, recs []*kgo.Record) {
 		}
 	}
 	cl.SetOffsets(first)
+}
+
+// awaitPreviousTransaction waits until the transaction coordinator has
+// finished the transactional id's last transaction (its markers written),
+// at most TransactionTimeout.
+//
+// Why: Apache Kafka 4.x (transaction.version 2, KIP-890) answers a
+// transaction's offset commit with CONCURRENT_TRANSACTIONS while the
+// previous transaction's markers are still being written (tens of
+// milliseconds on a three-broker cluster), and franz-go aborts the
+// transaction on that answer, so a batch begun right after a commit was
+// aborted and handled a second time. A batch with outputs waits in its
+// produce, which franz-go retries on the same answer; a batch without
+// outputs (every event a duplicate) waits here. kfake finishes a
+// transaction before answering its commit, so there this is one request.
+// A failed describe is logged and ignored: the commit then decides.
+func awaitPreviousTransaction(ctx context.Context, adm *kadm.Client, txnID string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, TransactionTimeout)
+	defer cancel()
+	wait := 2 * time.Millisecond
+	for {
+		described, err := adm.DescribeTransactions(ctx, txnID)
+		if err == nil {
+			err = described[txnID].Err
+		}
+		if err != nil {
+			log.Debug("describe the previous transaction", "err", err)
+			return
+		}
+		switch described[txnID].State {
+		case "PrepareCommit", "PrepareAbort", "PrepareEpochFence":
+		default:
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
 }
