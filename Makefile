@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean
+.PHONY: build run test test-kafka kafka test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -28,6 +28,23 @@ test: services browser
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	./scripts/fuzz.sh $(FUZZTIME)
+
+# Every test that touches Kafka, again on a real Apache Kafka cluster: three
+# KRaft nodes started by deploy/kafka.sh (installed from Maven Central on first
+# use, left running), each test in a Kafka namespace of its own. Tests of the
+# embedded broker itself and of kfake's injected faults stay on kfake.
+KAFKA_TEST_PKGS = $(shell grep -rl --include='*_test.go' -e 'testenv[.]Kafka[[:punct:]]t' -e 'delivery/deliverytest"' . | xargs -n1 dirname | sort -u)
+# KAFKA_BROKERS=host:port,... runs them on another cluster instead.
+test-kafka: services
+	@brokers="$(KAFKA_BROKERS)"; \
+	if [ -z "$$brokers" ]; then brokers=$$(./deploy/kafka.sh start 3 | tee /dev/stderr | sed -n 's/^KAFKA_BROKERS=//p'); fi; \
+	[ -n "$$brokers" ] || { echo "test-kafka: no Kafka cluster" >&2; exit 1; }; \
+	echo "test-kafka: $(words $(KAFKA_TEST_PKGS)) packages on $$brokers"; \
+	CONTRACK_TEST_KAFKA_BROKERS=$$brokers $(GO) test -count=1 -timeout 30m $(KAFKA_TEST_PKGS)
+
+# The local three-node Apache Kafka cluster (deploy/kafka.sh; `deploy/kafka.sh stop` stops it).
+kafka:
+	./deploy/kafka.sh start 3
 
 # The same suite on real servers in containers (testcontainers-go): Apache
 # Kafka (KRaft) instead of kfake, Postgres 15 and a current ClickHouse, when a
