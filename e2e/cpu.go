@@ -34,13 +34,17 @@ func cpuTimes(pid int) (self, children float64, comm string, ppid int, ok bool) 
 }
 
 // cpuSnapshot is the CPU seconds used so far by each group of processes:
-// every contrack process by name, the Postgres and ClickHouse servers (with
+// every contrack process by name (and the brokers kafka-N of a real
+// cluster), the Postgres and ClickHouse servers (with
 // their exited children), and this generator.
 func cpuSnapshot(contrack map[string]int) map[string]float64 {
 	out := map[string]float64{}
 	for name, pid := range contrack {
 		if self, children, _, _, ok := cpuTimes(pid); ok {
-			out["contrack "+name] = self + children
+			if !strings.HasPrefix(name, "kafka-") { // a broker of the real cluster
+				name = "contrack " + name
+			}
+			out[name] = self + children
 		}
 	}
 	self, _, _, _, _ := cpuTimes(os.Getpid())

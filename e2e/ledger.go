@@ -167,6 +167,27 @@ func (l *ledger) summary(from time.Time) summary {
 	return s
 }
 
+// recovery is how long after from the last event delayed by more than slow
+// arrived: the time the pipeline took to deliver at normal latency again
+// after a fault at from (0 if no event was delayed that much).
+func (l *ledger) recovery(from time.Time, slow time.Duration) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var last time.Time
+	for _, e := range l.events {
+		if e.copies == 0 || e.received.Before(from) || e.received.Sub(e.scheduled) <= slow {
+			continue
+		}
+		if e.received.After(last) {
+			last = e.received
+		}
+	}
+	if last.IsZero() {
+		return 0
+	}
+	return last.Sub(from)
+}
+
 func (s summary) balanced() bool { return s.Missing == 0 && s.Unknown == 0 && s.Misaddressed == 0 }
 
 func (s summary) print(w io.Writer, label string) {

@@ -67,3 +67,27 @@ func TestLedgerVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// Recovery runs from a fault until the last delayed event arrived.
+func TestLedgerRecovery(t *testing.T) {
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	l := newLedger()
+	deliver := func(seq, sentMS, recvMS int) {
+		k := []eventKey{{"C1", seq}}
+		l.sent(k, at(sentMS), at(sentMS))
+		l.acked(k, true, "", at(sentMS+1))
+		l.received("C1", eventTime(seq), "C1", at(recvMS))
+	}
+	deliver(1, 0, 20)        // before the fault, prompt
+	deliver(2, 900, 2_000)   // delayed 1.1 s by the fault at 1,000 ms
+	deliver(3, 1_500, 6_000) // delayed 4.5 s: the last slow one arrives at 6,000 ms
+	deliver(4, 5_990, 6_010) // prompt again
+	deliver(5, 7_000, 7_020)
+	if got := l.recovery(at(1_000), time.Second); got != 5*time.Second {
+		t.Fatalf("recovery %s, want 5s (fault at 1 s, last delayed event at 6 s)", got)
+	}
+	if got := l.recovery(at(6_500), time.Second); got != 0 {
+		t.Fatalf("recovery after the last delay %s, want 0", got)
+	}
+}

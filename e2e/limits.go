@@ -17,9 +17,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/schemas"
 )
 
 // The limits the pipeline runs against on this machine, measured with the
@@ -128,16 +130,43 @@ func brokerLimit(ctx context.Context, d, flush time.Duration) (limit, error) {
 		return limit{}, err
 	}
 	defer b.Close()
-	prod, err := kafka.NewClient([]string{addr}, log)
+	how := "fsync every write"
+	if flush > 0 {
+		how = "fsync every " + flush.String()
+	}
+	return produceConsume(ctx, d, []string{addr}, "", "embedded broker produce→consume ("+how+", 64 producers)")
+}
+
+// clusterLimit is brokerLimit on a real cluster: a topic of six
+// partitions with the replication contrack gives its own (three replicas,
+// min.insync.replicas 2), in a namespace of its own, deleted afterwards.
+func clusterLimit(ctx context.Context, d time.Duration, brokers []string) (limit, error) {
+	ns := schemas.Namespace(randomName("e2e-limits-"))
+	l, err := produceConsume(ctx, d, brokers, ns, "Apache Kafka produce→consume (acks=all, 3 replicas, 64 producers)")
+	if cl, cerr := kafka.NewClient(brokers, slog.New(slog.NewTextHandler(io.Discard, nil))); cerr == nil {
+		kadm.NewClient(cl).DeleteTopics(context.Background(), ns.Topic(limitsTopic))
+		cl.Close()
+	}
+	return l, err
+}
+
+const limitsTopic = "limits.produce-consume.v1"
+
+// produceConsume produces event-sized records with acks=all from 64
+// goroutines for d to a fresh topic of ns and consumes them with another
+// client; latency from produce to consume.
+func produceConsume(ctx context.Context, d time.Duration, brokers []string, ns schemas.Namespace, name string) (limit, error) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	prod, err := kafka.NewClient(brokers, log)
 	if err != nil {
 		return limit{}, err
 	}
 	defer prod.Close()
-	const topic = "limits.produce-consume.v1"
-	if err := kafka.EnsureTopics(ctx, prod, "", 6, topic); err != nil {
+	if err := kafka.EnsureTopics(ctx, prod, ns, 6, limitsTopic); err != nil {
 		return limit{}, err
 	}
-	cons, err := kafka.NewClient([]string{addr}, log, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	topic := ns.Topic(limitsTopic)
+	cons, err := kafka.NewClient(brokers, log, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		return limit{}, err
 	}
@@ -177,11 +206,7 @@ func brokerLimit(ctx context.Context, d, flush time.Duration) (limit, error) {
 	stop()
 	<-done
 	p50, p99 := quantiles(lat)
-	how := "fsync every write"
-	if flush > 0 {
-		how = "fsync every " + flush.String()
-	}
-	return limit{"embedded broker produce→consume (" + how + ", 64 producers)", float64(consumed) / d.Seconds(), p50, p99, "rec"}, err
+	return limit{name, float64(consumed) / d.Seconds(), p50, p99, "rec"}, err
 }
 
 // postgresLimit: single-row INSERT transactions (one commit each) from 32
@@ -214,14 +239,20 @@ func postgresLimit(ctx context.Context, server string, d time.Duration) (limit, 
 	return limit{"Postgres INSERT, one commit each (32 conns)", float64(n) / d.Seconds(), p50, p99, "tx"}, err
 }
 
-func printLimits(ctx context.Context, out io.Writer, pgServer string, d time.Duration) error {
+// printLimits measures and prints the limits; brokers, if set, adds the
+// real cluster's produce→consume ceiling.
+func printLimits(ctx context.Context, out io.Writer, pgServer string, brokers []string, d time.Duration) error {
 	fmt.Fprintf(out, "limits on this machine (each for %s):\n", d)
-	for _, f := range []func() (limit, error){
+	measures := []func() (limit, error){
 		func() (limit, error) { return bareHTTP(ctx, d) },
 		func() (limit, error) { return brokerLimit(ctx, d, time.Second) },
 		func() (limit, error) { return brokerLimit(ctx, d, 0) },
-		func() (limit, error) { return postgresLimit(ctx, pgServer, d) },
-	} {
+	}
+	if len(brokers) > 0 {
+		measures = append(measures, func() (limit, error) { return clusterLimit(ctx, d, brokers) })
+	}
+	measures = append(measures, func() (limit, error) { return postgresLimit(ctx, pgServer, d) })
+	for _, f := range measures {
 		l, err := f()
 		if err != nil {
 			return err

@@ -9,9 +9,12 @@
 //	go run ./e2e -rate 500 -duration 20s                  # make e2e
 //	go run ./e2e -rate 5000 -batch 10 -duration 60s
 //	go run ./e2e -topology scale -kill api-1@10s+3s       # two processes per stage, one killed
+//	go run ./e2e -kafka 127.0.0.1:9192,127.0.0.1:9193,127.0.0.1:9194 -kafka-fault leader@10s+10s
 //
 // It starts bin/contrack processes over fresh databases on the local
 // Postgres and ClickHouse (deploy/services.sh) and drops them afterwards.
+// With -kafka the processes use that Apache Kafka cluster (deploy/kafka.sh)
+// in a fresh namespace, dropped afterwards, instead of the embedded broker.
 package main
 
 import (
@@ -43,6 +46,8 @@ type options struct {
 	workers, partitions   int
 	duration, drain       time.Duration
 	kills, downs, stores  faults
+	kafka                 string
+	kafkaFaults           faults
 	label                 string
 	keep                  bool
 	timeline              time.Duration
@@ -65,6 +70,8 @@ func main() {
 	flag.DurationVar(&o.drain, "drain", 3*time.Minute, "how long to wait after the load for the last deliveries")
 	flag.Var(&o.kills, "kill", "NAME@AT+DOWN: SIGKILL process NAME (all, api-1, …) AT into the load, restart it DOWN later (repeatable)")
 	flag.Var(&o.stores, "store-down", "STORE@AT+DOWN: take postgres (crash-stop) or clickhouse (SIGKILL) down AT into the load, back DOWN later (repeatable)")
+	flag.StringVar(&o.kafka, "kafka", "", "seed brokers of an Apache Kafka cluster (deploy/kafka.sh start prints them) to run on, in a fresh namespace; empty: the embedded broker")
+	flag.Var(&o.kafkaFaults, "kafka-fault", "KIND@AT+DOWN on the -kafka cluster (deploy/kafka.sh's nodes): leader (SIGKILL the broker leading the busiest partitions, restart DOWN later), controller (SIGKILL the active controller), freeze (SIGSTOP the busiest leader for DOWN), rolling (restart every node in turn; DOWN unused) (repeatable)")
 	flag.StringVar(&o.label, "label", "ledger", "the ledger line's label (the fault, in chaos runs)")
 	flag.Var(&o.downs, "receiver-down", "AT+FOR: the webhook receiver answers 503 from AT into the load for FOR (repeatable)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")
@@ -89,11 +96,33 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		return false, fmt.Errorf("-rate, -batch, -containers and -workers must be positive")
 	}
 	if o.limits > 0 {
-		if err := printLimits(ctx, out, o.pg, o.limits); err != nil {
+		var brokers []string
+		if o.kafka != "" {
+			brokers = strings.Split(o.kafka, ",")
+		}
+		if err := printLimits(ctx, out, o.pg, brokers, o.limits); err != nil {
 			return false, fmt.Errorf("limits: %w", err)
 		}
 	}
-	sys, err := newSystem(systemConfig{Bin: o.bin, PGServer: o.pg, ClickHouse: o.ch, Partitions: o.partitions})
+	var rk *realKafka
+	if o.kafka != "" {
+		var err error
+		if rk, err = newRealKafka(o.kafka, kafkaScript()); err != nil {
+			return false, err
+		}
+		defer func() {
+			if o.keep {
+				fmt.Fprintf(out, "kept: kafka namespace %s\n", rk.ns)
+				return
+			}
+			if err := rk.drop(context.Background()); err != nil {
+				fmt.Fprintln(os.Stderr, "e2e: kafka cleanup:", err)
+			}
+		}()
+	} else if len(o.kafkaFaults) > 0 {
+		return false, fmt.Errorf("-kafka-fault needs -kafka (a real cluster)")
+	}
+	sys, err := newSystem(systemConfig{Bin: o.bin, PGServer: o.pg, ClickHouse: o.ch, Partitions: o.partitions, Kafka: rk})
 	if err != nil {
 		return false, err
 	}
@@ -154,20 +183,24 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if err := warmUp(ctx, c, l, containers, 90*time.Second); err != nil {
 		return false, err
 	}
-	fmt.Fprintf(out, "e2e: topology %s, %d containers, %.0f events/s in requests of %d for %s\n", o.topology, o.containers, o.rate, o.batch, o.duration)
+	broker := "the embedded broker"
+	if rk != nil {
+		broker = fmt.Sprintf("Apache Kafka %s (namespace %s)", strings.Join(rk.brokers, ","), rk.ns)
+	}
+	fmt.Fprintf(out, "e2e: topology %s on %s, %d containers, %.0f events/s in requests of %d for %s\n", o.topology, broker, o.containers, o.rate, o.batch, o.duration)
 
-	before := cpuSnapshot(sys.pids())
+	before := cpuSnapshot(sys.cpuPIDs())
 	wallStart := time.Now()
 	start := time.Now()
-	faultsDone := make(chan []string, 1)
-	go func() { faultsDone <- injectFaults(ctx, sys, recv, o, start) }()
+	faultsDone := make(chan faultsRun, 1)
+	go func() { faultsDone <- injectFaults(ctx, sys, rk, recv, o, start) }()
 	profiled := make(chan error, 1)
 	go func() { profiled <- sys.profile(ctx, o.profile, o.duration) }()
 	stopSelf := profileSelf(o.profile)
 	c.runLoad(ctx, l, containers, o.rate, o.batch, o.duration, o.workers)
 	stopSelf()
 	fmt.Fprintf(out, "e2e: load sent in %s; waiting up to %s for deliveries\n", time.Since(start).Round(time.Millisecond), o.drain)
-	faultLog := <-faultsDone
+	faults := <-faultsDone
 	if err := <-profiled; err != nil {
 		fmt.Fprintln(out, "e2e: profile:", err)
 	}
@@ -176,12 +209,24 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	wall := time.Since(wallStart).Seconds()
-	after := cpuSnapshot(sys.pids())
-	for _, f := range faultLog {
+	after := cpuSnapshot(sys.cpuPIDs())
+	for _, f := range faults.log {
 		fmt.Fprintln(out, "fault:", f)
 	}
 	s := l.summary(start)
 	s.print(out, o.label)
+	if !faults.first.IsZero() {
+		fmt.Fprintf(out, "%-28s recovery %s: from the first fault until the last event that waited over %s arrived\n",
+			"", ms(l.recovery(faults.first, slowEvent)), slowEvent)
+	}
+	exactlyOnce := true
+	if records, dups, err := sys.eventsExactlyOnce(ctx); err != nil {
+		fmt.Fprintln(out, "e2e: events topic:", err)
+		exactlyOnce = false
+	} else {
+		fmt.Fprintf(out, "%-28s events topic (read_committed): %d records, %d duplicates (the normaliser writes exactly once)\n", "", records, dups)
+		exactlyOnce = dups == 0
+	}
 	if o.timeline > 0 {
 		l.timeline(out, start, o.timeline)
 	}
@@ -191,8 +236,12 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		fmt.Fprintf(out, "receiver: %d requests with a bad signature, %d not a payload\n", recv.badSigs, recv.bad)
 		return false, nil
 	}
-	return s.balanced() && s.Acked > 0, nil
+	return s.balanced() && s.Acked > 0 && exactlyOnce, nil
 }
+
+// slowEvent is the latency above which an event counts as delayed by a
+// fault, for the recovery time (normal latency at chaos rates is tens of ms).
+const slowEvent = time.Second
 
 // startTopology starts the processes and returns the API addresses.
 func startTopology(ctx context.Context, sys *system, topology string) ([]string, error) {
@@ -200,14 +249,17 @@ func startTopology(ctx context.Context, sys *system, topology string) ([]string,
 	case "all":
 		return []string{sys.apiAddr}, sys.start("all", nil, "all")
 	case "scale":
-		kafkaAddr := envValue(sys.env, "CONTRACK_EMBEDDED_KAFKA_ADDR")
-		if err := sys.start("broker", nil, "broker"); err != nil {
-			return nil, err
+		var brokers []string // the processes' Kafka: the run's cluster (in sys.env), or a broker process
+		if sys.kafka == nil {
+			kafkaAddr := envValue(sys.env, "CONTRACK_EMBEDDED_KAFKA_ADDR")
+			if err := sys.start("broker", nil, "broker"); err != nil {
+				return nil, err
+			}
+			if err := waitTCP(ctx, kafkaAddr, 30*time.Second); err != nil {
+				return nil, err
+			}
+			brokers = []string{"KAFKA_BROKERS=" + kafkaAddr}
 		}
-		if err := waitTCP(ctx, kafkaAddr, 30*time.Second); err != nil {
-			return nil, err
-		}
-		brokers := []string{"KAFKA_BROKERS=" + kafkaAddr}
 		if err := sys.start("sandbox", brokers, "sandbox"); err != nil {
 			return nil, err
 		}
@@ -283,15 +335,27 @@ func warmUp(ctx context.Context, c *carrier, l *ledger, containers []string, wit
 	return nil
 }
 
-// injectFaults runs the -kill and -receiver-down schedule and says what it did.
-func injectFaults(ctx context.Context, sys *system, recv *receiver, o options, start time.Time) []string {
+// faultsRun is what injectFaults did: a line per step, and when the first
+// fault struck (zero: none).
+type faultsRun struct {
+	log   []string
+	first time.Time
+}
+
+// injectFaults runs the -kill, -store-down, -kafka-fault and
+// -receiver-down schedule and says what it did.
+func injectFaults(ctx context.Context, sys *system, rk *realKafka, recv *receiver, o options, start time.Time) faultsRun {
 	type step struct {
-		at   time.Duration
-		what string
-		do   func() error
+		at      time.Duration
+		what    string
+		do      func() error
+		strikes bool // a fault begins (not its end): recovery counts from the first
+		// label, if set, names the step once it ran (the node a Kafka fault struck).
+		label func() string
 	}
 	var steps []step
-	var log []string
+	var run faultsRun
+	failed := func(why string) faultsRun { return faultsRun{log: []string{why}} }
 	parse := func(spec string) (name string, at, down time.Duration, err error) {
 		name, rest, ok := strings.Cut(spec, "@")
 		if !ok {
@@ -309,49 +373,74 @@ func injectFaults(ctx context.Context, sys *system, recv *receiver, o options, s
 	for _, k := range o.kills {
 		name, at, down, err := parse(k)
 		if err != nil {
-			return []string{"bad -kill " + err.Error()}
+			return failed("bad -kill " + err.Error())
 		}
 		steps = append(steps,
-			step{at, "SIGKILL " + name, func() error { return sys.kill(name) }},
-			step{at + down, "restart " + name, func() error { return sys.restart(name) }})
+			step{at, "SIGKILL " + name, func() error { return sys.kill(name) }, true, nil},
+			step{at + down, "restart " + name, func() error { return sys.restart(name) }, false, nil})
 	}
 	for _, d := range o.downs {
 		_, at, down, err := parse(d)
 		if err != nil {
-			return []string{"bad -receiver-down " + err.Error()}
+			return failed("bad -receiver-down " + err.Error())
 		}
 		steps = append(steps,
-			step{at, "receiver down (503)", func() error { recv.setDown(true); return nil }},
-			step{at + down, "receiver back", func() error { recv.setDown(false); return nil }})
+			step{at, "receiver down (503)", func() error { recv.setDown(true); return nil }, true, nil},
+			step{at + down, "receiver back", func() error { recv.setDown(false); return nil }, false, nil})
 	}
 	for _, d := range o.stores {
 		name, at, down, err := parse(d)
 		if err != nil {
-			return []string{"bad -store-down " + err.Error()}
+			return failed("bad -store-down " + err.Error())
 		}
 		f, err := newStoreFault(name)
 		if err != nil {
-			return []string{err.Error()}
+			return failed(err.Error())
 		}
 		steps = append(steps,
-			step{at, name + " down", f.down},
-			step{at + down, name + " back", f.up})
+			step{at, name + " down", f.down, true, nil},
+			step{at + down, name + " back", f.up, false, nil})
+	}
+	for _, d := range o.kafkaFaults {
+		kind, at, down, err := parse(d)
+		if err != nil {
+			return failed("bad -kafka-fault " + err.Error())
+		}
+		f, err := rk.newKafkaFault(kind)
+		if err != nil {
+			return failed(err.Error())
+		}
+		steps = append(steps,
+			step{at, "kafka " + kind, func() error { return f.down(ctx) }, true, func() string { return "kafka " + f.what }},
+			step{at + down, "kafka " + kind + " over", func() error { return f.up(ctx) }, false, func() string { return "kafka " + f.what + " over" }})
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
 	for _, s := range steps {
 		select {
 		case <-ctx.Done():
-			return append(log, "interrupted")
+			run.log = append(run.log, "interrupted")
+			return run
 		case <-time.After(time.Until(start.Add(s.at))):
 		}
+		began := time.Now()
+		if s.strikes && run.first.IsZero() {
+			run.first = began
+		}
 		err := s.do()
-		line := fmt.Sprintf("%6.1fs %s", time.Since(start).Seconds(), s.what)
+		what := s.what
+		if s.label != nil {
+			what = s.label()
+		}
+		line := fmt.Sprintf("%6.1fs %s", began.Sub(start).Seconds(), what)
+		if d := time.Since(began); d > time.Second {
+			line += fmt.Sprintf(" (took %.1fs)", d.Seconds())
+		}
 		if err != nil {
 			line += ": " + err.Error()
 		}
-		log = append(log, line)
+		run.log = append(run.log, line)
 	}
-	return log
+	return run
 }
 
 func printCPU(out io.Writer, before, after map[string]float64, delivered int, wall float64) {

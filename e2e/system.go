@@ -39,6 +39,7 @@ type system struct {
 	apiAddr string
 	logDir  string
 	procs   map[string]*proc
+	kafka   *realKafka // nil: the embedded broker
 }
 
 // proc is one running contrack process.
@@ -56,6 +57,7 @@ type systemConfig struct {
 	PGServer   string // postgres://… of the server; a new database is made on it
 	ClickHouse string
 	Partitions int
+	Kafka      *realKafka // the Apache Kafka cluster to use; nil: the embedded broker
 }
 
 // freeAddr returns a loopback address nothing listens on, for a process
@@ -112,7 +114,7 @@ func newSystem(cfg systemConfig) (*system, error) {
 		return nil, err
 	}
 	s := &system{bin: cfg.Bin, dataDir: filepath.Join(dir, "data"), logDir: filepath.Join(dir, "logs"), procs: map[string]*proc{},
-		pgAdmin: cfg.PGServer, chAddr: cfg.ClickHouse, chDB: randomName("contrack_e2e_")}
+		pgAdmin: cfg.PGServer, chAddr: cfg.ClickHouse, chDB: randomName("contrack_e2e_"), kafka: cfg.Kafka}
 	s.pgURL = withDatabase(cfg.PGServer, s.chDB)
 	if err := os.MkdirAll(s.logDir, 0o755); err != nil {
 		return nil, err
@@ -138,6 +140,9 @@ func newSystem(cfg systemConfig) (*system, error) {
 		"CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true",
 		"CONTRACK_LOG_LEVEL=warn",
 	)
+	if cfg.Kafka != nil {
+		s.env = append(s.env, cfg.Kafka.env()...)
+	}
 	return s, nil
 }
 
@@ -210,6 +215,27 @@ func (s *system) pids() map[string]int {
 		}
 	}
 	return out
+}
+
+// cpuPIDs are the processes whose CPU the run reports: every contrack
+// process, and the Kafka brokers on a real cluster.
+func (s *system) cpuPIDs() map[string]int {
+	out := s.pids()
+	if s.kafka != nil {
+		for name, pid := range kafkaPIDs(s.kafka.script) {
+			out[name] = pid
+		}
+	}
+	return out
+}
+
+// eventsExactlyOnce counts the records of the run's events topic and the
+// duplicates among them (read_committed, as delivery reads it).
+func (s *system) eventsExactlyOnce(ctx context.Context) (records, duplicates int, err error) {
+	if s.kafka != nil {
+		return s.kafka.eventsExactlyOnce(ctx)
+	}
+	return countDuplicateEvents(ctx, []string{envValue(s.env, "CONTRACK_EMBEDDED_KAFKA_ADDR")}, "")
 }
 
 // waitHealthy polls /healthz until it answers 200.
