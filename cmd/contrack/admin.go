@@ -161,7 +161,13 @@ func adminRebuildJourneys(ctx context.Context, cfg Config, log *slog.Logger) err
 		return err
 	}
 	defer ch.Close()
-	if _, err := clickhouse.Migrate(ctx, ch, log); err != nil {
+	// Every migrator takes the lock the stages take (migrateClickHouse).
+	pool, err := postgres.Open(ctx, cfg.PGURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := migrateClickHouse(ctx, pool, ch, log); err != nil {
 		return err
 	}
 	gen, err := projector.RebuildJourneys(ctx, projector.Config{}, projector.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, CH: ch, Log: log})

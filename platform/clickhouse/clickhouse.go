@@ -74,19 +74,27 @@ func Ping(ctx context.Context, conn driver.Conn) error {
 
 // Migrate applies the ClickHouse migrations not yet recorded in
 // schema_migrations. ClickHouse has no transactions: every statement is
-// written to be re-runnable (IF NOT EXISTS), so a crash mid-migration is
-// repaired by running it again.
+// written to be re-runnable (IF NOT EXISTS), and schema_migration_states
+// records a migration as started before its first statement and applied
+// after its last, so one that stopped half-way (dirty) is found at the next
+// start, logged, and run again from its first statement. An applied
+// migration whose file changed since is an error (migrations.ErrChanged),
+// checked before anything is applied. Callers serialise concurrent
+// migrators themselves (a Postgres advisory lock: ClickHouse has none).
 func Migrate(ctx context.Context, conn driver.Conn, log *slog.Logger) (applied int, err error) {
 	ms, err := migrations.ClickHouse()
 	if err != nil {
 		return 0, err
 	}
-	if err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version UInt32, name String, applied_at DateTime
-	) ENGINE = TinyLog`); err != nil {
-		return 0, fmt.Errorf("clickhouse: migrate: create schema_migrations: %w", err)
+	for _, ddl := range []string{
+		`CREATE TABLE IF NOT EXISTS schema_migrations (version UInt32, name String, applied_at DateTime) ENGINE = TinyLog`,
+		`CREATE TABLE IF NOT EXISTS schema_migration_states (version UInt32, name String, checksum String, state String, at DateTime) ENGINE = TinyLog`,
+	} {
+		if err := conn.Exec(ctx, ddl); err != nil {
+			return 0, fmt.Errorf("clickhouse: migrate: create bookkeeping: %w", err)
+		}
 	}
-	done := map[uint32]bool{}
+	legacy := map[int]bool{} // applied, as recorded before states were kept
 	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations`)
 	if err != nil {
 		return 0, fmt.Errorf("clickhouse: migrate: read applied: %w", err)
@@ -97,23 +105,72 @@ func Migrate(ctx context.Context, conn driver.Conn, log *slog.Logger) (applied i
 			rows.Close()
 			return 0, fmt.Errorf("clickhouse: migrate: scan: %w", err)
 		}
-		done[v] = true
+		legacy[int(v)] = true
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("clickhouse: migrate: read applied: %w", err)
 	}
+	done := map[int]string{}  // applied: version → checksum recorded
+	started := map[int]bool{} // a run began
+	rows, err = conn.Query(ctx, `SELECT version, checksum, state FROM schema_migration_states`)
+	if err != nil {
+		return 0, fmt.Errorf("clickhouse: migrate: read states: %w", err)
+	}
+	for rows.Next() {
+		var v uint32
+		var sum, state string
+		if err := rows.Scan(&v, &sum, &state); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("clickhouse: migrate: scan states: %w", err)
+		}
+		switch state {
+		case stateApplied:
+			done[int(v)] = sum
+		case stateStarted:
+			started[int(v)] = true
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("clickhouse: migrate: read states: %w", err)
+	}
+	if err := migrations.CheckApplied("clickhouse", ms, done); err != nil {
+		return 0, err
+	}
+	record := func(m migrations.Migration, state string) error {
+		return Insert(ctx, conn, "schema_migration_states", []string{"version", "name", "checksum", "state", "at"},
+			[]any{uint32(m.Version), m.Name, m.Checksum(), state, time.Now().UTC().Truncate(time.Second)})
+	}
 	for _, m := range ms {
-		if done[uint32(m.Version)] {
+		if _, ok := done[m.Version]; ok {
 			continue
+		}
+		if legacy[m.Version] {
+			// Applied before states were kept: the file as it is now is
+			// taken as the one applied.
+			if err := record(m, stateApplied); err != nil {
+				return applied, fmt.Errorf("clickhouse: record checksum of %s: %w", m.Name, err)
+			}
+			continue
+		}
+		if started[m.Version] {
+			log.Warn("clickhouse migration stopped half-way at an earlier start (dirty); its statements are re-runnable: running it again",
+				"migration", m.Name)
+		}
+		if err := record(m, stateStarted); err != nil {
+			return applied, fmt.Errorf("clickhouse: record start of %s: %w", m.Name, err)
 		}
 		for _, stmt := range migrations.Statements(m.SQL) {
 			if err := conn.Exec(ctx, stmt); err != nil {
-				return applied, fmt.Errorf("clickhouse: migration %s: %w", m.Name, err)
+				return applied, fmt.Errorf("clickhouse: migration %s (left dirty: run again at the next start): %w", m.Name, err)
 			}
 		}
 		if err := Insert(ctx, conn, "schema_migrations", []string{"version", "name", "applied_at"},
 			[]any{uint32(m.Version), m.Name, time.Now().UTC().Truncate(time.Second)}); err != nil {
+			return applied, fmt.Errorf("clickhouse: record migration %s: %w", m.Name, err)
+		}
+		if err := record(m, stateApplied); err != nil {
 			return applied, fmt.Errorf("clickhouse: record migration %s: %w", m.Name, err)
 		}
 		log.Info("applied clickhouse migration", "migration", m.Name)
@@ -121,6 +178,12 @@ func Migrate(ctx context.Context, conn driver.Conn, log *slog.Logger) (applied i
 	}
 	return applied, nil
 }
+
+// The states of schema_migration_states: a run began, or finished.
+const (
+	stateStarted = "started"
+	stateApplied = "applied"
+)
 
 // Insert writes rows into table through a native-protocol batch, naming
 // every column (ClickHouse 18.16 needs that; parameter-bound INSERTs hang on

@@ -1,8 +1,12 @@
 package clickhouse_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +218,53 @@ func TestInsertInBlocksWritesEveryRow(t *testing.T) {
 	}
 	if len(want) != 0 || seen != 500 {
 		t.Fatalf("read %d rows, %d of the 500 written missing", seen, len(want))
+	}
+}
+
+// A migration that stopped half-way (recorded as started, never as
+// applied) is run again at the next start; an applied one whose file
+// changed since stops Migrate with its name.
+func TestMigrateRerunsADirtyMigrationAndRefusesAChangedOne(t *testing.T) {
+	db := testenv.ClickHouse(t)
+	ctx := context.Background()
+	ms, _ := migrations.ClickHouse()
+	last := ms[len(ms)-1]
+	// As if the last migration's run had stopped after its start was
+	// recorded: its states are only "started", it is not in schema_migrations.
+	for _, stmt := range []string{
+		`CREATE TABLE states_copy ENGINE = TinyLog AS SELECT * FROM schema_migration_states WHERE version != ` + strconv.Itoa(last.Version),
+		`DROP TABLE schema_migration_states`,
+		`RENAME TABLE states_copy TO schema_migration_states`,
+		`CREATE TABLE migrations_copy ENGINE = TinyLog AS SELECT * FROM schema_migrations WHERE version != ` + strconv.Itoa(last.Version),
+		`DROP TABLE schema_migrations`,
+		`RENAME TABLE migrations_copy TO schema_migrations`,
+	} {
+		if err := db.Conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := clickhouse.Insert(ctx, db.Conn, "schema_migration_states", []string{"version", "name", "checksum", "state", "at"},
+		[]any{uint32(last.Version), last.Name, last.Checksum(), "started", time.Now().UTC().Truncate(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	n, err := clickhouse.Migrate(ctx, db.Conn, slog.New(slog.NewTextHandler(&logged, nil)))
+	if err != nil || n != 1 {
+		t.Fatalf("migrate over a dirty migration: applied %d, %v; want it run again", n, err)
+	}
+	if !strings.Contains(logged.String(), "dirty") || !strings.Contains(logged.String(), last.Name) {
+		t.Fatalf("the dirty migration was run again without saying so: %s", logged.String())
+	}
+	var states uint64
+	if err := db.Conn.QueryRow(ctx, `SELECT count() FROM schema_migration_states WHERE version = ? AND state = 'applied'`, uint32(last.Version)).Scan(&states); err != nil || states != 1 {
+		t.Fatalf("the dirty migration recorded as applied %d times (%v), want once", states, err)
+	}
+	// An applied migration's file changed since.
+	if err := clickhouse.Insert(ctx, db.Conn, "schema_migration_states", []string{"version", "name", "checksum", "state", "at"},
+		[]any{uint32(ms[0].Version), ms[0].Name, "edited", "applied", time.Now().UTC().Truncate(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := clickhouse.Migrate(ctx, db.Conn, testenv.Log(t)); !errors.Is(err, migrations.ErrChanged) || !strings.Contains(err.Error(), ms[0].Name) {
+		t.Fatalf("migrate over an edited migration: %v; want ErrChanged naming %s", err, ms[0].Name)
 	}
 }

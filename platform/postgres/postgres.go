@@ -138,7 +138,9 @@ const ClickHouseMigrationLock = 7_402_114
 
 // WithLock runs fn holding the session advisory lock key on one of pool's
 // connections, so concurrent callers, in any process, run fn one at a time.
-func WithLock(ctx context.Context, pool *pgxpool.Pool, key int64, fn func() error) error {
+// If the unlock fails, the connection is closed (ending its session frees
+// the lock) and the error is returned with fn's.
+func WithLock(ctx context.Context, pool *pgxpool.Pool, key int64, fn func() error) (err error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres: lock %d: acquire: %w", key, err)
@@ -147,13 +149,21 @@ func WithLock(ctx context.Context, pool *pgxpool.Pool, key int64, fn func() erro
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
 		return fmt.Errorf("postgres: lock %d: %w", key, err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
+	defer func() {
+		if _, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key); uerr != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+			err = errors.Join(err, fmt.Errorf("postgres: unlock %d: %w", key, uerr))
+		}
+	}()
 	return fn()
 }
 
 // Migrate applies every migration not yet recorded in schema_migrations, each
-// in its own transaction. Re-running is a no-op. Concurrent callers (several
-// stages starting at once) are serialised by an advisory lock.
+// in its own transaction (so none is ever half applied), recording its
+// checksum. Re-running is a no-op. An applied migration whose file changed
+// since is an error (migrations.ErrChanged), checked before anything is
+// applied. Concurrent callers (several stages starting at once) are
+// serialised by an advisory lock.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied int, err error) {
 	ms, err := migrations.Postgres()
 	if err != nil {
@@ -167,36 +177,57 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (applied
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return 0, fmt.Errorf("postgres: migrate: lock: %w", err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	defer func() {
+		// A failed unlock leaves the lock to the session, which the pool
+		// may keep: the next migrator would wait for ever. Closing the
+		// connection ends the session and frees it.
+		if _, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock); uerr != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+			err = errors.Join(err, fmt.Errorf("postgres: migrate: unlock: %w", uerr))
+		}
+	}()
 
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), checksum text);
+		ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text`); err != nil {
 		return 0, fmt.Errorf("postgres: migrate: create schema_migrations: %w", err)
 	}
-	done := map[int]bool{}
-	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations`)
+	done := map[int]string{}
+	rows, err := conn.Query(ctx, `SELECT version, coalesce(checksum, '') FROM schema_migrations`)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: migrate: read applied: %w", err)
 	}
 	for rows.Next() {
 		var v int
-		if err := rows.Scan(&v); err != nil {
+		var sum string
+		if err := rows.Scan(&v, &sum); err != nil {
 			return 0, fmt.Errorf("postgres: migrate: scan: %w", err)
 		}
-		done[v] = true
+		done[v] = sum
 	}
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("postgres: migrate: read applied: %w", err)
 	}
+	if err := migrations.CheckApplied("postgres", ms, done); err != nil {
+		return 0, err
+	}
 	for _, m := range ms {
-		if done[m.Version] {
+		sum, ok := done[m.Version]
+		if ok && sum == "" {
+			// Applied before checksums were kept: the file as it is now is
+			// taken as the one applied.
+			if _, err := conn.Exec(ctx, `UPDATE schema_migrations SET checksum = $2 WHERE version = $1`, m.Version, m.Checksum()); err != nil {
+				return applied, fmt.Errorf("postgres: migrate: record checksum of %s: %w", m.Name, err)
+			}
+		}
+		if ok {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`, m.Version, m.Name, m.Checksum())
 			return err
 		})
 		if err != nil {

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -232,5 +233,49 @@ func TestOpenTurnsJITOff(t *testing.T) {
 		if got != want {
 			t.Errorf("jit with %s: %q, want %q", url, got, want)
 		}
+	}
+}
+
+// An applied migration edited afterwards stops Migrate with the file's
+// name, before anything else is applied; one applied before checksums were
+// kept gets the checksum of its file as it is now.
+func TestMigrateRefusesAChangedMigration(t *testing.T) {
+	db := testenv.Postgres(t) // migrated from the template, checksums recorded
+	ctx := context.Background()
+	ms, _ := migrations.Postgres()
+	first := ms[0]
+	var sum string
+	if err := db.Pool.QueryRow(ctx, `SELECT checksum FROM schema_migrations WHERE version = $1`, first.Version).Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum != first.Checksum() {
+		t.Fatalf("recorded checksum %q, want the file's %q", sum, first.Checksum())
+	}
+	// Before checksums were kept: recorded again, no error.
+	if _, err := db.Pool.Exec(ctx, `UPDATE schema_migrations SET checksum = NULL WHERE version = $1`, first.Version); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := postgres.Migrate(ctx, db.Pool, testenv.Log(t)); err != nil || n != 0 {
+		t.Fatalf("migrate over a migration without checksum: %d, %v", n, err)
+	}
+	if err := db.Pool.QueryRow(ctx, `SELECT checksum FROM schema_migrations WHERE version = $1`, first.Version).Scan(&sum); err != nil || sum != first.Checksum() {
+		t.Fatalf("checksum not backfilled: %q %v", sum, err)
+	}
+	// The file changed since it was applied (as if edited): refused, and
+	// a migration not yet applied is not applied either.
+	last := ms[len(ms)-1]
+	if _, err := db.Pool.Exec(ctx, `UPDATE schema_migrations SET checksum = 'edited' WHERE version = $1`, first.Version); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM schema_migrations WHERE version = $1`, last.Version); err != nil {
+		t.Fatal(err)
+	}
+	n, err := postgres.Migrate(ctx, db.Pool, testenv.Log(t))
+	if !errors.Is(err, migrations.ErrChanged) || !strings.Contains(err.Error(), first.Name) || n != 0 {
+		t.Fatalf("migrate over an edited migration: %d, %v; want ErrChanged naming %s and nothing applied", n, err, first.Name)
+	}
+	var applied bool
+	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, last.Version).Scan(&applied); err != nil || applied {
+		t.Fatalf("%s applied after the refusal (%v)", last.Name, err)
 	}
 }

@@ -4,7 +4,10 @@
 package migrations
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -20,6 +23,35 @@ type Migration struct {
 	Version int
 	Name    string
 	SQL     string
+}
+
+// Checksum is the SHA-256 of the migration's SQL (hex). It is recorded when
+// the migration is applied and compared at every start, so an applied
+// migration edited afterwards is an error instead of a silent skip.
+func (m Migration) Checksum() string {
+	sum := sha256.Sum256([]byte(m.SQL))
+	return hex.EncodeToString(sum[:])
+}
+
+// ErrChanged is returned when an applied migration's file differs from
+// the one that was applied.
+var ErrChanged = errors.New("migrations: an applied migration was changed")
+
+// CheckApplied compares the checksums recorded for the applied versions
+// (applied maps a version to its recorded checksum; "" where none was
+// recorded, before checksums were kept) with ms, and reports every
+// migration whose file changed since. A version applied but unknown to ms
+// (written by a newer release) is not an error: that release owns it.
+func CheckApplied(store string, ms []Migration, applied map[int]string) error {
+	var errs []error
+	for _, m := range ms {
+		sum, ok := applied[m.Version]
+		if ok && sum != "" && sum != m.Checksum() {
+			errs = append(errs, fmt.Errorf("%w: %s %s was applied with checksum %.12s… and is now %.12s…; "+
+				"never edit an applied migration, add a new one (or restore the file)", ErrChanged, store, m.Name, sum, m.Checksum()))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Postgres returns the Postgres migrations in version order.
