@@ -45,13 +45,21 @@ type journeyProjection struct {
 	// drop is set by a rebalance: the next batch starts from ClickHouse.
 	drop atomic.Bool
 	// seen is the highest offset handled per topic and partition, idle the
-	// polls in a row that found nothing (rebuild).
-	seen map[string]map[int32]int64
-	idle int
+	// polls in a row that found nothing, assigned whether the group gave the
+	// member its partitions, and progress when it last got partitions or
+	// handled a batch (rebuild).
+	seen     map[string]map[int32]int64
+	idle     int
+	assigned atomic.Bool
+	progress atomic.Int64 // unix nanoseconds
 	// wrote, if set, counts the bytes of the String values inserted per
 	// table (the benchmark's bytes per change).
 	wrote map[string]int64
 }
+
+// rebuildSettle is how long a rebuild that reads nothing more waits
+// before it takes a partition whose end it cannot reach as done.
+const rebuildSettle = 2 * time.Second
 
 // maxCachedStates bounds the in-memory states; beyond it the cache starts over.
 const maxCachedStates = 200_000
@@ -81,6 +89,7 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 		Paced:           true,
 		DeadLetterTopic: p.deps.Namespace.Topic(schemas.TopicProjectorDeadLetters),
 		OnRevoked:       func() { p.drop.Store(true) },
+		OnAssigned:      func() { p.assigned.Store(true); p.progress.Store(time.Now().UnixNano()) },
 		Stop: func(idle int) bool {
 			p.idle = idle
 			return stop != nil && stop()
@@ -97,6 +106,7 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 			return err
 		}
 		retrying = false
+		p.progress.Store(time.Now().UnixNano())
 		for _, r := range b.Records {
 			if p.seen[r.Topic] == nil {
 				p.seen[r.Topic] = map[int32]int64{}
@@ -481,10 +491,17 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 	started := time.Now()
 	// Caught up: every partition handled up to the end it had at the start
 	// (its last record or, after a transaction marker, the one before), or
-	// nothing new for five polls in a row (a partition ending in an aborted
-	// transaction never reaches its end).
+	// nothing new for five polls in a row and rebuildSettle since the
+	// partitions came or a batch was handled (a partition ending in an
+	// aborted transaction never reaches its end). Never before the group
+	// gave the member its partitions: on Apache Kafka joining takes longer
+	// than five empty polls, and a rebuild counted them and switched to an
+	// empty generation (TestRebuildJourneys under make test-kafka).
 	caughtUp := func() bool {
-		if p.idle >= 5 {
+		if !p.assigned.Load() {
+			return false
+		}
+		if p.idle >= 5 && time.Since(time.Unix(0, p.progress.Load())) >= rebuildSettle {
 			return true
 		}
 		done := true

@@ -53,6 +53,9 @@ type BatchConfig struct {
 	// OnRevoked, if set, runs when partitions are revoked or lost (state
 	// kept for them must be dropped). Rebalances happen only between batches.
 	OnRevoked func()
+	// OnAssigned, if set, runs when the member is assigned partitions (the
+	// group has formed and fetching can begin).
+	OnAssigned func()
 	// Stop, if set, is asked after each poll (idle: polls in a row that
 	// brought nothing); true ends ConsumeBatches with nil.
 	Stop func(idle int) bool
@@ -118,6 +121,9 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 		// Rebalances wait for the batch in hand, so its commit is ours to make.
 		kgo.BlockRebalanceOnPoll(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	}
+	if cfg.OnAssigned != nil {
+		opts = append(opts, kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { cfg.OnAssigned() }))
 	}
 	if cfg.OnRevoked != nil {
 		drop := func(context.Context, *kgo.Client, map[string][]int32) { cfg.OnRevoked() }
