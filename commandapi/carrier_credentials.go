@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
 	"github.com/jackc/pgx/v5"
@@ -56,22 +57,30 @@ func CredentialsContext(accountID, scac string) string {
 	return secretbox.CarrierCredentialsContext(accountID, scac)
 }
 
+// credentialsBodySchema is POST /carrier/credentials' body: SCAC code →
+// that carrier's credential fields.
+var credentialsBodySchema = openapi3.NewObjectSchema().WithAdditionalProperties(
+	openapi3.NewObjectSchema().WithAdditionalProperties(openapi3.NewStringSchema()))
+
 func registerCredentials(s *fuego.Server, deps api) {
 	h := credentialHandlers{deps}
 	fuego.Post(s, "/carrier/credentials", h.store,
+		option.OperationID("storeCarrierCredentials"),
 		option.Summary("Store carrier credentials"),
 		option.Description("Body: an object keyed by SCAC code, each value an object of that carrier's credential fields (clientId + clientSecret, or apiKey). An upsert per carrier: other carriers are untouched; re-posting a carrier replaces its whole set. Every carrier is checked before anything is stored. Secrets are encrypted at rest."),
-		option.RequestBody(fuego.RequestBody{Type: map[string]map[string]string{}}),
+		httpapi.JSONBody("SCAC code → that carrier's credential fields: clientId and clientSecret, or apiKey", credentialsBodySchema),
 		option.AddResponse(400, "Invalid body, unsupported carrier or incomplete credentials", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier credentials"),
 	)
 	fuego.Delete(s, "/carrier/credentials", h.delete,
+		option.OperationID("deleteCarrierCredentials"),
 		option.Summary("Clear carrier credentials"),
 		option.RequestBody(fuego.RequestBody{Type: DeleteCredentialsBody{}}),
 		option.AddResponse(400, "Missing or invalid list, unsupported carrier", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier credentials"),
 	)
 	fuego.Post(s, "/carrier/health-check", h.healthCheck,
+		option.OperationID("checkCarrierHealth"),
 		option.Summary("Test connectivity to a carrier's API with the stored credentials"),
 		option.Description("status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error)."),
 		option.RequestBody(fuego.RequestBody{Type: HealthCheckBody{}}),

@@ -48,6 +48,7 @@ type RetryDeliveryResponse struct {
 func registerDeliveries(s *fuego.Server, deps api) {
 	h := deliveryHandlers{deps}
 	fuego.Post(s, "/webhook/deliveries/{id}/retry", h.retry,
+		option.OperationID("retryWebhookDelivery"),
 		option.Path("id", "the delivery id (the webhook-id of its attempts)"),
 		option.Summary("Send a dead-lettered delivery again"),
 		option.Description("Puts a DEAD delivery back in the queue: PENDING, due at once, with a fresh retry schedule; its earlier attempts stay in its history and the attempt count goes on. It is sent with the same body and webhook-id as before, outside its subscription's ordered stream (later events were delivered after it died). If the webhook is deactivated, it waits for activation."),
@@ -56,6 +57,7 @@ func registerDeliveries(s *fuego.Server, deps api) {
 		option.Tags("Webhooks"),
 	)
 	fuego.Post(s, "/webhook/test", h.test,
+		option.OperationID("testWebhook"),
 		option.Summary("Send a test delivery to the webhook"),
 		option.Description(fmt.Sprintf("Queues a signed test delivery {\"type\":\"webhook.test\",\"targetUrl\":...,\"env\":...,\"timestamp\":...} to the activated webhook. It goes the way every delivery goes (signed, retried on the schedule, behind the endpoint's circuit breaker, logged) and is listed by GET /webhook/deliveries with \"test\": true. At most %d a minute per account.", delivery.TestDeliveriesPerWindow)),
 		option.AddResponse(400, "No webhook configured, or not activated", fuego.Response{Type: httpapi.Body{}}),

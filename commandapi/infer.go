@@ -74,6 +74,7 @@ func registerInfer(s *fuego.Server, deps api) {
 	fuego.Get(s, "/carrier/infer", func(c fuego.ContextNoBody) (InferResponse, error) {
 		return inferHandler(c, deps)
 	},
+		option.OperationID("inferCarrier"),
 		option.Summary("Which carrier a container, booking or bill belongs to"),
 		option.Description("Looks the number up in contrack's prefix tables: a container's owner code (e.g. MSKU → MAEU), a bill of lading or booking prefix (e.g. MEDU → MSCU). "+
 			"Where the prefix names no single carrier (a leasing company's box, an unknown prefix), the carriers this account has credentials for are asked, in parallel and within a time limit, "+

@@ -73,6 +73,7 @@ type DeleteResponse struct {
 func registerSubscriptions(s *fuego.Server, deps api) {
 	h := subscriptionHandlers{deps}
 	fuego.Post(s, "/subscription/equipment", h.create,
+		option.OperationID("createSubscription"),
 		option.Summary("Subscribe to a shipment"),
 		option.Description("Track a container, booking or bill of lading of a carrier. subscriptionReference and exactly one of containerNumber, bookingNumber, billNumber are required. scacCode is optional: without it the carrier is inferred as GET /carrier/infer does (owner code, bill prefix, else asking the carriers the account has credentials for), and exactly one candidate must result, else 400 \"Could not determine the carrier for '<value>'; provide scacCode\"; the subscription then shows the inferred scacCode. Container numbers must carry a valid ISO 6346 check digit. Subscribing before storing the carrier's credentials is allowed: connectionStatus is NO_CREDENTIALS until they are stored. A carrier not on the supported list that pushes its events (it has a carrier key in this environment) is accepted with connectionStatus PUSH_ONLY: never polled, fed by its pushed events."),
 		option.RequestBody(fuego.RequestBody{Type: CreateSubscriptionBody{}}),
@@ -80,6 +81,7 @@ func registerSubscriptions(s *fuego.Server, deps api) {
 		option.Tags("Subscriptions"),
 	)
 	fuego.Delete(s, "/subscription/{subscription_id}", h.delete,
+		option.OperationID("deleteSubscription"),
 		option.Path("subscription_id", "the subscriptionReference"),
 		option.Summary("Close a subscription"),
 		option.Description("OPEN → CLOSED. Carrier polling stops only when no other open subscription shares the shipment (stoppedTracking). Closing an already closed subscription answers 200 without stoppedTracking."),

@@ -48,6 +48,7 @@ func WebhookSecretContext(accountID string) string { return secretbox.WebhookSec
 func registerWebhooks(s *fuego.Server, deps api) {
 	h := webhookHandlers{deps}
 	fuego.Post(s, "/webhook/configure", h.configure,
+		option.OperationID("configureWebhook"),
 		option.Summary("Configure the webhook"),
 		option.Description("Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {\"type\":\"webhook.verification\",\"secret\":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart."),
 		option.RequestBody(fuego.RequestBody{Type: ConfigureWebhookBody{}}),
@@ -55,6 +56,7 @@ func registerWebhooks(s *fuego.Server, deps api) {
 		option.Tags("Webhooks"),
 	)
 	fuego.Post(s, "/webhook/activate", h.activate,
+		option.OperationID("activateWebhook"),
 		option.Summary("Activate the webhook with the secret from the verification message"),
 		option.RequestBody(fuego.RequestBody{Type: ActivateWebhookBody{}}),
 		option.AddResponse(400, "Missing secret, no webhook configured, or incorrect secret", fuego.Response{Type: httpapi.Body{}}),

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
 	"github.com/google/uuid"
@@ -80,6 +81,9 @@ type AddedResponse struct {
 	Message string `json:"message"`
 }
 
+// pushedEventsSchema is POST /events' body: one event or an array of them.
+var pushedEventsSchema = openapi3.NewOneOfSchema(openapi3.NewObjectSchema(), openapi3.NewArraySchema().WithItems(openapi3.NewObjectSchema()))
+
 // RegisterEvents adds POST and HEAD /events.
 func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 	if deps.Now == nil {
@@ -90,8 +94,10 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 	}
 	h := eventsHandler{deps}
 	fuego.Post(s, "/events", h.post,
+		option.OperationID("pushEvents"),
 		option.Summary("Push carrier events (carriers only)"),
 		option.Description("For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required."),
+		httpapi.JSONBody("one DCSA event (eventType EQUIPMENT or TRANSPORT), or a JSON array of them", pushedEventsSchema),
 		option.Header("Notification-Signature", "sha256=<lowercase hex HMAC-SHA256 of the body>, required when the carrier key has a shared secret"),
 		option.AddResponse(400, "Refused event", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(413, "Body over 737280 bytes", fuego.Response{Type: httpapi.Body{}}),

@@ -28,6 +28,7 @@ type UsagePlan struct {
 
 func registerAccount(s *fuego.Server) {
 	fuego.Get(s, "/account", getAccount,
+		option.OperationID("getAccount"),
 		option.Summary("The calling key's account"),
 		option.Description("Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to."),
 		option.Tags("Account"),

@@ -58,6 +58,7 @@ func registerCredentials(s *fuego.Server, deps Deps) {
 		}
 		return out, nil
 	},
+		option.OperationID("getCarrierCredentials"),
 		option.Summary("Stored carrier credentials, secrets masked"),
 		option.Description("clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters."),
 		option.Tags("Carrier credentials"),

@@ -51,9 +51,10 @@ type DeliveryList struct {
 func registerDeliveries(s *fuego.Server, deps Deps) {
 	h := deliveryQueries{deps}
 	fuego.Get(s, "/webhook/deliveries", h.list,
+		option.OperationID("listWebhookDeliveries"),
 		option.Query("status", "PENDING, FAILED (retrying), DELIVERED or DEAD"),
 		option.Query("subscriptionReference", "only this subscription's deliveries"),
-		option.Query("limit", "page size 1-200, default 50 (values outside are clamped)"),
+		option.QueryInt("limit", "page size 1-200, default 50 (values outside are clamped)"),
 		option.Query("nextToken", "opaque cursor from the previous page; pass it back unchanged with the same filters"),
 		option.Summary("List webhook deliveries"),
 		option.Description("The calling account's webhook deliveries, newest first, a page at a time. A delivery is one signed POST of one or more events to the webhook; its id is the webhook-id header of every attempt. DEAD deliveries can be sent again with POST /webhook/deliveries/{id}/retry."),

@@ -50,9 +50,10 @@ type FeedPage struct {
 func registerFeed(s *fuego.Server, deps Deps) {
 	h := feedQueries{deps}
 	fuego.Get(s, "/subscriptions/events", h.list,
+		option.OperationID("readFeed"),
 		option.Query("cursor", "opaque cursor: the nextCursor of the previous response, unchanged; without it the feed starts at the oldest retained event (events are kept at least 30 days)"),
-		option.Query("limit", "events per response, 1-1000 (values outside are clamped); default 100"),
-		option.Query("wait", "long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive"),
+		option.QueryInt("limit", "events per response, 1-1000 (values outside are clamped); default 100"),
+		option.QueryInt("wait", "long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive"),
 		option.Summary("Read the account event feed"),
 		option.Description("Every event of the account's subscriptions, whether or not a webhook is configured, "+
 			"in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive "+

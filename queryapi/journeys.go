@@ -694,6 +694,7 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 		w.WriteHeader(http.StatusOK)
 		w.Write(*out)
 	},
+		option.OperationID("getJourneys"),
 		option.Query("equipmentNumber", "container number; narrows a booking or bill lookup to that container"),
 		option.Query("bookingNumber", "booking reference (not with billNumber)"),
 		option.Query("billNumber", "bill of lading number (not with bookingNumber)"),

@@ -103,7 +103,8 @@ func registerMetrics(s *fuego.Server, deps Deps) {
 		})
 		return out, nil
 	},
-		option.Query("window", "days to aggregate over, 1-90 (clamped), default 7"),
+		option.OperationID("getCarrierMetrics"),
+		option.QueryInt("window", "days to aggregate over, 1-90 (clamped), default 7"),
 		option.Summary("Carrier polling metrics of the calling account"),
 		option.Description("Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt."),
 		option.Tags("Account"),

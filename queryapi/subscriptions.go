@@ -54,15 +54,17 @@ type SubscriptionList struct {
 func registerSubscriptions(s *fuego.Server, deps Deps) {
 	h := subscriptionQueries{deps}
 	fuego.Get(s, "/subscriptions", h.list,
+		option.OperationID("listSubscriptions"),
 		option.Query("subscriptionStatus", "OPEN or CLOSED"),
 		option.Query("referencePrefix", "case-sensitive, left-anchored prefix of subscriptionReference; spans all statuses"),
-		option.Query("limit", "page size 1-200 (values outside are clamped); pagination is opt-in: without limit and nextToken every subscription is returned"),
+		option.QueryInt("limit", "page size 1-200 (values outside are clamped); pagination is opt-in: without limit and nextToken every subscription is returned"),
 		option.Query("nextToken", "opaque cursor from the previous page; pass it back unchanged with the same filters"),
 		option.Summary("List subscriptions"),
 		option.Description("The calling account's subscriptions in creation order."),
 		option.Tags("Subscriptions"),
 	)
 	fuego.Get(s, "/subscription/{subscription_id}", h.get,
+		option.OperationID("getSubscription"),
 		option.Path("subscription_id", "the subscriptionReference"),
 		option.Summary("Read a subscription"),
 		option.AddResponse(404, "No such subscription", fuego.Response{Type: httpapi.Body{}}),

@@ -29,6 +29,7 @@ func registerWebhookConfig(s *fuego.Server, deps Deps) {
 		}
 		return out, nil
 	},
+		option.OperationID("getWebhook"),
 		option.Summary("The webhook configuration"),
 		option.Description("targetUrl and whether the webhook is activated; targetUrl is \"\" and activated false while none is configured."),
 		option.Tags("Webhooks"),

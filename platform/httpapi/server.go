@@ -118,9 +118,16 @@ func New(cfg Config) *Server {
 		}),
 		fuego.WithEngineOptions(
 			fuego.WithErrorHandler(func(_ context.Context, err error) error { return err }),
+			// The API reads and writes JSON only (fuego would also list XML).
+			fuego.WithRequestContentType("application/json"),
+			fuego.WithResponseContentType("application/json"),
+			fuego.WithOpenAPIGeneratorSchemaCustomizer(openAPISchema),
 			fuego.WithOpenAPIConfig(fuego.OpenAPIConfig{
 				DisableLocalSave: true,
 				DisableMessages:  true,
+				// Descriptions say what an operation does, not which Go
+				// function serves it.
+				MiddlewareConfig: fuego.MiddlewareConfig{DisableControllerSection: true, DisableMiddlewareSection: true},
 				SpecURL:          "/openapi.json",
 				SwaggerURL:       "/docs",
 				UIHandler:        docsUI(cfg.DocsUI),
@@ -137,7 +144,10 @@ func New(cfg Config) *Server {
 		}),
 		fuego.WithRouteOptions(
 			fuego.OptionSecurity(openapi3.SecurityRequirement{"api_key": []string{}}),
+			// Every error is {"message": ...} (fuego's defaults say RFC 9457 for 400 and 500).
+			fuego.OptionAddResponse(http.StatusBadRequest, "Invalid request", fuego.Response{Type: Body{}}),
 			fuego.OptionAddResponse(http.StatusForbidden, "Missing, unknown or revoked x-api-key", fuego.Response{Type: Body{}}),
+			fuego.OptionAddResponse(http.StatusInternalServerError, "Internal Server Error", fuego.Response{Type: Body{}}),
 			fuego.OptionAddResponse(http.StatusTooManyRequests, "Over the usage plan's rate", fuego.Response{Type: Body{}}),
 		),
 	)
@@ -225,6 +235,9 @@ func (s *Server) Handler() http.Handler {
 	f := s.Fuego
 	f.OutputOpenAPISpec()
 	f.RegisterOpenAPIRoutes(f)
+	// After the spec's own route, whose (hidden) registration adds fuego's
+	// default schemas; the document is served from this value.
+	tidyOpenAPI(f.OpenAPI.Description())
 	f.Mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/docs/", http.StatusMovedPermanently)
 	})
