@@ -1,0 +1,30 @@
+export {
+  Contrack,
+  ContrackError,
+  defaultRetry,
+  maxBulkItems,
+  parseRetryAfter,
+  type BulkItemResult,
+  type ContrackOptions,
+  type CreateSubscriptionBody,
+  type DcsaEvent,
+  type FeedEvent,
+  type FeedOptions,
+  type ListSubscriptionsQuery,
+  type References,
+  type RetryPolicy,
+  type Schemas,
+  type SubscriptionList,
+  type SubscriptionRecord,
+} from "./client.js";
+export {
+  parseWebhook,
+  verifyHookSignature,
+  verifyStandardWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+  type HeaderSource,
+  type VerifyOptions,
+  type WebhookMessage,
+} from "./webhook.js";
+export type { components, operations, paths } from "./schema.js";
