@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="InferProbe")
+
+
+@_attrs_define
+class InferProbe:
+    """
+    Attributes:
+        http_code (int):
+        scac_code (str):
+        status (str):
+    """
+
+    http_code: int
+    scac_code: str
+    status: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        http_code = self.http_code
+
+        scac_code = self.scac_code
+
+        status = self.status
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "httpCode": http_code,
+                "scacCode": scac_code,
+                "status": status,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        http_code = d.pop("httpCode")
+
+        scac_code = d.pop("scacCode")
+
+        status = d.pop("status")
+
+        infer_probe = cls(
+            http_code=http_code,
+            scac_code=scac_code,
+            status=status,
+        )
+
+        infer_probe.additional_properties = d
+        return infer_probe
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

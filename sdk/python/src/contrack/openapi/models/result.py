@@ -1,0 +1,195 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.milestone import Milestone
+
+
+T = TypeVar("T", bound="Result")
+
+
+@_attrs_define
+class Result:
+    """
+    Attributes:
+        pod (str):
+        pol (str):
+        enhanced_events (list[Milestone] | None):
+        equipment_number (str):
+        last_location (str):
+        scac_code (str):
+        source_events (list[Any] | None):
+        tracking_status (str):
+        vessel_events (list[Any] | None):
+    """
+
+    pod: str
+    pol: str
+    enhanced_events: list[Milestone] | None
+    equipment_number: str
+    last_location: str
+    scac_code: str
+    source_events: list[Any] | None
+    tracking_status: str
+    vessel_events: list[Any] | None
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        pod = self.pod
+
+        pol = self.pol
+
+        enhanced_events: list[dict[str, Any]] | None
+        if isinstance(self.enhanced_events, list):
+            enhanced_events = []
+            for enhanced_events_type_0_item_data in self.enhanced_events:
+                enhanced_events_type_0_item = enhanced_events_type_0_item_data.to_dict()
+                enhanced_events.append(enhanced_events_type_0_item)
+
+        else:
+            enhanced_events = self.enhanced_events
+
+        equipment_number = self.equipment_number
+
+        last_location = self.last_location
+
+        scac_code = self.scac_code
+
+        source_events: list[Any] | None
+        if isinstance(self.source_events, list):
+            source_events = self.source_events
+
+        else:
+            source_events = self.source_events
+
+        tracking_status = self.tracking_status
+
+        vessel_events: list[Any] | None
+        if isinstance(self.vessel_events, list):
+            vessel_events = self.vessel_events
+
+        else:
+            vessel_events = self.vessel_events
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "POD": pod,
+                "POL": pol,
+                "enhancedEvents": enhanced_events,
+                "equipmentNumber": equipment_number,
+                "lastLocation": last_location,
+                "scacCode": scac_code,
+                "sourceEvents": source_events,
+                "trackingStatus": tracking_status,
+                "vesselEvents": vessel_events,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.milestone import Milestone
+
+        d = dict(src_dict)
+        pod = d.pop("POD")
+
+        pol = d.pop("POL")
+
+        def _parse_enhanced_events(data: object) -> list[Milestone] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                enhanced_events_type_0 = []
+                _enhanced_events_type_0 = data
+                for enhanced_events_type_0_item_data in _enhanced_events_type_0:
+                    enhanced_events_type_0_item = Milestone.from_dict(
+                        enhanced_events_type_0_item_data
+                    )
+
+                    enhanced_events_type_0.append(enhanced_events_type_0_item)
+
+                return enhanced_events_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[Milestone] | None, data)
+
+        enhanced_events = _parse_enhanced_events(d.pop("enhancedEvents"))
+
+        equipment_number = d.pop("equipmentNumber")
+
+        last_location = d.pop("lastLocation")
+
+        scac_code = d.pop("scacCode")
+
+        def _parse_source_events(data: object) -> list[Any] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                source_events_type_0 = cast(list[Any], data)
+
+                return source_events_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[Any] | None, data)
+
+        source_events = _parse_source_events(d.pop("sourceEvents"))
+
+        tracking_status = d.pop("trackingStatus")
+
+        def _parse_vessel_events(data: object) -> list[Any] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                vessel_events_type_0 = cast(list[Any], data)
+
+                return vessel_events_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[Any] | None, data)
+
+        vessel_events = _parse_vessel_events(d.pop("vesselEvents"))
+
+        result = cls(
+            pod=pod,
+            pol=pol,
+            enhanced_events=enhanced_events,
+            equipment_number=equipment_number,
+            last_location=last_location,
+            scac_code=scac_code,
+            source_events=source_events,
+            tracking_status=tracking_status,
+            vessel_events=vessel_events,
+        )
+
+        result.additional_properties = d
+        return result
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

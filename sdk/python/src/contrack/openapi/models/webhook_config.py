@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="WebhookConfig")
+
+
+@_attrs_define
+class WebhookConfig:
+    """WebhookConfig schema
+
+    Attributes:
+        activated (bool):
+        env (str):
+        target_url (str):
+    """
+
+    activated: bool
+    env: str
+    target_url: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        activated = self.activated
+
+        env = self.env
+
+        target_url = self.target_url
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "activated": activated,
+                "env": env,
+                "targetUrl": target_url,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        activated = d.pop("activated")
+
+        env = d.pop("env")
+
+        target_url = d.pop("targetUrl")
+
+        webhook_config = cls(
+            activated=activated,
+            env=env,
+            target_url=target_url,
+        )
+
+        webhook_config.additional_properties = d
+        return webhook_config
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
