@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test test-kafka kafka test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean
+.PHONY: build run test test-kafka kafka test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean sdk sdk-deps sdk-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -114,6 +114,33 @@ e2e-scale: services build
 # broker frozen 30 s) instead of the embedded broker's restart.
 chaos: services build
 	KAFKA=$(KAFKA) ./scripts/chaos.sh
+
+# The client libraries (sdk/): docs/openapi.json rewritten from the server's
+# routes, then each SDK's generated client from it, with the generator
+# versions pinned in sdk/go/generate.go, sdk/typescript/package-lock.json
+# and sdk/python/requirements-dev.txt.
+SDK_DATA ?= $(or $(CONTRACK_DATA_DIR),.data)/sdk
+SDK_VENV := $(SDK_DATA)/venv
+sdk: sdk-deps
+	$(GO) test -count=1 -run TestOpenAPIDocument ./cmd/contrack -update
+	cd sdk/go && $(GO) generate ./...
+	cd sdk/typescript && npm run --silent generate
+	PATH="$(abspath $(SDK_VENV))/bin:$$PATH" ./sdk/python/generate.sh sdk/python/src/contrack/openapi
+
+# What the SDKs' tests need: the npm packages from the lockfile, and a
+# Python venv (under the data directory) with the pinned packages; each
+# is installed again only when its lockfile changed.
+sdk-deps:
+	./sdk/deps.sh "$(SDK_DATA)"
+
+# Each SDK's own test runner (go test, node --test, pytest) against a real
+# `contrack all` over fresh databases (sdk/harness); the generated code is
+# checked against a fresh generation there too.
+sdk-test: services build sdk-deps
+	$(GO) run ./sdk/harness \
+		'go=cd sdk/go && $(GO) test -count=1 ./...' \
+		'typescript=cd sdk/typescript && npm test --silent' \
+		'python=cd sdk/python && "$(abspath $(SDK_VENV))/bin/python" -m pytest -q'
 
 clean:
 	rm -rf bin
