@@ -9,6 +9,9 @@ data=${1:?usage: deps.sh DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$data"
 
+for tool in npm node; do
+	command -v "$tool" >/dev/null || { echo "sdk-deps: the TypeScript SDK needs Node.js 20+ and npm; $tool is not on PATH" >&2; exit 1; }
+done
 ts=$root/sdk/typescript
 if ! cmp -s "$ts/package-lock.json" "$ts/node_modules/.package-lock.contrack"; then
 	echo "sdk-deps: npm ci in sdk/typescript"
@@ -18,9 +21,9 @@ fi
 
 venv=$data/venv
 req=$root/sdk/python/requirements-dev.txt
-python=$(command -v python3.11 || command -v python3)
-if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-	echo "sdk-deps: the Python SDK needs Python 3.11 or newer; $python is $("$python" --version 2>&1)" >&2
+python=$(command -v python3.11 || command -v python3 || true)
+if [ -z "$python" ] || ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+	echo "sdk-deps: the Python SDK needs Python 3.11 or newer (python3.11 or python3 on PATH)${python:+; $python is $("$python" --version 2>&1)}" >&2
 	exit 1
 fi
 if [ ! -x "$venv/bin/python" ]; then

@@ -132,9 +132,11 @@ func New(cfg Config) *Server {
 				SwaggerURL:       "/docs",
 				UIHandler:        docsUI(cfg.DocsUI),
 				Info: &openapi3.Info{
-					Title:       "contrack",
-					Description: "Container tracking: subscribe once, receive every carrier's events as DCSA EVENT_DOMAIN 2.0.2.",
-					Version:     cfg.Version,
+					Title: "contrack",
+					Description: "Container tracking: subscribe once, receive every carrier's events as DCSA EVENT_DOMAIN 2.0.2. " +
+						"Client libraries for Go, TypeScript and Python, generated from this document, are in the repository's sdk/ folder " +
+						"(sdk/go, sdk/typescript, sdk/python), each with a README and a quick start.",
+					Version: cfg.Version,
 				},
 			}),
 		),
