@@ -422,3 +422,57 @@ func TestQuickStart(t *testing.T) {
 		t.Fatalf("the quick start printed no subscription or no event:\n%s", out)
 	}
 }
+
+// SubscribeBulk against POST /subscriptions/equipment: one result per
+// item in order, EXISTS when sent again, and more than 1,000 items split
+// over requests. It skips while the server has no such endpoint.
+func TestSubscribeBulkAgainstServer(t *testing.T) {
+	s := realServer(t)
+	ctx := context.Background()
+	c, _ := New(s.url, s.admin(t, "create-key", "--client", unique("sdk-go-bulk-"), "--env", "sandbox"))
+	items := []CreateSubscriptionBody{
+		{ScacCode: "MAEU", ContainerNumber: container, SubscriptionReference: "bulk-0"},
+		{ScacCode: "MAEU", ContainerNumber: "MSKU9070324", SubscriptionReference: "bulk-1"}, // wrong check digit
+		{ScacCode: "MAEU", BookingNumber: "BKG4711", SubscriptionReference: "bulk-2"},
+	}
+	results, err := c.SubscribeBulk(ctx, items)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == 404 && apiErr.Message == "Not Found" {
+		t.Skip("this server has no POST /subscriptions/equipment (bulk subscribe, issue 29)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := func(rs []BulkItemResult) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("%d %s %s %s", r.Index, r.SubscriptionReference, r.Status, r.Message))
+		}
+		return strings.Join(out, "; ")
+	}
+	want := "0 bulk-0 CREATED Successfully Subscribed; 1 bulk-1 INVALID Invalid container number 'MSKU9070324'; 2 bulk-2 CREATED Successfully Subscribed"
+	if got := summary(results); got != want {
+		t.Fatalf("bulk results\n got %s\nwant %s", got, want)
+	}
+	if results[0].ScacCode != "MAEU" {
+		t.Errorf("CREATED without its scacCode: %+v", results[0])
+	}
+	again, err := c.SubscribeBulk(ctx, items)
+	if err != nil || again[0].Status != "EXISTS" || again[1].Status != "INVALID" || again[2].Status != "EXISTS" {
+		t.Fatalf("sent again: %s, %v", summary(again), err)
+	}
+	// 1,001 items are two requests; every result keeps its index.
+	many := make([]CreateSubscriptionBody, MaxBulkItems+1)
+	for i := range many {
+		many[i] = CreateSubscriptionBody{ScacCode: "MAEU", ContainerNumber: "MSKU9070324", SubscriptionReference: fmt.Sprintf("many-%d", i)}
+	}
+	results, err = c.SubscribeBulk(ctx, many)
+	if err != nil || len(results) != len(many) {
+		t.Fatalf("%d results for %d items: %v", len(results), len(many), err)
+	}
+	for i, r := range results {
+		if r.Index != i || r.SubscriptionReference != fmt.Sprintf("many-%d", i) || r.Status != "INVALID" {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+}

@@ -208,3 +208,31 @@ def test_retries_against_a_plan_of_one_request_a_second():
     for _ in range(4):
         assert get_account.sync(client=c.api).environment == "sandbox"
     assert counting.too_many > 0, "four calls at once on a plan of 1/s met no 429: the retries were not exercised"
+
+
+def test_bulk_subscribe():
+    """subscribe_bulk against POST /subscriptions/equipment: one result per
+    item in order, EXISTS when sent again, more than 1,000 items over two
+    requests. It skips while the server has no such endpoint."""
+    c = Contrack(URL, admin("create-key", "--client", unique("sdk-py-bulk-"), "--env", "sandbox"))
+    items = [
+        CreateSubscriptionBody(subscription_reference="bulk-0", scac_code="MAEU", container_number=CONTAINER),
+        CreateSubscriptionBody(subscription_reference="bulk-1", scac_code="MAEU", container_number="MSKU9070324"),  # wrong check digit
+        {"scacCode": "MAEU", "bookingNumber": "BKG4711", "subscriptionReference": "bulk-2"},
+    ]
+    try:
+        results = c.subscribe_bulk(items)
+    except ContrackError as e:
+        if (e.status, e.message) == (404, "Not Found"):
+            pytest.skip("this server has no POST /subscriptions/equipment (bulk subscribe, issue 29)")
+        raise
+    assert [(r.index, r.subscription_reference, r.status, r.message) for r in results] == [
+        (0, "bulk-0", "CREATED", "Successfully Subscribed"),
+        (1, "bulk-1", "INVALID", "Invalid container number 'MSKU9070324'"),
+        (2, "bulk-2", "CREATED", "Successfully Subscribed"),
+    ]
+    assert results[0].scac_code == "MAEU"
+    assert [r.status for r in c.subscribe_bulk(items)] == ["EXISTS", "INVALID", "EXISTS"]
+    many = [{"scacCode": "MAEU", "containerNumber": "MSKU9070324", "subscriptionReference": f"many-{i}"} for i in range(1001)]
+    results = c.subscribe_bulk(many)
+    assert [(r.index, r.subscription_reference, r.status) for r in results] == [(i, f"many-{i}", "INVALID") for i in range(1001)]

@@ -196,3 +196,37 @@ test("retries against a plan of one request a second", { skip }, async () => {
   }
   assert.ok(tooMany > 0, "four calls at once on a plan of 1/s met no 429: the retries were not exercised");
 });
+
+// subscribeBulk against POST /subscriptions/equipment: one result per item
+// in order, EXISTS when sent again, more than 1,000 items over two
+// requests. It skips while the server has no such endpoint.
+test("bulk subscribe against the server", { skip }, async (t) => {
+  const c = new Contrack({ baseUrl: url!, apiKey: admin("create-key", "--client", unique("sdk-ts-bulk-"), "--env", "sandbox") });
+  const items = [
+    { scacCode: "MAEU", containerNumber: container, subscriptionReference: "bulk-0" },
+    { scacCode: "MAEU", containerNumber: "MSKU9070324", subscriptionReference: "bulk-1" }, // wrong check digit
+    { scacCode: "MAEU", bookingNumber: "BKG4711", subscriptionReference: "bulk-2" },
+  ];
+  let results;
+  try {
+    results = await c.subscribeBulk(items);
+  } catch (err) {
+    if (err instanceof ContrackError && err.status === 404 && err.message === "Not Found") {
+      t.skip("this server has no POST /subscriptions/equipment (bulk subscribe, issue 29)");
+      return;
+    }
+    throw err;
+  }
+  const summary = (rs: typeof results) => rs.map((r) => `${r.index} ${r.subscriptionReference} ${r.status} ${r.message}`);
+  assert.deepEqual(summary(results), [
+    "0 bulk-0 CREATED Successfully Subscribed",
+    "1 bulk-1 INVALID Invalid container number 'MSKU9070324'",
+    "2 bulk-2 CREATED Successfully Subscribed",
+  ]);
+  assert.equal(results[0].scacCode, "MAEU");
+  assert.deepEqual((await c.subscribeBulk(items)).map((r) => r.status), ["EXISTS", "INVALID", "EXISTS"]);
+  const many = Array.from({ length: 1001 }, (_, i) => ({ scacCode: "MAEU", containerNumber: "MSKU9070324", subscriptionReference: `many-${i}` }));
+  const all = await c.subscribeBulk(many);
+  assert.equal(all.length, 1001);
+  all.forEach((r, i) => assert.deepEqual([r.index, r.subscriptionReference, r.status], [i, `many-${i}`, "INVALID"]));
+});
