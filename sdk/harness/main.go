@@ -80,7 +80,15 @@ func run(ctx context.Context, bin, pgServer, chAddr string, keep bool, suites []
 			return false, err
 		}
 	}
-	env := append(os.Environ(),
+	// The caller's own contrack settings (a KAFKA_BROKERS, a namespace)
+	// are not this server's: it runs on the embedded broker.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CONTRACK_") && !strings.HasPrefix(kv, "KAFKA_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
 		"CONTRACK_HTTP_ADDR="+addrs["http"],
 		"CONTRACK_PG_URL="+withDatabase(pgServer, db),
 		"CONTRACK_CLICKHOUSE_ADDR="+chAddr,
