@@ -122,18 +122,18 @@ export const maxBulkItems = 1000;
 export class Contrack {
   readonly api: Client<paths>;
   private readonly baseUrl: string;
-  private readonly apiKey: string;
+  private readonly headers: Record<string, string>;
   private readonly policy: RetryPolicy;
   private readonly send: (input: Request) => Promise<Response>;
 
   constructor(options: ContrackOptions) {
     if (!options.apiKey) throw new Error("contrack: an API key is required");
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.apiKey = options.apiKey;
     const policy = (this.policy = { ...defaultRetry, ...options.retry });
     const inner = options.fetch ?? ((r: Request) => globalThis.fetch(r));
     const headers: Record<string, string> = { "x-api-key": options.apiKey };
     if (options.userAgent) headers["user-agent"] = options.userAgent;
+    this.headers = headers;
     this.send = (request) => sendWithRetry(inner, request, policy);
     this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.send, headers });
   }
@@ -216,7 +216,7 @@ export class Contrack {
       const chunk = items.slice(start, start + maxBulkItems);
       const request = new Request(this.baseUrl + "/subscriptions/equipment", {
         method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": this.apiKey },
+        headers: { ...this.headers, "content-type": "application/json" },
         body: JSON.stringify(chunk),
       });
       const answer = (await (await this.send(request)).json()) as { results?: BulkItemResult[] };
