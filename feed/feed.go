@@ -88,8 +88,8 @@ type Deps struct {
 	// Namespace prefixes the Kafka topics and groups of this deployment
 	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
 	Namespace schemas.Namespace
-	Pool    *pgxpool.Pool
-	Log     *slog.Logger
+	Pool      *pgxpool.Pool
+	Log       *slog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
 }
