@@ -108,6 +108,9 @@ func withDatabase(url, db string) string {
 	return out
 }
 
+// operatorToken opens the processes' profiles (CONTRACK_OPERATOR_TOKEN).
+var operatorToken = randomName("e2e-operator-")
+
 func newSystem(cfg systemConfig) (*system, error) {
 	dir, err := os.MkdirTemp("", "contrack-e2e-")
 	if err != nil {
@@ -137,6 +140,7 @@ func newSystem(cfg systemConfig) (*system, error) {
 		"CONTRACK_DATA_DIR="+s.dataDir,
 		fmt.Sprintf("CONTRACK_KAFKA_PARTITIONS=%d", cfg.Partitions),
 		"CONTRACK_SECRET_KEY="+randomName("e2e-secret-"),
+		"CONTRACK_OPERATOR_TOKEN="+operatorToken,
 		"CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true",
 		"CONTRACK_LOG_LEVEL=warn",
 	)
@@ -365,6 +369,7 @@ func (s *system) profileOne(ctx context.Context, path, admin string, d time.Dura
 	if err != nil {
 		return err
 	}
+	req.Header.Set("Authorization", "Bearer "+operatorToken) // the profiles need it
 	resp, err := (&http.Client{Timeout: d + time.Minute}).Do(req)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -54,8 +54,8 @@ type Config struct {
 	// SecretKeysPrevious open what older keys sealed and verify what they
 	// signed (CONTRACK_SECRET_KEYS_PREVIOUS), during a rotation.
 	SecretKeysPrevious []string
-	// OperatorToken guards operator endpoints (/metrics) on the API address;
-	// empty refuses them there.
+	// OperatorToken guards operator endpoints: /metrics on the API address
+	// and the profiles on the admin listener; empty refuses them there.
 	OperatorToken string
 	// AdminAddr serves /metrics, /healthz and /readyz without a token; ""
 	// (CONTRACK_ADMIN_ADDR=off) serves no admin listener.
@@ -133,8 +133,8 @@ var envVars = []envVar{
 	{"CONTRACK_DATA_DIR", ".data", "local state: the embedded broker's log, ClickHouse data, the generated secret key; ignored by git", false, "DataDir"},
 	{"CONTRACK_SECRET_KEY", "", "key encrypting stored secrets and signing page tokens; unset: generated once into <data dir>/secret.key (0600). Set it, the same value, when processes run on several hosts", true, "SecretKey"},
 	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true, "SecretKeysPrevious"},
-	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address; empty: /metrics is refused there", true, "OperatorToken"},
-	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz, /debug/pprof/, no token); off disables", false, "AdminAddr"},
+	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address and /debug/pprof/ on the admin listener; empty: both are refused", true, "OperatorToken"},
+	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz without a token; /debug/pprof/ with the operator token); off disables", false, "AdminAddr"},
 	{"CONTRACK_SHUTDOWN_TIMEOUT", "20s", "budget from SIGTERM to exit: every stage must stop within it, else the process exits non-zero naming the stages that hung; must exceed CONTRACK_DELIVERY_SHUTDOWN_GRACE", false, "ShutdownTimeout"},
 	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false, "PreAuthRate"},
 	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false, "ClientIPHeader"},

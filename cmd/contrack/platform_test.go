@@ -369,3 +369,50 @@ func TestAllServesTheAdminListener(t *testing.T) {
 		t.Errorf("API /metrics with the operator token: %d", got)
 	}
 }
+
+// TestPprofNeedsTheOperatorToken: the admin listener serves /metrics and
+// the probes without a token, but Go's profiles only with the operator
+// token, and not at all when none is configured.
+func TestPprofNeedsTheOperatorToken(t *testing.T) {
+	health := httpapi.NewHealth(nil, 0, testenv.Log(t))
+	metrics := httpapi.NewRegistry("test", version)
+	admin := httpapi.NewAdminHandler(health, testenv.Log(t), map[string]http.Handler{"/metrics": httpapi.MetricsHandler(metrics)})
+	get := func(url string, hdr map[string]string) (int, string) {
+		req, _ := http.NewRequest("GET", url, nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	profiles := []string{"/debug/pprof/", "/debug/pprof/heap", "/debug/pprof/goroutine?debug=1", "/debug/pprof/profile?seconds=1", "/debug/pprof/trace?seconds=1"}
+
+	url := httptestServer(t, adminMux(Config{OperatorToken: "op-secret-token"}, testenv.Log(t), admin))
+	for _, p := range profiles {
+		for name, hdr := range map[string]map[string]string{
+			"no token":    nil,
+			"wrong token": {"Authorization": "Bearer op-secret-tokeX"},
+			"not bearer":  {"Authorization": "op-secret-token"},
+		} {
+			if code, body := get(url+p, hdr); code != 403 || body != "{\"message\":\"Forbidden\"}\n" {
+				t.Errorf("%s %s: %d %.100s", p, name, code, body)
+			}
+		}
+		if code, body := get(url+p, map[string]string{"Authorization": "Bearer op-secret-token"}); code != 200 {
+			t.Errorf("%s with the token: %d %.100s", p, code, body)
+		}
+	}
+	if code, body := get(url+"/metrics", nil); code != 200 || !strings.Contains(body, "# HELP") {
+		t.Errorf("/metrics without a token: %d", code)
+	}
+
+	none := httptestServer(t, adminMux(Config{}, testenv.Log(t), admin))
+	if code, _ := get(none+"/debug/pprof/", map[string]string{"Authorization": "Bearer "}); code != 403 {
+		t.Errorf("no operator token configured: /debug/pprof/ %d", code)
+	}
+}

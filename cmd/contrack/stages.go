@@ -282,15 +282,9 @@ func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handle
 	if err != nil {
 		return fmt.Errorf("admin: listen %s (CONTRACK_ADMIN_ADDR; give each process on a host its own, or off): %w", cfg.AdminAddr, err)
 	}
-	// The operator listener also serves Go's profiles: under load they say
-	// where a role's CPU goes (docs/performance.md uses them).
-	mux := http.NewServeMux()
-	mux.Handle("/", h)
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux := adminMux(cfg, log, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	log.Info("admin listener serving /metrics, /healthz, /readyz, /debug/pprof/", "addr", ln.Addr().String())
+	log.Info("admin listener serving /metrics, /healthz, /readyz, /debug/pprof/ (operator token)", "addr", ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -304,6 +298,22 @@ func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handle
 		return fmt.Errorf("admin: shutdown: %w", err)
 	}
 	return nil
+}
+
+// adminMux is the admin listener's handler: h (/metrics, /healthz, /readyz,
+// no token: probes and Prometheus use them) and Go's profiles, which say
+// where a role's CPU goes (docs/performance.md uses them). The profiles need
+// the operator token (CONTRACK_OPERATOR_TOKEN; none configured refuses
+// them): they expose the process's memory and code paths, and Kubernetes
+// binds this listener on every interface.
+func adminMux(cfg Config, log *slog.Logger, h http.Handler) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	guard := func(f http.HandlerFunc) http.Handler { return httpapi.RequireOperatorToken(cfg.OperatorToken, log, f) }
+	mux.Handle("/debug/pprof/", guard(pprof.Index))
+	mux.Handle("/debug/pprof/profile", guard(pprof.Profile))
+	mux.Handle("/debug/pprof/trace", guard(pprof.Trace))
+	return mux
 }
 
 // newAPIServer registers every HTTP stage; bg bounds work that outlives a

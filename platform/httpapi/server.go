@@ -201,11 +201,31 @@ func NewAdminHandler(health *Health, log *slog.Logger, routes map[string]http.Ha
 
 // operatorAllowed checks the bearer token in constant time.
 func (s *Server) operatorAllowed(r *http.Request) bool {
-	if s.cfg.OperatorToken == "" {
+	return operatorTokenOK(r, s.cfg.OperatorToken)
+}
+
+// operatorTokenOK reports whether r carries "Authorization: Bearer <token>",
+// compared in constant time; no request passes when token is "".
+func operatorTokenOK(r *http.Request, token string) bool {
+	if token == "" {
 		return false
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.OperatorToken)) == 1
+	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(token)) == 1
+}
+
+// RequireOperatorToken serves h only to requests carrying
+// "Authorization: Bearer <token>"; any other request, and every request when
+// token is "", is 403 {"message":"Forbidden"}. For operator routes on a
+// listener that other machines may reach (the admin listener's profiles).
+func RequireOperatorToken(token string, log *slog.Logger, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !operatorTokenOK(r, token) {
+			WriteError(w, r, log, &Error{Status: http.StatusForbidden, Message: MsgForbidden})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // docsUI is cfg.DocsUI, or a page that only links the spec.
