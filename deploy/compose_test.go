@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -206,6 +207,30 @@ func TestComposeWiring(t *testing.T) {
 	e := p.Services["edge"]
 	if len(e.Ports) != 1 || e.Ports[0].Published != "8080" || e.Ports[0].HostIP != "127.0.0.1" {
 		t.Errorf("edge ports %+v: README's curl flow uses localhost:8080", e.Ports)
+	}
+	// The api believes X-Real-IP only from edge: edge's fixed address on
+	// the compose network is the one trusted proxy.
+	var (
+		edgeAddr netip.Addr
+		err      error
+	)
+	if n := e.Networks["default"]; n == nil {
+		t.Errorf("edge has no fixed address on the default network")
+	} else if edgeAddr, err = netip.ParseAddr(n.Ipv4Address); err != nil {
+		t.Errorf("edge ipv4_address %q: %v", n.Ipv4Address, err)
+	}
+	var subnet netip.Prefix
+	if cfgs := p.Networks["default"].Ipam.Config; len(cfgs) == 1 {
+		subnet, err = netip.ParsePrefix(cfgs[0].Subnet)
+	}
+	if err != nil || !subnet.Contains(edgeAddr) {
+		t.Errorf("edge's address %v is not in the compose network's fixed subnet %v (%v)", edgeAddr, subnet, err)
+	}
+	if env(api, "CONTRACK_CLIENT_IP_HEADER") != "" {
+		trusted, err := netip.ParsePrefix(env(api, "CONTRACK_TRUSTED_PROXIES"))
+		if err != nil || trusted.Bits() != 32 || !trusted.Contains(edgeAddr) {
+			t.Errorf("api CONTRACK_TRUSTED_PROXIES %q, want edge's address %v alone (%v)", env(api, "CONTRACK_TRUSTED_PROXIES"), edgeAddr, err)
+		}
 	}
 
 	// Stores: the URLs the contrack services use name the compose services.

@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -274,6 +275,13 @@ func TestK8sBase(t *testing.T) {
 	}
 	checkHardened(t, "migrate", job.Spec.Template.Spec, jc, containerEnv(t, jc, cm, secret))
 
+	// The client address header is believed only from the proxies' networks.
+	if cm.Data["CONTRACK_CLIENT_IP_HEADER"] != "" {
+		ps := strings.Split(cm.Data["CONTRACK_TRUSTED_PROXIES"], ",")
+		if _, err := netip.ParsePrefix(strings.TrimSpace(ps[0])); err != nil {
+			t.Errorf("CONTRACK_CLIENT_IP_HEADER without valid CONTRACK_TRUSTED_PROXIES (%q): %v", cm.Data["CONTRACK_TRUSTED_PROXIES"], err)
+		}
+	}
 	checkScaling(t, objs)
 	checkAPIExposure(t, objs, cm)
 	checkNetworkPolicy(t, objs)
@@ -300,12 +308,31 @@ func checkNetworkPolicy(t *testing.T, objs []object) {
 			ports[p.Name] = true
 		}
 	}
+	httpRules := 0
 	for _, rule := range np.Spec.Ingress {
 		for _, p := range rule.Ports {
 			if p.Port == nil || !ports[p.Port.String()] {
 				t.Errorf("NetworkPolicy admits port %v, which no container names", p.Port)
 			}
+			if p.Port == nil || p.Port.String() != "http" {
+				continue
+			}
+			// The API believes X-Real-IP from its peers: only the ingress
+			// controller's pods may be one.
+			httpRules++
+			if len(rule.From) == 0 {
+				t.Errorf("NetworkPolicy admits anyone to the API port")
+			}
+			for _, from := range rule.From {
+				if from.IPBlock != nil || from.NamespaceSelector == nil || len(from.NamespaceSelector.MatchLabels) == 0 ||
+					from.PodSelector == nil || len(from.PodSelector.MatchLabels) == 0 {
+					t.Errorf("NetworkPolicy admits %+v to the API port: want the ingress controller's pods in its namespace", from)
+				}
+			}
 		}
+	}
+	if httpRules == 0 {
+		t.Errorf("NetworkPolicy admits nobody to the API port")
 	}
 }
 

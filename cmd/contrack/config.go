@@ -20,6 +20,7 @@ import (
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/normalize/stage"
+	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/queryapi"
@@ -71,8 +72,12 @@ type Config struct {
 	// refused from memory may come ten times as fast.
 	PreAuthRate float64
 	// ClientIPHeader names a header set by a trusted proxy that carries the
-	// client address; "" uses the connection's address.
+	// client address; "" uses the connection's address. It needs
+	// TrustedProxies: the header is believed only from those networks.
 	ClientIPHeader string
+	// TrustedProxies are the networks (CIDR) of the proxies in front of the
+	// API whose ClientIPHeader is believed (CONTRACK_TRUSTED_PROXIES).
+	TrustedProxies []string
 	// PGMaxConns and PGAPIMaxConns size the stages' and the API's Postgres
 	// pools: separate pools, so API traffic cannot take the stages' connections.
 	PGMaxConns, PGAPIMaxConns int
@@ -137,7 +142,8 @@ var envVars = []envVar{
 	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz without a token; /debug/pprof/ with the operator token); off disables", false, "AdminAddr"},
 	{"CONTRACK_SHUTDOWN_TIMEOUT", "20s", "budget from SIGTERM to exit: every stage must stop within it, else the process exits non-zero naming the stages that hung; must exceed CONTRACK_DELIVERY_SHUTDOWN_GRACE", false, "ShutdownTimeout"},
 	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false, "PreAuthRate"},
-	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP); empty: the connection's address", false, "ClientIPHeader"},
+	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP), believed only on connections from CONTRACK_TRUSTED_PROXIES (required with it); empty: the connection's address", false, "ClientIPHeader"},
+	{"CONTRACK_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, e.g. 10.0.0.0/8) of the proxies in front of the API whose CONTRACK_CLIENT_IP_HEADER is believed; from any other peer the header is ignored", false, "TrustedProxies"},
 	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay), 2 to 1000", false, "PGMaxConns"},
 	{"CONTRACK_PG_API_MAX_CONNS", "10", "Postgres connections of the HTTP API, a separate pool, 2 to 1000", false, "PGAPIMaxConns"},
 	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets (development only)", false, "AllowPrivateWebhooks"},
@@ -339,6 +345,11 @@ func (c Config) Validate() error {
 	}
 	if c.PreAuthRate < 0 {
 		bad("CONTRACK_PREAUTH_RATE", "a number ≥ 0")
+	}
+	if _, err := httpapi.ParseTrustedProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, fmt.Errorf("CONTRACK_TRUSTED_PROXIES: %w", err))
+	} else if c.ClientIPHeader != "" && len(c.TrustedProxies) == 0 {
+		errs = append(errs, errors.New("CONTRACK_CLIENT_IP_HEADER needs CONTRACK_TRUSTED_PROXIES: the networks of the proxies that set it (e.g. 10.0.0.0/8); from anyone else the header would let a client choose its own address"))
 	}
 	if c.Tracing.SampleRatio <= 0 || c.Tracing.SampleRatio > 1 {
 		bad("CONTRACK_TRACE_SAMPLE_RATIO", "a number above 0 and at most 1")

@@ -202,6 +202,8 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		{"CONTRACK_RELAY_IDLE", "-1s", "outbox relay: BatchSize, Idle and Retention must not be negative"},
 		{"CONTRACK_SANDBOX_ACCELERATE", "0.5", "CONTRACK_SANDBOX_ACCELERATE must be a number ≥ 1"},
 		{"CONTRACK_JOURNEY_CACHE_MAX_AGE", "-1s", "queryapi: journeys: negative duration"},
+		{"CONTRACK_CLIENT_IP_HEADER", "X-Real-IP", "CONTRACK_CLIENT_IP_HEADER needs CONTRACK_TRUSTED_PROXIES"},
+		{"CONTRACK_TRUSTED_PROXIES", "10.0.0.0/8,ten", `CONTRACK_TRUSTED_PROXIES: "ten" is neither a network in CIDR notation`},
 	} {
 		t.Run(tc.env+"="+tc.value, func(t *testing.T) {
 			clearConfigEnv(t)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"path/filepath"
 	"time"
 
@@ -316,6 +317,12 @@ func adminMux(cfg Config, log *slog.Logger, h http.Handler) *http.ServeMux {
 	return mux
 }
 
+// trustedProxies parses CONTRACK_TRUSTED_PROXIES (Validate has checked it).
+func trustedProxies(cfg Config) []netip.Prefix {
+	ps, _ := httpapi.ParseTrustedProxies(cfg.TrustedProxies)
+	return ps
+}
+
 // newAPIServer registers every HTTP stage; bg bounds work that outlives a
 // request (webhook verification retries).
 func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, keys httpapi.Authenticator, health *httpapi.Health) *httpapi.Server {
@@ -343,6 +350,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		PreAuth:         preAuth,
 		PreAuthRefusals: preAuthRefusals,
 		ClientIPHeader:  cfg.ClientIPHeader,
+		TrustedProxies:  trustedProxies(cfg),
 		OperatorToken:   cfg.OperatorToken,
 		Public:          append([]string{"/healthz", "/readyz", "/openapi.json", "/docs", "/docs/", "HEAD /events"}, console.Public...),
 		DocsUI:          console.DocsHandler,

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -155,7 +156,7 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 	}
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: cache, PreAuth: httpapi.NewAddrLimiter(0.001, 3, 0),
 		PreAuthRefusals: httpapi.NewAddrLimiter(0.001, 1, 0),
-		ClientIPHeader:  "X-Real-IP", Limiter: httpapi.NewRateLimiter()})
+		ClientIPHeader:  "X-Real-IP", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Limiter: httpapi.NewRateLimiter()})
 	srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
@@ -187,6 +188,71 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 	}
 	if code, _, _ := get(t, ts.URL+"/ok", map[string]string{"x-api-key": unknown(100), "X-Real-IP": "192.0.2.7"}); code != 403 {
 		t.Fatalf("another address shares the bucket: %d", code)
+	}
+}
+
+// TestClientAddressHeaderOnlyFromTrustedProxies: the client address header
+// is believed only on connections from CONTRACK_TRUSTED_PROXIES; from any
+// other peer a client sending its own X-Real-IP (a new one per request) is
+// still charged to its connection's address and refused once that is over
+// its limit. Behind a trusted proxy the header names the client, read from
+// the nearest hop: a client cannot spoof the hops its proxy appended.
+func TestClientAddressHeaderOnlyFromTrustedProxies(t *testing.T) {
+	db := testenv.Postgres(t)
+	cache := auth.NewCachedAuthenticator(auth.NewStore(db.Pool), time.Hour, testenv.Log(t))
+	server := func(trusted string) string {
+		ps, err := httpapi.ParseTrustedProxies([]string{trusted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Requests without a key are refused from memory and charged to
+		// PreAuthRefusals: one per address, none refilled during the test.
+		srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: cache, PreAuthRefusals: httpapi.NewAddrLimiter(0.001, 1, 0),
+			ClientIPHeader: "X-Real-IP", TrustedProxies: ps, Limiter: httpapi.NewRateLimiter()})
+		ts := httptest.NewServer(srv.Handler())
+		t.Cleanup(ts.Close)
+		return ts.URL
+	}
+	code := func(url string, header ...string) int {
+		req, _ := http.NewRequest("GET", url+"/account", nil)
+		for _, h := range header {
+			req.Header.Add("X-Real-IP", h)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	// The test's connections come from 127.0.0.1, which is not trusted.
+	untrusted := server("10.0.0.0/8")
+	if got := code(untrusted, "192.0.2.1"); got != 403 {
+		t.Fatalf("first request: %d, want 403", got)
+	}
+	for i := 2; i < 5; i++ {
+		if got := code(untrusted, fmt.Sprintf("192.0.2.%d", i)); got != 429 {
+			t.Fatalf("a spoofed X-Real-IP from an untrusted peer got a bucket of its own: %d, want 429", got)
+		}
+	}
+
+	trusted := server("127.0.0.0/8")
+	for i := 1; i < 4; i++ {
+		if got := code(trusted, fmt.Sprintf("192.0.2.%d", i)); got != 403 {
+			t.Fatalf("client 192.0.2.%d behind a trusted proxy: %d, want 403 (its own bucket)", i, got)
+		}
+	}
+	if got := code(trusted, "192.0.2.1"); got != 429 {
+		t.Fatalf("client 192.0.2.1 again: %d, want 429", got)
+	}
+	// A client's own header value comes first; the proxy appends the
+	// address it saw, and trusted hops nearer still are skipped.
+	if got := code(trusted, "192.0.2.99, 198.51.100.7", "127.0.0.5"); got != 403 {
+		t.Fatalf("198.51.100.7's first request: %d", got)
+	}
+	if got := code(trusted, "192.0.2.100, 198.51.100.7"); got != 429 {
+		t.Fatalf("198.51.100.7 escaped its bucket by prepending an address: %d", got)
 	}
 }
 

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"container/list"
+	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -88,18 +90,80 @@ func addrKey(addr string) string {
 	return ip.String()
 }
 
-// clientAddr is the request's client address: the connection's, or the
-// first value of the header a trusted proxy sets (Config.ClientIPHeader).
+// clientAddr is the request's client address: the connection's, unless the
+// connection comes from a trusted proxy (Config.TrustedProxies) and the
+// request carries Config.ClientIPHeader. Then the header's addresses are
+// read from the right (the nearest hop first), skipping trusted proxies: the
+// first one that is not a trusted proxy is the client. A header from any
+// other peer is ignored, so a client cannot pick its own address (and with
+// it a fresh pre-authentication bucket) by sending the header itself.
 func (s *Server) clientAddr(r *http.Request) string {
-	if h := s.cfg.ClientIPHeader; h != "" {
-		if v := r.Header.Get(h); v != "" {
-			first, _, _ := strings.Cut(v, ",")
-			return strings.TrimSpace(first)
-		}
-	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	h := s.cfg.ClientIPHeader
+	if h == "" || !s.trustedProxy(host) {
+		return host
+	}
+	values := r.Header.Values(h)
+	var hops []string
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			hops = append(hops, strings.TrimSpace(part))
+		}
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(hops[i])
+		if err != nil {
+			return host // a hop that is no address: the header is not the proxy's
+		}
+		if !s.trustedAddr(a) {
+			return a.Unmap().String()
+		}
+	}
+	if len(hops) > 0 {
+		return hops[0] // every hop a trusted proxy: the farthest one
 	}
 	return host
+}
+
+// trustedProxy reports whether host (the connection's address) is in
+// Config.TrustedProxies.
+func (s *Server) trustedProxy(host string) bool {
+	a, err := netip.ParseAddr(host)
+	return err == nil && s.trustedAddr(a)
+}
+
+func (s *Server) trustedAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseTrustedProxies reads networks in CIDR notation (a bare address is a
+// network of one); it names the first entry that is neither.
+func ParseTrustedProxies(entries []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(e); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(e)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither a network in CIDR notation (10.0.0.0/8) nor an address", e)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }

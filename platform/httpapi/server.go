@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -67,8 +68,12 @@ type Config struct {
 	PreAuth         *AddrLimiter
 	PreAuthRefusals *AddrLimiter
 	// ClientIPHeader names a header a trusted proxy sets to the client
-	// address (e.g. X-Real-IP); "" uses the connection's address.
+	// address (e.g. X-Real-IP); "" uses the connection's address. It is
+	// read only on connections from TrustedProxies.
 	ClientIPHeader string
+	// TrustedProxies are the networks of the proxies whose ClientIPHeader
+	// is believed (the ingress, the edge); empty believes no one.
+	TrustedProxies []netip.Prefix
 	// OperatorToken is the bearer token of the routes added with
 	// HandleOperator on this server; "" refuses them here (serve them on
 	// the admin listener, AdminHandler, instead).
