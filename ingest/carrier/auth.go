@@ -2,6 +2,7 @@ package carrier
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"crypto/hmac"
 	"crypto/md5"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/contrack/contrack/schemas/carriers"
@@ -43,48 +45,78 @@ type tokenFetcher func(ctx context.Context, creds Credentials) (token string, tt
 
 // bearerAuth sends a cached access token as "Authorization: Bearer". Tokens
 // are cached per (clientId, clientSecret) and renewed shortly before they
-// expire, or after a 401.
+// expire, or after a 401. The cache holds at most options.maxTokens clients
+// (the least recently used is forgotten first, and a client whose token is
+// past its renewal time goes before that): credentials come and go with
+// accounts, and a poller must not keep every token it ever fetched.
 type bearerAuth struct {
 	fetch tokenFetcher
 	clock func() time.Time
+	max   int
 
 	mu    sync.Mutex
-	cache map[[32]byte]*cachedToken
+	cache map[[32]byte]*list.Element // values are *cachedToken
+	lru   *list.List                 // front: most recently used
 }
 
 type cachedToken struct {
+	key     [32]byte
 	mu      sync.Mutex // serialises fetches for one client
 	token   string
 	refresh time.Time // renew at or after this instant
+	// expires mirrors refresh for eviction, read without ct.mu.
+	expires atomic.Int64 // refresh as Unix nanoseconds; 0: no token
 }
 
 func newBearerAuth(b base, fetch tokenFetcher) *bearerAuth {
-	return &bearerAuth{fetch: fetch, clock: b.opts.clock, cache: map[[32]byte]*cachedToken{}}
+	return &bearerAuth{fetch: fetch, clock: b.opts.clock, max: b.opts.maxTokens,
+		cache: map[[32]byte]*list.Element{}, lru: list.New()}
 }
 
 func (a *bearerAuth) refreshable() bool { return true }
 
-func (a *bearerAuth) authorize(ctx context.Context, req *http.Request, creds Credentials, refresh bool) *failure {
-	key := sha256.Sum256([]byte(creds[carriers.FieldClientID] + "\x00" + creds[carriers.FieldClientSecret]))
+// entry returns the cache entry of a client, made (and the cache trimmed to
+// its bound) on first use.
+func (a *bearerAuth) entry(key [32]byte) *cachedToken {
 	a.mu.Lock()
-	ct, ok := a.cache[key]
-	if !ok {
-		ct = &cachedToken{}
-		a.cache[key] = ct
+	defer a.mu.Unlock()
+	if el, ok := a.cache[key]; ok {
+		a.lru.MoveToFront(el)
+		return el.Value.(*cachedToken)
 	}
-	a.mu.Unlock()
+	for a.lru.Len() >= a.max {
+		victim := a.lru.Back()
+		// Prefer a client whose token is due anyway, among the oldest few.
+		now := a.clock().UnixNano()
+		for el, i := a.lru.Back(), 0; el != nil && i < 8; el, i = el.Prev(), i+1 {
+			if e := el.Value.(*cachedToken).expires.Load(); e == 0 || e <= now {
+				victim = el
+				break
+			}
+		}
+		delete(a.cache, victim.Value.(*cachedToken).key)
+		a.lru.Remove(victim)
+	}
+	ct := &cachedToken{key: key}
+	a.cache[key] = a.lru.PushFront(ct)
+	return ct
+}
 
+func (a *bearerAuth) authorize(ctx context.Context, req *http.Request, creds Credentials, refresh bool) *failure {
+	ct := a.entry(sha256.Sum256([]byte(creds[carriers.FieldClientID] + "\x00" + creds[carriers.FieldClientSecret])))
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	if refresh || ct.token == "" || !a.clock().Before(ct.refresh) {
 		tok, ttl, f := a.fetch(ctx, creds)
 		if f != nil {
 			ct.token = ""
+			ct.expires.Store(0)
 			return f
 		}
 		// Renew a minute early, or at 90% of short lifetimes.
 		margin := min(time.Minute, ttl/10)
 		ct.token, ct.refresh = tok, a.clock().Add(ttl-margin)
+		ct.expires.Store(ct.refresh.UnixNano())
 	}
 	req.Header.Set("Authorization", "Bearer "+ct.token)
 	return nil

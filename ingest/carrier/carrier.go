@@ -154,9 +154,19 @@ var ErrUnsupported = errors.New("carrier: unsupported carrier")
 type Option func(*options)
 
 type options struct {
-	clock    func() time.Time
-	maxPages int
+	clock     func() time.Time
+	maxPages  int
+	maxTokens int
 }
+
+// DefaultMaxCachedTokens bounds the access tokens one adapter keeps (about
+// 200 bytes each): one per (clientId, clientSecret) it has polled with.
+const DefaultMaxCachedTokens = 10_000
+
+// WithMaxCachedTokens bounds how many clients' access tokens the adapter
+// caches (default DefaultMaxCachedTokens); beyond it the least recently
+// used client's token is forgotten and fetched again when next needed.
+func WithMaxCachedTokens(n int) Option { return func(o *options) { o.maxTokens = n } }
 
 // WithClock sets the clock used for token expiry and request dates
 // (default time.Now). Latency is always measured with the real clock.
@@ -180,12 +190,15 @@ func New(scac, baseURL string, client *http.Client, opts ...Option) (Adapter, er
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("carrier %s: base URL must be an absolute http(s) URL, got %q", scac, baseURL)
 	}
-	o := options{clock: time.Now, maxPages: 50}
+	o := options{clock: time.Now, maxPages: 50, maxTokens: DefaultMaxCachedTokens}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.maxPages < 1 {
 		return nil, fmt.Errorf("carrier %s: max pages must be at least 1", scac)
+	}
+	if o.maxTokens < 1 {
+		return nil, fmt.Errorf("carrier %s: max cached tokens must be at least 1", scac)
 	}
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}

@@ -515,3 +515,48 @@ func TestCountSTS(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenCacheIsBounded: an adapter keeps the access tokens of at most
+// WithMaxCachedTokens clients. Within the bound a client's token is reused;
+// beyond it the least recently used client's token is forgotten (its next
+// request fetches a new one), so a poller that has seen many accounts'
+// credentials holds a bounded number of tokens.
+func TestTokenCacheIsBounded(t *testing.T) {
+	for _, scac := range []string{"EGLV", "MSCU", "ONEY"} {
+		t.Run(scac, func(t *testing.T) {
+			e := newEnv(t, sandbox.Config{})
+			a := e.adapter(t, scac, carrier.WithMaxCachedTokens(2))
+			c, _ := carriers.Lookup(scac)
+			client := func(i int) carrier.Credentials {
+				cr := creds(c, "")
+				cr[carriers.FieldClientID] += "-" + string(rune('a'+i))
+				return cr
+			}
+			tokens := func(i int) int64 {
+				t.Helper()
+				before := e.tokenHits.Load()
+				expect(t, fetch(t, a, client(i), carrier.KindContainer, container), carrier.OutcomeSuccess, 200)
+				return e.tokenHits.Load() - before
+			}
+			if n := tokens(0) + tokens(1); n != 2 {
+				t.Fatalf("two clients fetched %d tokens, want 2", n)
+			}
+			if n := tokens(0) + tokens(1); n != 0 {
+				t.Fatalf("within the bound the tokens were fetched again (%d)", n)
+			}
+			// A third client: the least recently used (client 0) is forgotten.
+			if n := tokens(2); n != 1 {
+				t.Fatalf("third client fetched %d tokens", n)
+			}
+			if n := tokens(1); n != 0 {
+				t.Fatalf("client 1, recently used, lost its token (%d fetches)", n)
+			}
+			if n := tokens(0); n != 1 {
+				t.Fatalf("client 0 beyond the bound: %d token fetches, want 1 (its token forgotten)", n)
+			}
+		})
+	}
+	if _, err := carrier.New("MSCU", "http://127.0.0.1:1/mscu", nil, carrier.WithMaxCachedTokens(0)); err == nil {
+		t.Fatal("a cache bound of 0 accepted")
+	}
+}
