@@ -63,12 +63,19 @@ type JourneysConfig struct {
 	SupersededFor time.Duration
 	// GenerationCheck is how often a rebuilt generation is looked for (default 5 s).
 	GenerationCheck time.Duration
+	// MissesPerAccount bounds the lookups without results one account keeps
+	// in the cache (default 1,000; also at most 1/64 of CacheBytes): a
+	// tenant asking for random identifiers evicts only its own misses.
+	MissesPerAccount int
 }
 
 // Validate reports settings that cannot work.
 func (c JourneysConfig) Validate() error {
 	if c.MaxAge < 0 || c.GenerationCheck < 0 {
 		return fmt.Errorf("queryapi: journeys: negative duration")
+	}
+	if c.MissesPerAccount < 0 {
+		return fmt.Errorf("queryapi: journeys: MissesPerAccount must not be negative")
 	}
 	return nil
 }
@@ -87,6 +94,9 @@ func (c JourneysConfig) WithDefaults() JourneysConfig {
 	}
 	if c.GenerationCheck == 0 {
 		c.GenerationCheck = 5 * time.Second
+	}
+	if c.MissesPerAccount == 0 {
+		c.MissesPerAccount = journeycache.DefaultMissBudget
 	}
 	return c
 }
@@ -127,8 +137,10 @@ func NewJourneys(cfg JourneysConfig, ch driver.Conn, log *slog.Logger) *Journeys
 	if log == nil {
 		log = slog.Default()
 	}
+	cache := journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge, cfg.SupersededFor)
+	cache.SetMissBudget(cfg.MissesPerAccount)
 	return &Journeys{cfg: cfg, ch: ch, log: log.With("component", "journeys"),
-		cache:   journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge, cfg.SupersededFor),
+		cache:   cache,
 		refresh: make(chan journeycache.Key, 8192), queued: map[journeycache.Key]struct{}{}, warmed: make(chan struct{})}
 }
 

@@ -166,6 +166,7 @@ var envVars = []envVar{
 	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of compressed journey answers each API process caches, warmed at start (0 disables the cache; 100,000 sandbox-shaped container journeys take ~220 MB)", false, "JourneyCacheBytes"},
 	{"CONTRACK_JOURNEY_CACHE_MAX_AGE", "10m", "a cached journey answer is read again this long after it was read even without a change notification (served while it is read again)", false, "Journeys.MaxAge"},
 	{"CONTRACK_JOURNEY_CACHE_SUPERSEDED_FOR", "2s", "after a journey changes, its previous cached answer is still served this long while the new one is read (a negative value: not served, pulls read ClickHouse until the new answer is cached)", false, "Journeys.SupersededFor"},
+	{"CONTRACK_JOURNEY_CACHE_MISSES_PER_ACCOUNT", "1000", "lookups without results (e.g. made-up identifiers) one account may keep in the journey cache, its least recently used going first; also at most 1/64 of CONTRACK_JOURNEY_CACHE_BYTES, so one tenant's misses never evict another's answers", false, "Journeys.MissesPerAccount"},
 	{"CONTRACK_JOURNEY_GENERATION_CHECK", "5s", "how often the API looks for a rebuilt journey generation", false, "Journeys.GenerationCheck"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP collector base URL (e.g. http://otel-collector:4318) receiving traces at /v1/traces; empty: tracing off (no-op). See docs/operations.md, Tracing", false, "Tracing.Endpoint"},
 	{"OTEL_SERVICE_NAME", "", "service.name of the spans; empty: contrack-<role>", false, "Tracing.ServiceName"},

@@ -65,10 +65,17 @@ func (h Hit) Served() bool { return h != Miss }
 
 // Cache is an LRU of entries bounded by MaxBytes (keys and compressed answers).
 // The zero MaxBytes caches nothing. Safe for concurrent use.
+//
+// Misses — lookups with no result, which anyone can make by asking for
+// random identifiers — are bounded per account as well: an account holds at
+// most its miss budget of them (SetMissBudget) and at most 1/64 of MaxBytes
+// in them, its least recently used miss going first, so one tenant's made-up
+// lookups evict only its own misses and never another tenant's answers.
 type Cache struct {
 	maxBytes      int64
 	maxAge        time.Duration
 	maxSuperseded time.Duration
+	missBudget    int
 	now           func() time.Time
 
 	mu    sync.Mutex
@@ -83,12 +90,23 @@ type Cache struct {
 	// tick orders tickets and puts: a read whose ticket is after an
 	// answer's Put is at least as new as that answer.
 	tick uint64
+	// misses lists each account's miss entries, most recently used first;
+	// missBytes is their size.
+	misses    map[string]*list.List
+	missBytes map[string]int64
 }
 
 type node struct {
 	key   Key
 	entry Entry
+	// miss is the node's element in its account's misses list (nil: the
+	// entry has results).
+	miss *list.Element
 }
+
+// DefaultMissBudget is the misses an account may hold in the cache (about
+// 400 bytes each).
+const DefaultMissBudget = 1000
 
 type invalidation struct {
 	seq uint64
@@ -104,8 +122,16 @@ const raceWindow = 30 * time.Second
 // as Superseded for up to maxSuperseded after its lookup changed (0 or
 // negative: an invalidation drops the answers at once).
 func New(maxBytes int64, maxAge, maxSuperseded time.Duration) *Cache {
-	return &Cache{maxBytes: maxBytes, maxAge: maxAge, maxSuperseded: maxSuperseded, now: time.Now, lru: list.New(),
-		nodes: map[Key]*list.Element{}, recent: map[Key]invalidation{}}
+	return &Cache{maxBytes: maxBytes, maxAge: maxAge, maxSuperseded: maxSuperseded, missBudget: DefaultMissBudget, now: time.Now, lru: list.New(),
+		nodes: map[Key]*list.Element{}, recent: map[Key]invalidation{}, misses: map[string]*list.List{}, missBytes: map[string]int64{}}
+}
+
+// SetMissBudget sets how many misses (lookups without results) one account
+// may hold (n ≥ 1; default DefaultMissBudget). Call it before use.
+func (c *Cache) SetMissBudget(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.missBudget = max(n, 1)
 }
 
 // Ticket marks the start of a read whose result may be Put.
@@ -145,10 +171,10 @@ func (c *Cache) Get(k Key, filter string) (Body, Hit) {
 			if now.Sub(v.superseded) > c.maxSuperseded {
 				return Body{}, Miss // too far behind: the pull reads the source
 			}
-			c.lru.MoveToFront(el)
+			c.touch(el)
 			return v.body, Superseded
 		}
-		c.lru.MoveToFront(el)
+		c.touch(el)
 		if c.maxAge > 0 && now.Sub(v.at) > c.maxAge {
 			return v.body, Stale
 		}
@@ -215,11 +241,50 @@ func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 		return
 	}
 	e.size = entrySize(k, e.variants)
-	c.nodes[k] = c.lru.PushFront(&node{k, e})
-	c.bytes += e.size
+	c.insert(k, e)
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
 	}
+}
+
+// insert adds k's entry as the most recently used, and keeps its account
+// within its miss budget when the entry is a miss.
+func (c *Cache) insert(k Key, e Entry) {
+	n := &node{key: k, entry: e}
+	c.nodes[k] = c.lru.PushFront(n)
+	c.bytes += e.size
+	if !e.miss() {
+		return
+	}
+	l := c.misses[k.Account]
+	if l == nil {
+		l = list.New()
+		c.misses[k.Account] = l
+	}
+	n.miss = l.PushFront(n)
+	c.missBytes[k.Account] += e.size
+	for l.Len() > c.missBudget || (l.Len() > 1 && c.missBytes[k.Account] > c.maxBytes/64) {
+		c.remove(c.nodes[l.Back().Value.(*node).key])
+	}
+}
+
+// touch marks el the most recently used, in the LRU and among its
+// account's misses.
+func (c *Cache) touch(el *list.Element) {
+	c.lru.MoveToFront(el)
+	if n := el.Value.(*node); n.miss != nil {
+		c.misses[n.key.Account].MoveToFront(n.miss)
+	}
+}
+
+// miss says every answer of the entry has no result.
+func (e Entry) miss() bool {
+	for _, v := range e.variants {
+		if v.body.Count > 0 {
+			return false
+		}
+	}
+	return len(e.variants) > 0
 }
 
 // putSuperseded replaces k's superseded answer to filter by b if b's read
@@ -239,17 +304,16 @@ func (c *Cache) putSuperseded(k Key, filter string, b Body, t Ticket) {
 			vs := append(n.entry.variants[:i:i], n.entry.variants[i+1:]...)
 			c.remove(el)
 			if len(vs) > 0 {
-				e := Entry{variants: vs, size: entrySize(k, vs)}
-				c.nodes[k] = c.lru.PushFront(&node{k, e})
-				c.bytes += e.size
+				c.insert(k, Entry{variants: vs, size: entrySize(k, vs)})
 			}
 			return
 		}
 		c.tick++
-		n.entry.variants[i].body, n.entry.variants[i].at, n.entry.variants[i].landed = b, t.at, c.tick
-		c.bytes -= n.entry.size
-		n.entry.size = entrySize(k, n.entry.variants)
-		c.bytes += n.entry.size
+		vs := n.entry.variants
+		vs[i].body, vs[i].at, vs[i].landed = b, t.at, c.tick
+		// Re-inserted: it may have become a miss, or stopped being one.
+		c.remove(el)
+		c.insert(k, Entry{variants: vs, size: entrySize(k, vs)})
 		for c.bytes > c.maxBytes {
 			c.remove(c.lru.Back())
 		}
@@ -334,6 +398,8 @@ func (c *Cache) Flush() {
 	c.flushed = c.seq
 	c.lru.Init()
 	clear(c.nodes)
+	clear(c.misses)
+	clear(c.missBytes)
 	c.bytes = 0
 }
 
@@ -351,4 +417,24 @@ func (c *Cache) remove(el *list.Element) {
 	n := c.lru.Remove(el).(*node)
 	delete(c.nodes, n.key)
 	c.bytes -= n.entry.size
+	if n.miss != nil {
+		l := c.misses[n.key.Account]
+		l.Remove(n.miss)
+		c.missBytes[n.key.Account] -= n.entry.size
+		if l.Len() == 0 {
+			delete(c.misses, n.key.Account)
+			delete(c.missBytes, n.key.Account)
+		}
+		n.miss = nil
+	}
+}
+
+// Misses is how many misses account holds.
+func (c *Cache) Misses(account string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l := c.misses[account]; l != nil {
+		return l.Len()
+	}
+	return 0
 }

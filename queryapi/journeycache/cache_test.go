@@ -3,6 +3,7 @@ package journeycache_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -152,5 +153,62 @@ func TestStaleAfterMaxAge(t *testing.T) {
 	c.Put(k, "C", body(t, 12), c.Ticket())
 	if _, hit := c.Get(k, "C"); hit != journeycache.Current {
 		t.Fatalf("read again: %v", hit)
+	}
+}
+
+// TestMissesOfOneAccountDoNotEvictAnothersAnswers: an account asking for
+// random identifiers (every answer empty) fills only its own miss budget;
+// another account's answers all stay cached.
+func TestMissesOfOneAccountDoNotEvictAnothersAnswers(t *testing.T) {
+	c := journeycache.New(4<<20, 0, 0)
+	c.SetMissBudget(100)
+	var keys []journeycache.Key
+	for i := range 200 {
+		k := journeycache.Key{Account: "quiet", Kind: "container", Value: fmt.Sprintf("MSKU%07d", i)}
+		keys = append(keys, k)
+		c.Put(k, "", body(t, 2000), c.Ticket())
+	}
+	empty, err := journeycache.Encode([]byte(`[]`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100_000 {
+		k := journeycache.Key{Account: "noisy", Kind: "booking", Value: fmt.Sprintf("RANDOM%012d", i)}
+		c.Put(k, "", empty, c.Ticket())
+		if i%1000 == 0 {
+			// The newest misses are served: the budget keeps the recent ones.
+			if _, hit := c.Get(k, ""); hit != journeycache.Current {
+				t.Fatalf("the noisy account's newest miss is not cached: %v", hit)
+			}
+		}
+	}
+	for _, k := range keys {
+		if _, hit := c.Get(k, ""); hit != journeycache.Current {
+			t.Fatalf("%s of the quiet account was evicted by another account's misses (%v)", k.Value, hit)
+		}
+	}
+	if n := c.Misses("noisy"); n != 100 {
+		t.Fatalf("the noisy account holds %d misses, want its budget of 100", n)
+	}
+	// The byte share binds too: a cache of 64 KiB lets an account hold
+	// misses worth 1 KiB.
+	small := journeycache.New(64<<10, 0, 0)
+	quiet := journeycache.Key{Account: "quiet", Kind: "container", Value: "MSKU9070323"}
+	small.Put(quiet, "", body(t, 8000), small.Ticket())
+	for i := range 10_000 {
+		small.Put(journeycache.Key{Account: "noisy", Kind: "bill", Value: fmt.Sprintf("B%d", i)}, "", empty, small.Ticket())
+	}
+	if _, hit := small.Get(quiet, ""); hit != journeycache.Current {
+		t.Fatalf("misses evicted the quiet account's answer in a small cache (%v)", hit)
+	}
+	if n := small.Misses("noisy"); n < 1 || n > 10 {
+		t.Fatalf("the noisy account holds %d misses in a 64 KiB cache", n)
+	}
+	// An answer that gains results stops counting as a miss.
+	k := journeycache.Key{Account: "noisy", Kind: "container", Value: "MSKU1234565"}
+	c.Put(k, "", empty, c.Ticket())
+	c.Put(k, "", body(t, 100), c.Ticket())
+	if n := c.Misses("noisy"); n != 99 {
+		t.Fatalf("after an answer gained results the account holds %d misses", n)
 	}
 }
