@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,23 +16,49 @@ import (
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
 
+	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/schemas"
 )
 
 // loadCompose loads docker-compose.yml with the compose-spec loader: schema
 // validation on (unknown keys are errors), env files read, no Docker
-// engine, and an empty outer environment so interpolation is the file's own.
+// engine, and as the outer environment only the secrets compose-secrets.sh
+// writes (what compose reads from deploy/.env).
 func loadCompose(t *testing.T) *types.Project {
 	t.Helper()
-	p, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
-		WorkingDir:  ".",
-		ConfigFiles: []types.ConfigFile{{Filename: "docker-compose.yml"}},
-		Environment: types.Mapping{},
-	})
+	p, err := loadComposeWith(composeSecrets(t))
 	if err != nil {
 		t.Fatalf("load docker-compose.yml: %v", err)
 	}
 	return p
+}
+
+func loadComposeWith(env types.Mapping) (*types.Project, error) {
+	return loader.LoadWithContext(context.Background(), types.ConfigDetails{
+		WorkingDir:  ".",
+		ConfigFiles: []types.ConfigFile{{Filename: "docker-compose.yml"}},
+		Environment: env,
+	})
+}
+
+// composeSecrets runs compose-secrets.sh into a temporary file and returns
+// what it wrote.
+func composeSecrets(t *testing.T) types.Mapping {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), ".env")
+	if out, err := exec.Command("sh", "compose-secrets.sh", file).CombinedOutput(); err != nil {
+		t.Fatalf("compose-secrets.sh: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := types.Mapping{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		m[k] = v
+	}
+	return m
 }
 
 func env(s types.ServiceConfig, name string) string {
@@ -122,8 +149,8 @@ func TestComposeStages(t *testing.T) {
 			}
 		}
 		// Without it each container would generate its own key into its tmpfs.
-		if name != "sandbox" && len(env(s, "CONTRACK_SECRET_KEY")) < 16 {
-			t.Errorf("%s: CONTRACK_SECRET_KEY unset or short", name)
+		if name != "sandbox" && secretbox.CheckKey(env(s, "CONTRACK_SECRET_KEY")) != nil {
+			t.Errorf("%s: CONTRACK_SECRET_KEY unset or weak", name)
 		}
 		if dd := env(s, "CONTRACK_DATA_DIR"); !slices.ContainsFunc(s.Tmpfs, func(m string) bool { return strings.HasPrefix(dd, m+"/") }) {
 			t.Errorf("%s: CONTRACK_DATA_DIR %q is not under a tmpfs %v", name, dd, s.Tmpfs)
@@ -333,5 +360,88 @@ func TestTopicsJobMatchesDocs(t *testing.T) {
 	}
 	if env(p.Services["api"], "CONTRACK_KAFKA_PARTITIONS") != strconv.Itoa(docs[schemas.TopicEvents].Partitions) {
 		t.Errorf("CONTRACK_KAFKA_PARTITIONS differs from the topics' partitions")
+	}
+}
+
+// TestComposeHasNoDefaultPasswords: compose ships no secret key and no
+// store password. Without deploy/.env it refuses to start, naming the
+// missing variable and the script that writes it; compose-secrets.sh writes
+// random values (a key secretbox accepts, passwords of 48 hex characters),
+// readable by its owner only, and keeps them when run again; every service
+// gets exactly those, and ClickHouse no longer keeps its password-less
+// default user reachable. Kafka's plaintext listeners are not published.
+func TestComposeHasNoDefaultPasswords(t *testing.T) {
+	if _, err := loadComposeWith(types.Mapping{}); err == nil || !strings.Contains(err.Error(), "compose-secrets.sh") {
+		t.Fatalf("compose loads without the secrets (err %v)", err)
+	}
+	file := filepath.Join(t.TempDir(), ".env")
+	run := func() {
+		if out, err := exec.Command("sh", "compose-secrets.sh", file).CombinedOutput(); err != nil {
+			t.Fatalf("compose-secrets.sh: %v\n%s", err, out)
+		}
+	}
+	run()
+	first, _ := os.ReadFile(file)
+	run()
+	if again, _ := os.ReadFile(file); string(again) != string(first) {
+		t.Fatalf("a second run changed the secrets:\n%s\n%s", first, again)
+	}
+	if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
+		t.Fatalf("deploy/.env mode %v, want 0600", st.Mode().Perm())
+	}
+	secrets := composeSecrets(t)
+	if err := secretbox.CheckKey(secrets["CONTRACK_SECRET_KEY"]); err != nil {
+		t.Errorf("the generated CONTRACK_SECRET_KEY %v", err)
+	}
+	for _, pw := range []string{"POSTGRES_PASSWORD", "CLICKHOUSE_PASSWORD"} {
+		if !regexp.MustCompile(`^[0-9a-f]{48}$`).MatchString(secrets[pw]) {
+			t.Errorf("%s = %q, want 48 random hex characters", pw, secrets[pw])
+		}
+	}
+	if secrets["POSTGRES_PASSWORD"] == secrets["CLICKHOUSE_PASSWORD"] {
+		t.Error("the two passwords are the same")
+	}
+
+	p, err := loadComposeWith(secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, chs := p.Services["postgres"], p.Services["clickhouse"]
+	if env(pg, "POSTGRES_PASSWORD") != secrets["POSTGRES_PASSWORD"] || pg.Environment["POSTGRES_HOST_AUTH_METHOD"] != nil {
+		t.Errorf("postgres: password %q, auth method %v", env(pg, "POSTGRES_PASSWORD"), pg.Environment["POSTGRES_HOST_AUTH_METHOD"])
+	}
+	if env(chs, "CLICKHOUSE_PASSWORD") != secrets["CLICKHOUSE_PASSWORD"] || env(chs, "CLICKHOUSE_USER") == "" || chs.Environment["CLICKHOUSE_SKIP_USER_SETUP"] != nil {
+		t.Errorf("clickhouse: user %q password %q, skip user setup %v", env(chs, "CLICKHOUSE_USER"), env(chs, "CLICKHOUSE_PASSWORD"), chs.Environment["CLICKHOUSE_SKIP_USER_SETUP"])
+	}
+	for name, s := range p.Services {
+		if !strings.HasPrefix(s.Image, "contrack:") || name == "sandbox" {
+			continue
+		}
+		if env(s, "CONTRACK_SECRET_KEY") != secrets["CONTRACK_SECRET_KEY"] {
+			t.Errorf("%s: CONTRACK_SECRET_KEY is not the one in deploy/.env", name)
+		}
+		if !strings.Contains(env(s, "CONTRACK_PG_URL"), ":"+secrets["POSTGRES_PASSWORD"]+"@") {
+			t.Errorf("%s: CONTRACK_PG_URL %q lacks the Postgres password", name, env(s, "CONTRACK_PG_URL"))
+		}
+		if env(s, "CONTRACK_CLICKHOUSE_USER") != env(chs, "CLICKHOUSE_USER") || env(s, "CONTRACK_CLICKHOUSE_PASSWORD") != secrets["CLICKHOUSE_PASSWORD"] {
+			t.Errorf("%s: connects to ClickHouse as %q, not the user the clickhouse service creates", name, env(s, "CONTRACK_CLICKHOUSE_USER"))
+		}
+	}
+	// No secret in the files themselves.
+	for _, f := range []string{"docker-compose.yml", "contrack.env.example"} {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			if m := regexp.MustCompile(`(PASSWORD|SECRET_KEY)["']?\s*[:=]\s*["']?([^\s"'$?]+)`).FindStringSubmatch(line); m != nil {
+				t.Errorf("%s: a literal secret: %s", f, strings.TrimSpace(line))
+			}
+			if regexp.MustCompile(`postgres://[^:@/]+:[^$@]+@`).MatchString(line) {
+				t.Errorf("%s: a Postgres URL with a literal password: %s", f, strings.TrimSpace(line))
+			}
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		if k := p.Services["kafka-"+strconv.Itoa(i)]; len(k.Ports) > 0 {
+			t.Errorf("kafka-%d publishes %v: its plaintext listeners are for the compose network only", i, k.Ports)
+		}
 	}
 }

@@ -228,10 +228,17 @@ func TestK8sBase(t *testing.T) {
 			t.Errorf("Secret: %s is not in cmd/contrack/config.go's table", name)
 		}
 	}
-	for _, want := range []string{"CONTRACK_SECRET_KEY", "CONTRACK_PG_URL", "CONTRACK_CLICKHOUSE_ADDR", "KAFKA_BROKERS"} {
+	for _, want := range []string{"CONTRACK_PG_URL", "CONTRACK_CLICKHOUSE_ADDR", "KAFKA_BROKERS"} {
 		if _, ok := secret.StringData[want]; !ok {
 			t.Errorf("Secret lacks %s", want)
 		}
+	}
+	// The secret key is never shipped: no manifest holds a value for it.
+	if _, ok := secret.StringData["CONTRACK_SECRET_KEY"]; ok {
+		t.Errorf("the base Secret ships a CONTRACK_SECRET_KEY")
+	}
+	if _, ok := find[*corev1.Secret](objs, secretKeySecret); ok {
+		t.Errorf("the base defines the Secret %s: it must be created out of band", secretKeySecret)
 	}
 
 	for _, role := range stageRoles {
@@ -257,8 +264,9 @@ func TestK8sBase(t *testing.T) {
 				t.Errorf("%s: %s is not in cmd/contrack/config.go's table", role, name)
 			}
 		}
-		if _, ok := env["CONTRACK_SECRET_KEY"]; !ok && role != "sandbox" {
-			t.Errorf("%s: no CONTRACK_SECRET_KEY (it would generate one per pod)", role)
+		if role != "sandbox" && env["CONTRACK_SECRET_KEY"] != "secretKeyRef:"+secretKeySecret+"/CONTRACK_SECRET_KEY" {
+			// Without it each pod would generate a key of its own.
+			t.Errorf("%s: CONTRACK_SECRET_KEY is %q, want it from the Secret %s (required, never shipped)", role, env["CONTRACK_SECRET_KEY"], secretKeySecret)
 		}
 		checkPorts(t, role, c, env)
 		checkProbes(t, role, c)
@@ -357,9 +365,19 @@ func containerEnv(t *testing.T, c corev1.Container, cm *corev1.ConfigMap, secret
 	}
 	for _, e := range c.Env {
 		env[e.Name] = e.Value
+		if f := e.ValueFrom; f != nil && f.SecretKeyRef != nil {
+			if f.SecretKeyRef.Optional != nil && *f.SecretKeyRef.Optional {
+				t.Errorf("%s: %s from an optional Secret", c.Name, e.Name)
+			}
+			env[e.Name] = "secretKeyRef:" + f.SecretKeyRef.Name + "/" + f.SecretKeyRef.Key
+		}
 	}
 	return env
 }
+
+// secretKeySecret is the Secret holding CONTRACK_SECRET_KEY, created out of
+// band (docs/operations.md); no manifest defines it.
+const secretKeySecret = "contrack-secret-key"
 
 // checkPorts: each named port is the one the configuration listens on.
 func checkPorts(t *testing.T, role string, c corev1.Container, env map[string]string) {

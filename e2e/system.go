@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -97,6 +98,14 @@ func randomName(prefix string) string {
 	return prefix + hex.EncodeToString(b)
 }
 
+// randomKey is a secret key as `openssl rand -base64 32` makes one: the
+// processes refuse anything weaker.
+func randomKey() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
 // withDatabase replaces the database of a postgres:// URL.
 func withDatabase(url, db string) string {
 	before, after, _ := strings.Cut(url, "?")
@@ -139,7 +148,7 @@ func newSystem(cfg systemConfig) (*system, error) {
 		"CONTRACK_ADMIN_ADDR="+addrs["admin"],
 		"CONTRACK_DATA_DIR="+s.dataDir,
 		fmt.Sprintf("CONTRACK_KAFKA_PARTITIONS=%d", cfg.Partitions),
-		"CONTRACK_SECRET_KEY="+randomName("e2e-secret-"),
+		"CONTRACK_SECRET_KEY="+randomKey(),
 		"CONTRACK_OPERATOR_TOKEN="+operatorToken,
 		"CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true",
 		"CONTRACK_LOG_LEVEL=warn",

@@ -156,7 +156,7 @@ func adminList(ctx context.Context, store *auth.Store, unmatched map[string]stag
 // adminRebuildJourneys rebuilds the journey read model from the topics into
 // a new generation while the current one keeps serving, then switches.
 func adminRebuildJourneys(ctx context.Context, cfg Config, log *slog.Logger) error {
-	ch, err := clickhouse.Open(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB)
+	ch, err := clickhouse.OpenAs(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB, cfg.clickHouse())
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,9 @@ import (
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/normalize/stage"
+	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/queryapi"
@@ -38,7 +40,10 @@ type Config struct {
 	PGURL          string
 	ClickHouseAddr string
 	ClickHouseDB   string
-	KafkaBrokers   []string // empty: embedded broker
+	// ClickHouseUser and ClickHousePassword are the ClickHouse user
+	// contrack connects as (default: default, without a password).
+	ClickHouseUser, ClickHousePassword string
+	KafkaBrokers                       []string // empty: embedded broker
 	// KafkaNamespace prefixes every topic, consumer group and
 	// transactional id, so deployments share a cluster apart.
 	KafkaNamespace    schemas.Namespace
@@ -130,13 +135,15 @@ var envVars = []envVar{
 	{"CONTRACK_PG_URL", "postgres://postgres@127.0.0.1:5432/contrack?sslmode=disable", "Postgres URL (the database is created if missing)", true, "PGURL"},
 	{"CONTRACK_CLICKHOUSE_ADDR", "127.0.0.1:9000", "ClickHouse native-protocol address", false, "ClickHouseAddr"},
 	{"CONTRACK_CLICKHOUSE_DB", "contrack", "ClickHouse database (created if missing)", false, "ClickHouseDB"},
+	{"CONTRACK_CLICKHOUSE_USER", "default", "ClickHouse user contrack connects as (it creates the database and tables)", false, "ClickHouseUser"},
+	{"CONTRACK_CLICKHOUSE_PASSWORD", "", "password of CONTRACK_CLICKHOUSE_USER; empty: none", true, "ClickHousePassword"},
 	{"KAFKA_BROKERS", "", "comma-separated Kafka seed brokers; empty = embedded single-node broker", false, "KafkaBrokers"},
 	{"CONTRACK_KAFKA_NAMESPACE", "", "prefix of every Kafka topic, consumer group and transactional id (`<namespace>.contrack.events.v1`), so several deployments share one cluster without reading each other's records; letters, digits, '.', '-', '_', at most 64; empty = no prefix. Changing it starts from empty topics", false, "KafkaNamespace"},
 	{"CONTRACK_EMBEDDED_KAFKA_ADDR", "127.0.0.1:9092", "listen address of the embedded broker", false, "EmbeddedKafkaAddr"},
 	{"CONTRACK_EMBEDDED_KAFKA_FLUSH_INTERVAL", "1s", "how often the embedded broker fsyncs its log (every write reaches the page cache first, so a process crash loses nothing; this bounds a machine crash); 0 = fsync every write", false, "EmbeddedKafkaFlush"},
 	{"CONTRACK_KAFKA_PARTITIONS", "6", "partitions of topics created at start-up (1 to 1000)", false, "KafkaPartitions"},
 	{"CONTRACK_DATA_DIR", ".data", "local state: the embedded broker's log, ClickHouse data, the generated secret key; ignored by git", false, "DataDir"},
-	{"CONTRACK_SECRET_KEY", "", "key encrypting stored secrets and signing page tokens; unset: generated once into <data dir>/secret.key (0600). Set it, the same value, when processes run on several hosts", true, "SecretKey"},
+	{"CONTRACK_SECRET_KEY", "", "key from which the keys encrypting stored secrets and signing page tokens are derived (HKDF); at least 32 random bytes (`openssl rand -base64 32`), never a value published in the repository, else the process refuses to start; unset: generated once into <data dir>/secret.key (0600). Set it, the same value, when processes run on several hosts", true, "SecretKey"},
 	{"CONTRACK_SECRET_KEYS_PREVIOUS", "", "comma-separated older secret keys, used only to decrypt and verify during a rotation", true, "SecretKeysPrevious"},
 	{"CONTRACK_OPERATOR_TOKEN", "", "bearer token for /metrics on the API address and /debug/pprof/ on the admin listener; empty: both are refused", true, "OperatorToken"},
 	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz without a token; /debug/pprof/ with the operator token); off disables", false, "AdminAddr"},
@@ -347,6 +354,11 @@ func (c Config) Validate() error {
 	if c.PreAuthRate < 0 {
 		bad("CONTRACK_PREAUTH_RATE", "a number ≥ 0")
 	}
+	if c.SecretKey != "" {
+		if err := checkSecretKey(c.SecretKey); err != nil {
+			errs = append(errs, fmt.Errorf("CONTRACK_SECRET_KEY %w", err))
+		}
+	}
 	if _, err := httpapi.ParseTrustedProxies(c.TrustedProxies); err != nil {
 		errs = append(errs, fmt.Errorf("CONTRACK_TRUSTED_PROXIES: %w", err))
 	} else if c.ClientIPHeader != "" && len(c.TrustedProxies) == 0 {
@@ -378,6 +390,11 @@ func (c Config) shutdownTimeout() time.Duration {
 		return c.ShutdownTimeout
 	}
 	return defaultShutdownTimeout
+}
+
+// clickHouse is the ClickHouse user contrack connects as.
+func (c Config) clickHouse() clickhouse.Credentials {
+	return clickhouse.Credentials{User: c.ClickHouseUser, Password: c.ClickHousePassword}
 }
 
 // brokers returns the seed brokers: KAFKA_BROKERS, or the embedded broker's address.
@@ -456,6 +473,29 @@ func maskURLPassword(u string) string {
 	return u
 }
 
+// shippedSecretKeys are the values of CONTRACK_SECRET_KEY that this
+// repository has ever shipped (examples, placeholders, fixtures in docs):
+// public, so refused whatever their strength. TestShippedSecretKeysAreRefused
+// finds every value the repository assigns to the variable and fails until
+// it is refused.
+var shippedSecretKeys = []string{
+	"compose-example-key-replace-me-in-contrack-env", // deploy/contrack.env.example, until issue 30
+	"replace-me", // the Kubernetes base Secret, until issue 30
+}
+
+// checkSecretKey refuses a key shipped in the repository or too weak to
+// hold 32 random bytes (secretbox.CheckKey); the error reads after the
+// variable's name.
+func checkSecretKey(key string) error {
+	if slices.Contains(shippedSecretKeys, key) {
+		return errors.New("is a value published in contrack's repository; generate your own: `openssl rand -base64 32`")
+	}
+	if err := secretbox.CheckKey(key); err != nil {
+		return err
+	}
+	return nil
+}
+
 // secretKeyFile is where a process without CONTRACK_SECRET_KEY keeps the key
 // it generated, under the data directory.
 const secretKeyFile = "secret.key"
@@ -530,8 +570,8 @@ func readKeyFile(path string) (string, error) {
 		return "", err
 	}
 	key := strings.TrimSpace(string(b))
-	if len(key) < 16 {
-		return "", errors.New("too short (at least 16 characters)")
+	if err := checkSecretKey(key); err != nil {
+		return "", fmt.Errorf("the key in it %w", err)
 	}
 	return key, nil
 }

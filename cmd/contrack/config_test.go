@@ -251,7 +251,7 @@ func TestConfigSetsStageKnobs(t *testing.T) {
 func TestConfigPrintMasksSecrets(t *testing.T) {
 	clearConfigEnv(t)
 	secrets := map[string]string{
-		"CONTRACK_SECRET_KEY":            "key-abcdefghijklmnop-0001",
+		"CONTRACK_SECRET_KEY":            "kQ7xZpL2vR9mTc4WbN8yHd3FsJ6gAe1UabcdefghijklmnopX0001",
 		"CONTRACK_SECRET_KEYS_PREVIOUS":  "old-key-qrstuvwxyz-0002",
 		"CONTRACK_OPERATOR_TOKEN":        "operator-token-zyxw-0003",
 		"CONTRACK_SANDBOX_COSCO_CLIENTS": "client-1=cosco-secret-0004",

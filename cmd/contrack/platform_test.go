@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -415,4 +420,86 @@ func TestPprofNeedsTheOperatorToken(t *testing.T) {
 	if code, _ := get(none+"/debug/pprof/", map[string]string{"Authorization": "Bearer "}); code != 403 {
 		t.Errorf("no operator token configured: /debug/pprof/ %d", code)
 	}
+}
+
+// TestSecretKeyStrength: a process refuses to start with a key that cannot
+// hold 32 random bytes, or one this repository published, naming
+// CONTRACK_SECRET_KEY; keys as `openssl rand` makes them are accepted, and
+// a weak key written into the key file is refused too.
+func TestSecretKeyStrength(t *testing.T) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ key, want string }{
+		{"compose-example-key-replace-me-in-contrack-env", "CONTRACK_SECRET_KEY is a value published in contrack's repository"},
+		{"replace-me", "CONTRACK_SECRET_KEY is a value published in contrack's repository"},
+		{"my-own-secret-key", "CONTRACK_SECRET_KEY has about"},
+		{hex.EncodeToString(b[:16]), "CONTRACK_SECRET_KEY has about 128 bits of entropy"},
+		{strings.Repeat("0123456789abcdef", 4), "CONTRACK_SECRET_KEY has about"},
+		{base64.StdEncoding.EncodeToString(b), ""},
+		{hex.EncodeToString(b), ""},
+	} {
+		clearConfigEnv(t)
+		t.Setenv("CONTRACK_SECRET_KEY", tc.key)
+		_, err := loadConfig()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q refused: %v", tc.key, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: got %v, want an error containing %q", tc.key, err, tc.want)
+		}
+	}
+	// The previous keys are not checked: rotating away from a weak key is
+	// how an operator fixes one.
+	clearConfigEnv(t)
+	t.Setenv("CONTRACK_SECRET_KEY", base64.StdEncoding.EncodeToString(b))
+	t.Setenv("CONTRACK_SECRET_KEYS_PREVIOUS", "replace-me")
+	if _, err := loadConfig(); err != nil {
+		t.Errorf("a weak previous key refused: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "secret.key"), []byte("short-key-in-a-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Config{DataDir: dir}).ensureSecretKey(); err == nil || !strings.Contains(err.Error(), "has about") {
+		t.Errorf("a weak key file accepted: %v", err)
+	}
+}
+
+// secretKeyAssignment finds values given to CONTRACK_SECRET_KEY in files:
+// VAR=value, VAR: value, "VAR=value" (not CONTRACK_SECRET_KEYS_PREVIOUS).
+var secretKeyAssignment = regexp.MustCompile(`CONTRACK_SECRET_KEY\s*[=:]\s*["']?([^\s"'$<(+{]+)`)
+
+// TestShippedSecretKeysAreRefused: every value the repository assigns to
+// CONTRACK_SECRET_KEY anywhere (deploy files, docs, scripts) is public, so
+// a process refuses it. A new example value fails this test until it is
+// added to shippedSecretKeys (or is weak enough to be refused anyway).
+func TestShippedSecretKeysAreRefused(t *testing.T) {
+	out, err := exec.Command("git", "-C", "../..", "ls-files").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v", err)
+	}
+	found := 0
+	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if strings.HasSuffix(f, "_test.go") {
+			continue // tests build their Configs directly, never from a shipped file
+		}
+		b, err := os.ReadFile(filepath.Join("../..", f))
+		if err != nil || bytes.IndexByte(b, 0) >= 0 {
+			continue
+		}
+		for _, m := range secretKeyAssignment.FindAllSubmatch(b, -1) {
+			found++
+			if checkSecretKey(string(m[1])) == nil {
+				t.Errorf("%s assigns CONTRACK_SECRET_KEY %q, which a process would accept: add it to shippedSecretKeys", f, m[1])
+			}
+		}
+	}
+	for _, k := range shippedSecretKeys {
+		if checkSecretKey(k) == nil {
+			t.Errorf("shipped key %q accepted", k)
+		}
+	}
+	t.Logf("%d assignments in the repository checked", found)
 }

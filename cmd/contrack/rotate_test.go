@@ -1,7 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"strings"
 	"testing"
 
 	"github.com/contrack/contrack/commandapi"
@@ -14,7 +21,9 @@ import (
 // TestRotateSecrets: with the new key current and the old one previous,
 // rotate-secrets re-seals every stored secret (carrier credentials, webhook
 // secrets, carrier signing secrets) so the new key alone opens them through
-// their real readers; a second run changes nothing.
+// their real readers; a second run changes nothing. It is also the
+// migration from the SHA-256 key derivation to HKDF: a secret sealed under
+// the old derivation of the current key is re-sealed under its HKDF key.
 func TestRotateSecrets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Postgres")
@@ -39,9 +48,11 @@ func TestRotateSecrets(t *testing.T) {
 		}
 		return b
 	}
+	// HLCU's credentials were sealed before HKDF, under the SHA-256
+	// derivation of the key still current.
+	hlcuBeforeHKDF := sha256Seal(t, "new-key", `{"clientId":"id","clientSecret":"hl-secret"}`, secretbox.CarrierCredentialsContext(acct, "HLCU"))
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO carrier_credentials (account_id, scac, fields_enc) VALUES ($1, 'MAEU', $2), ($1, 'HLCU', $3)`,
-		acct, seal(old, `{"apiKey":"maersk-key"}`, secretbox.CarrierCredentialsContext(acct, "MAEU")),
-		seal(old, `{"clientId":"id","clientSecret":"hl-secret"}`, secretbox.CarrierCredentialsContext(acct, "HLCU"))); err != nil {
+		acct, seal(old, `{"apiKey":"maersk-key"}`, secretbox.CarrierCredentialsContext(acct, "MAEU")), hlcuBeforeHKDF); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO webhooks (account_id, target_url, secret_enc) VALUES ($1, 'https://example.com/h', $2)`,
@@ -65,6 +76,19 @@ func TestRotateSecrets(t *testing.T) {
 	creds, err := commandapi.LoadCredentials(ctx, db.Pool, newOnly, acct, "HLCU")
 	if err != nil || creds["clientSecret"] != "hl-secret" {
 		t.Fatalf("credentials with the new key alone: %v %v", creds, err)
+	}
+	// Re-sealed under the HKDF key of the current secret, read with
+	// AES-GCM directly (key id and nonce first).
+	var hlcu []byte
+	if err := db.Pool.QueryRow(ctx, `SELECT fields_enc FROM carrier_credentials WHERE account_id = $1 AND scac = 'HLCU'`, acct).Scan(&hlcu); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(hlcu, hlcuBeforeHKDF) {
+		t.Fatal("credentials sealed under the SHA-256 derivation were left as they were")
+	}
+	hkdfKey, _ := hkdf.Key(sha256.New, []byte("new-key"), nil, "contrack/secretbox/v2", 32)
+	if pt := aesGCMOpen(t, hkdfKey, hlcu[7:], secretbox.CarrierCredentialsContext(acct, "HLCU")); !strings.Contains(string(pt), "hl-secret") {
+		t.Fatalf("re-sealed credentials are not under the HKDF key: %q", pt)
 	}
 	if creds, err := commandapi.LoadCredentials(ctx, db.Pool, newOnly, acct, "MAEU"); err != nil || creds["apiKey"] != "maersk-key" {
 		t.Fatalf("credentials with the new key alone: %v %v", creds, err)
@@ -98,6 +122,37 @@ func TestRotateSecrets(t *testing.T) {
 	if _, err := rotateSecrets(ctx, db.Pool, rotating); err == nil {
 		t.Fatal("an unopenable secret was skipped silently")
 	}
+}
+
+// sha256Seal seals as contrack did before HKDF: AES-256-GCM under
+// SHA-256("contrack/secretbox/v1:" + secret), nonce || sealed.
+func sha256Seal(t *testing.T, secret, plain, context string) []byte {
+	t.Helper()
+	k := sha256.Sum256([]byte("contrack/secretbox/v1:" + secret))
+	block, err := aes.NewCipher(k[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	aead, _ := cipher.NewGCM(block)
+	nonce := make([]byte, aead.NonceSize())
+	rand.Read(nonce)
+	return aead.Seal(nonce, nonce, []byte(plain), []byte(context))
+}
+
+// aesGCMOpen opens nonce || sealed under key, failing the test if it does not.
+func aesGCMOpen(t *testing.T, key, data []byte, context string) []byte {
+	t.Helper()
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aead, _ := cipher.NewGCM(block)
+	n := aead.NonceSize()
+	out, err := aead.Open(nil, data[:n], data[n:], []byte(context))
+	if err != nil {
+		t.Fatalf("does not open: %v", err)
+	}
+	return out
 }
 
 // TestNextTokenVerifiesWithPreviousKeys: a nextToken signed before a key

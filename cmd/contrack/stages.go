@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"github.com/prometheus/client_golang/prometheus"
@@ -84,7 +83,7 @@ func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (
 		in.close()
 		return nil, err
 	}
-	if in.ch, err = clickhouse.Open(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB); err != nil {
+	if in.ch, err = clickhouse.OpenAs(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB, cfg.clickHouse()); err != nil {
 		in.close()
 		return nil, err
 	}
@@ -139,7 +138,7 @@ func runMigrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	fmt.Printf("postgres: %d migration(s) applied\n", n)
-	conn, err := clickhouse.Open(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB)
+	conn, err := clickhouse.OpenAs(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB, cfg.clickHouse())
 	if err != nil {
 		return err
 	}
@@ -218,20 +217,17 @@ func goRelayAndLifecycle(g *group, ctx context.Context, cfg Config, log *slog.Lo
 	})
 }
 
-// derivedKey derives a purpose-specific key from the secret key.
-func derivedKey(secret, purpose string) []byte {
-	sum := sha256.Sum256([]byte("contrack/" + purpose + "/v1:" + secret))
-	return sum[:]
-}
-
-// derivedPrevious derives the purpose's keys from the previous secret keys,
-// so what they signed still verifies during a rotation.
-func derivedPrevious(cfg Config, purpose string) [][]byte {
-	var out [][]byte
+// pageTokenKeys are the key signing page tokens (HKDF of the secret key)
+// and the keys that still verify them: the old SHA-256 derivation of the
+// current key (tokens signed before HKDF), then both derivations of each
+// previous key (during a rotation).
+func pageTokenKeys(cfg Config) (current []byte, previous [][]byte) {
+	const legacy = "next-token" // the purpose's label before HKDF
+	previous = append(previous, secretbox.LegacyKey(cfg.SecretKey, legacy))
 	for _, s := range cfg.SecretKeysPrevious {
-		out = append(out, derivedKey(s, purpose))
+		previous = append(previous, secretbox.DeriveKey(s, secretbox.PurposePageToken), secretbox.LegacyKey(s, legacy))
 	}
-	return out
+	return secretbox.DeriveKey(cfg.SecretKey, secretbox.PurposePageToken), previous
 }
 
 // serveAPI serves every HTTP stage on one port until ctx ends, with the
@@ -370,9 +366,10 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 			}
 		}()
 	}
+	tokenKey, tokenKeysPrevious := pageTokenKeys(cfg)
 	queryapi.Register(srv.Fuego, queryapi.Deps{
-		Pool: pool, CH: in.ch, Box: in.box, Log: log, TokenKey: derivedKey(cfg.SecretKey, "next-token"),
-		TokenKeysPrevious: derivedPrevious(cfg, "next-token"),
+		Pool: pool, CH: in.ch, Box: in.box, Log: log, TokenKey: tokenKey,
+		TokenKeysPrevious: tokenKeysPrevious,
 		Feed:              notifier,
 		Journeys:          journeys,
 	})

@@ -20,12 +20,28 @@ import (
 	"github.com/contrack/contrack/schemas/migrations"
 )
 
-// Open connects to addr and database db, creating the database if missing.
+// Open connects to addr and database db as the user default without a
+// password, creating the database if missing.
 func Open(ctx context.Context, addr, db string) (driver.Conn, error) {
-	if err := ensureDatabase(ctx, addr, db); err != nil {
+	return OpenAs(ctx, addr, db, Credentials{})
+}
+
+// Credentials are the ClickHouse user contrack connects as; the zero value
+// is the user default without a password.
+type Credentials struct {
+	User, Password string
+}
+
+// OpenAs connects to addr and database db as the user of cred, creating the
+// database if missing.
+func OpenAs(ctx context.Context, addr, db string, cred Credentials) (driver.Conn, error) {
+	if cred.User == "" {
+		cred.User = "default"
+	}
+	if err := ensureDatabase(ctx, addr, db, cred); err != nil {
 		return nil, err
 	}
-	conn, err := dial(addr, db)
+	conn, err := dial(addr, db, cred)
 	if err != nil {
 		return nil, err
 	}
@@ -36,10 +52,10 @@ func Open(ctx context.Context, addr, db string) (driver.Conn, error) {
 	return conn, nil
 }
 
-func dial(addr, db string) (driver.Conn, error) {
+func dial(addr, db string, cred Credentials) (driver.Conn, error) {
 	conn, err := ch.Open(&ch.Options{
 		Addr:        []string{addr},
-		Auth:        ch.Auth{Database: db, Username: "default"},
+		Auth:        ch.Auth{Database: db, Username: cred.User, Password: cred.Password},
 		DialTimeout: 5 * time.Second,
 		// Old servers (18.16) do not understand newer settings; send none.
 		Settings: ch.Settings{},
@@ -50,8 +66,8 @@ func dial(addr, db string) (driver.Conn, error) {
 	return conn, nil
 }
 
-func ensureDatabase(ctx context.Context, addr, db string) error {
-	conn, err := dial(addr, "default")
+func ensureDatabase(ctx context.Context, addr, db string, cred Credentials) error {
+	conn, err := dial(addr, "default", cred)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,13 @@
 // purpose) as additional data, so a ciphertext copied to another row does not
 // decrypt.
 //
+// The secret key is never used as it is: every use has its own key derived
+// with HKDF-SHA256 (RFC 5869; DeriveKey, with the purpose as info), so the
+// box's key and, say, the page-token signing key are independent. Keys were
+// once derived with one SHA-256 of a label and the secret (LegacyKey); a box
+// still opens what those sealed, and Reseal (contrack admin rotate-secrets)
+// moves it to the HKDF key.
+//
 // A Box holds one current key, which seals, and any number of previous keys,
 // which only open: rotation is "set the new key, list the old one as
 // previous, run `contrack admin rotate-secrets`, drop the old one". A
@@ -14,12 +21,16 @@ package secretbox
 
 import (
 	"bytes"
+	"compress/flate"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 )
 
 // ErrDecrypt is returned for a ciphertext that does not open with any key of
@@ -43,8 +54,38 @@ type Box struct {
 	keys []key // keys[0] is the current key
 }
 
-// New returns a box whose current key is derived from secret; previous
-// secrets (older keys, during a rotation) are used only to open.
+// Purposes of the keys derived from the secret key: each use has its own.
+const (
+	// PurposeSecretbox seals secrets at rest (this package's Box).
+	PurposeSecretbox = "secretbox"
+	// PurposePageToken signs GET /subscriptions nextTokens and feed cursors.
+	PurposePageToken = "page-token"
+)
+
+// DeriveKey is the 32-byte key for purpose derived from the secret key with
+// HKDF-SHA256 (no salt: the secret key is already uniformly random, which
+// CheckKey enforces for the configured one; info "contrack/<purpose>/v2").
+func DeriveKey(secret, purpose string) []byte {
+	k, err := hkdf.Key(sha256.New, []byte(secret), nil, "contrack/"+purpose+"/v2", 32)
+	if err != nil {
+		panic("secretbox: hkdf: " + err.Error()) // only for lengths beyond 255 hashes
+	}
+	return k
+}
+
+// LegacyKey is how keys were derived before HKDF: SHA-256 of
+// "contrack/<purpose>/v1:" and the secret. Only for opening and verifying
+// what was sealed or signed then (the secretbox purpose's label was
+// "contrack/secretbox/v1:", the page token's "contrack/next-token/v1:").
+func LegacyKey(secret, purpose string) []byte {
+	sum := sha256.Sum256([]byte("contrack/" + purpose + "/v1:" + secret))
+	return sum[:]
+}
+
+// New returns a box whose current key is derived from secret (DeriveKey);
+// previous secrets (older keys, during a rotation) are used only to open, as
+// are the legacy derivations (LegacyKey) of every secret, so ciphertexts
+// from before HKDF still open until rotate-secrets re-seals them.
 func New(secret string, previous ...string) (*Box, error) {
 	b := &Box{}
 	for i, s := range append([]string{secret}, previous...) {
@@ -54,18 +95,19 @@ func New(secret string, previous ...string) (*Box, error) {
 			}
 			continue
 		}
-		k, err := deriveKey(s)
-		if err != nil {
-			return nil, err
+		for _, raw := range [][]byte{DeriveKey(s, PurposeSecretbox), LegacyKey(s, PurposeSecretbox)} {
+			k, err := newKey(raw)
+			if err != nil {
+				return nil, err
+			}
+			b.keys = append(b.keys, k)
 		}
-		b.keys = append(b.keys, k)
 	}
 	return b, nil
 }
 
-func deriveKey(secret string) (key, error) {
-	raw := sha256.Sum256([]byte("contrack/secretbox/v1:" + secret))
-	block, err := aes.NewCipher(raw[:])
+func newKey(raw []byte) (key, error) {
+	block, err := aes.NewCipher(raw)
 	if err != nil {
 		return key{}, fmt.Errorf("secretbox: %w", err)
 	}
@@ -75,7 +117,7 @@ func deriveKey(secret string) (key, error) {
 	}
 	// The id is a hash of the derived key under another label: it tells keys
 	// apart without revealing anything about them.
-	idSum := sha256.Sum256(append([]byte("contrack/secretbox/key-id:"), raw[:]...))
+	idSum := sha256.Sum256(append([]byte("contrack/secretbox/key-id:"), raw...))
 	return key{id: [idLen]byte(idSum[:idLen]), aead: aead}, nil
 }
 
@@ -168,3 +210,53 @@ func WebhookMessageContext(accountID string) string { return accountID + "/webho
 
 // SigningSecretContext binds a carrier key's Notification-Signature secret.
 func SigningSecretContext(keyID string) string { return keyID + "/signing-secret" }
+
+// MinKeyBits is the least estimated entropy CheckKey accepts: 32 random bytes.
+const MinKeyBits = 256
+
+// CheckKey refuses a secret key that cannot hold 32 random bytes of
+// entropy: an estimate of its entropy (EstimateBits) must reach MinKeyBits.
+// It catches short, repetitive and patterned keys; it cannot prove a key
+// random, so generate keys with a cryptographic generator (32 bytes:
+// `openssl rand -base64 32`, `openssl rand -hex 32`).
+func CheckKey(secret string) error {
+	if secret == "" {
+		return errors.New("is empty")
+	}
+	if bits := EstimateBits(secret); bits < MinKeyBits {
+		return fmt.Errorf("has about %d bits of entropy (%d characters), fewer than the %d of 32 random bytes; generate one with `openssl rand -base64 32`",
+			bits, len(secret), MinKeyBits)
+	}
+	return nil
+}
+
+// EstimateBits estimates a key's entropy in bits, generously for keys in a
+// standard encoding: its length times the bits per character of the
+// smallest alphabet holding it (hex 4, base64 6, printable ASCII 6.6, else
+// 8), but no more than 8 bits per byte of its DEFLATE compression, which
+// exposes repetition ("abcd…abcd") that the alphabet does not.
+func EstimateBits(secret string) int {
+	hexOnly, b64, printable := true, true, true
+	for i := 0; i < len(secret); i++ {
+		c := secret[i]
+		digit := c >= '0' && c <= '9'
+		hexOnly = hexOnly && (digit || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')
+		b64 = b64 && (digit || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("-_+/=", c) >= 0)
+		printable = printable && c >= 0x20 && c < 0x7f
+	}
+	alphabet := 256.0
+	switch {
+	case hexOnly:
+		alphabet = 16
+	case b64:
+		alphabet = 64
+	case printable:
+		alphabet = 95
+	}
+	bits := float64(len(secret)) * math.Log2(alphabet)
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestCompression)
+	w.Write([]byte(secret))
+	w.Close()
+	return int(min(bits, float64(8*buf.Len())))
+}
