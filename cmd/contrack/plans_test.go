@@ -49,12 +49,16 @@ func TestAdminPlanCommands(t *testing.T) {
 	if _, err := run(plan, "create", "gold", "--rate", "0", "--burst", "10"); err == nil || !strings.Contains(err.Error(), "rate 0 must be above 0") {
 		t.Errorf("rate 0: %v", err)
 	}
-	out, err := run(plan, "create", "gold", "--rate", "500", "--burst", "2000", "--daily-quota", "100000", "--display-name", "Gold")
-	if err != nil || !strings.Contains(out, "gold  ") || !strings.Contains(out, "100000") {
-		t.Fatalf("create: %v\n%s", err, out)
+	out, err := run(plan, "create", "gold", "--rate", "500", "--burst", "2000", "--daily-quota", "123456", "--display-name", "Gold")
+	if err != nil || !strings.Contains(out, "gold  ") || !strings.Contains(out, "123456") || !strings.Contains(out, "  20  ") || !strings.Contains(out, "100000") {
+		t.Fatalf("create (long-polls and open subscriptions default to 20 and 100000): %v\n%s", err, out)
 	}
-	if out, err = run(plan, "update", "gold", "--daily-quota", "0"); err != nil || strings.Contains(out, "100000") {
+	if out, err = run(plan, "update", "gold", "--daily-quota", "0", "--long-polls", "7", "--open-subscriptions", "4242"); err != nil ||
+		strings.Contains(out, "123456") || !strings.Contains(out, "  7  ") || !strings.Contains(out, "4242") {
 		t.Fatalf("update: %v\n%s", err, out)
+	}
+	if _, err := run(plan, "update", "gold", "--long-polls", "0"); err == nil || !strings.Contains(err.Error(), "long-polls 0 must be 1 to 10000") {
+		t.Errorf("long-polls 0: %v", err)
 	}
 	if _, err = run(plan, "update", "gold"); err == nil || !strings.Contains(err.Error(), "nothing to update") {
 		t.Errorf("empty update: %v", err)

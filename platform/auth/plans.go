@@ -25,7 +25,20 @@ type Plan struct {
 	// DailyQuota is the requests an account may make per UTC day over all
 	// its keys; 0 means none.
 	DailyQuota int64
+	// LongPolls is how many long-polls of GET /subscriptions/events an
+	// account may hold at once in one API process (beyond it: 429).
+	LongPolls int
+	// OpenSubscriptions is how many subscriptions an account may have open
+	// (beyond it POST /subscription/equipment is 429).
+	OpenSubscriptions int64
 }
+
+// Defaults of the per-account plan limits (migration 0031's column
+// defaults), for plans created without them and accounts without a plan.
+const (
+	DefaultLongPolls         = 20
+	DefaultOpenSubscriptions = 100_000
+)
 
 // PlanNone, given as --plan or to set-plan, leaves an account without a
 // usage plan (GET /account shows usagePlan null; requests are limited as
@@ -37,7 +50,15 @@ const PlanNone = "none"
 const PlanCarrier = "carrier"
 
 // NoPlanLimits apply to accounts without a plan.
-var NoPlanLimits = Plan{RatePerSecond: 20, Burst: 40}
+var NoPlanLimits = Plan{RatePerSecond: 20, Burst: 40, LongPolls: DefaultLongPolls, OpenSubscriptions: DefaultOpenSubscriptions}
+
+// Limits is the plan of a (resolved) account, or NoPlanLimits without one.
+func (a Account) Limits() Plan {
+	if a.UsagePlan != nil {
+		return *a.UsagePlan
+	}
+	return NoPlanLimits
+}
 
 // DefaultPlan is the plan a new account of env gets when none is named:
 // carrier keys stream pushes, consumers get the environment's plan.
@@ -78,17 +99,23 @@ func (p Plan) validate() error {
 	if p.DailyQuota < 0 {
 		errs = append(errs, fmt.Errorf("daily quota %d must not be negative (0: none)", p.DailyQuota))
 	}
+	if p.LongPolls < 1 || p.LongPolls > 10_000 {
+		errs = append(errs, fmt.Errorf("long-polls %d must be 1 to 10000", p.LongPolls))
+	}
+	if p.OpenSubscriptions < 1 || p.OpenSubscriptions > 100_000_000 {
+		errs = append(errs, fmt.Errorf("open subscriptions %d must be 1 to 100000000", p.OpenSubscriptions))
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("auth: invalid plan: %w", errors.Join(errs...))
 	}
 	return nil
 }
 
-const planColumns = `name, id, display_name, rate_per_second, burst, COALESCE(daily_quota, 0)`
+const planColumns = `name, id, display_name, rate_per_second, burst, COALESCE(daily_quota, 0), long_polls, open_subscriptions`
 
 func scanPlan(r pgx.Row) (Plan, error) {
 	var p Plan
-	err := r.Scan(&p.Name, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota)
+	err := r.Scan(&p.Name, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &p.LongPolls, &p.OpenSubscriptions)
 	return p, err
 }
 
@@ -130,18 +157,26 @@ func (s *Store) unknownPlan(ctx context.Context, name string) error {
 	return fmt.Errorf("%w %q (known: %s)", ErrUnknownPlan, name, strings.Join(append(names, PlanNone), ", "))
 }
 
-// CreatePlan adds a plan; its id is "plan-<name>". DisplayName defaults to the name.
+// CreatePlan adds a plan; its id is "plan-<name>". DisplayName defaults to
+// the name, LongPolls and OpenSubscriptions to their defaults.
 func (s *Store) CreatePlan(ctx context.Context, p Plan) (Plan, error) {
 	if p.DisplayName == "" {
 		p.DisplayName = p.Name
+	}
+	if p.LongPolls == 0 {
+		p.LongPolls = DefaultLongPolls
+	}
+	if p.OpenSubscriptions == 0 {
+		p.OpenSubscriptions = DefaultOpenSubscriptions
 	}
 	if err := p.validate(); err != nil {
 		return Plan{}, err
 	}
 	p.ID = "plan-" + p.Name
 	_, err := s.pool.Exec(ctx, `
-		INSERT INTO usage_plans (name, id, display_name, rate_per_second, burst, daily_quota)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0))`, p.Name, p.ID, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota)
+		INSERT INTO usage_plans (name, id, display_name, rate_per_second, burst, daily_quota, long_polls, open_subscriptions)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0), $7, $8)`, p.Name, p.ID, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota,
+		p.LongPolls, p.OpenSubscriptions)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return Plan{}, fmt.Errorf("auth: plan %q exists (change it with plan update)", p.Name)
@@ -154,17 +189,19 @@ func (s *Store) CreatePlan(ctx context.Context, p Plan) (Plan, error) {
 
 // PlanUpdate names the fields of a plan to change; nil leaves one as it is.
 type PlanUpdate struct {
-	DisplayName   *string
-	RatePerSecond *float64
-	Burst         *int
-	DailyQuota    *int64 // 0 removes the quota
+	DisplayName       *string
+	RatePerSecond     *float64
+	Burst             *int
+	DailyQuota        *int64 // 0 removes the quota
+	LongPolls         *int
+	OpenSubscriptions *int64
 }
 
 // UpdatePlan changes a plan and tells every API process, whose keys then
 // take the new limits within about a second (as a revocation does).
 func (s *Store) UpdatePlan(ctx context.Context, name string, u PlanUpdate) (Plan, error) {
 	if u == (PlanUpdate{}) {
-		return Plan{}, errors.New("auth: nothing to update (give --rate, --burst, --daily-quota or --display-name)")
+		return Plan{}, errors.New("auth: nothing to update (give --rate, --burst, --daily-quota, --long-polls, --open-subscriptions or --display-name)")
 	}
 	var p Plan
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -188,12 +225,19 @@ func (s *Store) UpdatePlan(ctx context.Context, name string, u PlanUpdate) (Plan
 		if u.DailyQuota != nil {
 			p.DailyQuota = *u.DailyQuota
 		}
+		if u.LongPolls != nil {
+			p.LongPolls = *u.LongPolls
+		}
+		if u.OpenSubscriptions != nil {
+			p.OpenSubscriptions = *u.OpenSubscriptions
+		}
 		if err := p.validate(); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `
-			UPDATE usage_plans SET display_name = $2, rate_per_second = $3, burst = $4, daily_quota = NULLIF($5, 0), updated_at = now()
-			WHERE name = $1`, p.Name, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota); err != nil {
+			UPDATE usage_plans SET display_name = $2, rate_per_second = $3, burst = $4, daily_quota = NULLIF($5, 0),
+				long_polls = $6, open_subscriptions = $7, updated_at = now()
+			WHERE name = $1`, p.Name, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota, p.LongPolls, p.OpenSubscriptions); err != nil {
 			return fmt.Errorf("auth: update plan: %w", err)
 		}
 		// Delivered at commit, so no process re-reads the old row.
