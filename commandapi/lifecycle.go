@@ -1,10 +1,12 @@
 package commandapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,6 +36,12 @@ type sub struct {
 func closeLocked(ctx context.Context, tx pgx.Tx, s sub, reason string, now time.Time) (stopped bool, err error) {
 	if _, err := tx.Exec(ctx, `UPDATE subscriptions SET status = 'CLOSED', closed_at = $2, closed_reason = $3 WHERE id = $1`, s.id, now, reason); err != nil {
 		return false, fmt.Errorf("close subscription: %w", err)
+	}
+	// One open subscription less for the plan's limit; the account's row
+	// before the tracking's, as subscribe takes them. (Never below zero:
+	// rows written before the count existed are counted by migration 0031.)
+	if _, err := tx.Exec(ctx, `UPDATE accounts SET open_subscriptions = greatest(open_subscriptions - 1, 0) WHERE id = $1`, s.accountID); err != nil {
+		return false, fmt.Errorf("count open subscriptions: %w", err)
 	}
 	var open int
 	var kind, value string
@@ -190,6 +198,11 @@ func sweepRound(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (i
 		if err != nil {
 			return fmt.Errorf("find ended subscriptions: %w", err)
 		}
+		// Accounts' and trackings' rows in one order, so replicas sweeping
+		// at once (and subscribes) never wait on each other in a cycle.
+		slices.SortFunc(due, func(a, b ended) int {
+			return cmp.Or(cmp.Compare(a.s.accountID, b.s.accountID), cmp.Compare(a.s.trackingID, b.s.trackingID))
+		})
 		for _, e := range due {
 			if _, err := closeLocked(ctx, tx, e.s, e.reason, now); err != nil {
 				return fmt.Errorf("close %s subscription %s: %w", e.reason, e.s.id, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -44,6 +45,15 @@ const (
 	msgNotFound            = "Subscription not found"
 )
 
+// msgSubscriptionLimit is the 429 of a subscribe beyond the plan's open
+// subscriptions.
+func msgSubscriptionLimit(limit int64) string {
+	return fmt.Sprintf("Subscription limit reached for this plan: %d open subscriptions; close some (DELETE /subscription/{subscription_id}) or change plans", limit)
+}
+
+// errSubscriptionLimit aborts a subscribe whose account is at its limit.
+var errSubscriptionLimit = errors.New("commandapi: open subscriptions at the plan's limit")
+
 // CreateSubscriptionBody is POST /subscription/equipment's body. Without
 // scacCode the carrier is inferred from the identifier (GET /carrier/infer).
 type CreateSubscriptionBody struct {
@@ -78,6 +88,7 @@ func registerSubscriptions(s *fuego.Server, deps api) {
 		option.Description("Track a container, booking or bill of lading of a carrier. subscriptionReference and exactly one of containerNumber, bookingNumber, billNumber are required. scacCode is optional: without it the carrier is inferred as GET /carrier/infer does (owner code, bill prefix, else asking the carriers the account has credentials for), and exactly one candidate must result, else 400 \"Could not determine the carrier for '<value>'; provide scacCode\"; the subscription then shows the inferred scacCode. Container numbers must carry a valid ISO 6346 check digit. Subscribing before storing the carrier's credentials is allowed: connectionStatus is NO_CREDENTIALS until they are stored. A carrier not on the supported list that pushes its events (it has a carrier key in this environment) is accepted with connectionStatus PUSH_ONLY: never polled, fed by its pushed events."),
 		option.RequestBody(fuego.RequestBody{Type: CreateSubscriptionBody{}}),
 		option.AddResponse(400, "Validation error or reference already used", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(429, "Over the usage plan's rate, or its open subscriptions are reached: \"Subscription limit reached for this plan: <N> open subscriptions; close some (DELETE /subscription/{subscription_id}) or change plans\" (with dateOfRequest)", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Subscriptions"),
 	)
 	fuego.Delete(s, "/subscription/{subscription_id}", h.delete,
@@ -197,12 +208,16 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 		}
 		scac = candidates[0].ScacCode
 	}
+	limit := k.Account.Limits().OpenSubscriptions
 	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
-		return h.subscribe(c.Context(), tx, k.Account, scac, id, push, body.SubscriptionReference, now)
+		return h.subscribe(c.Context(), tx, k.Account, limit, scac, id, push, body.SubscriptionReference, now)
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "subscriptions_account_id_reference_key" {
 		return SubscribeResponse{}, httpapi.BadRequest(msgReferenceExists).Dated(now)
+	}
+	if errors.Is(err, errSubscriptionLimit) {
+		return SubscribeResponse{}, (&httpapi.Error{Status: http.StatusTooManyRequests, Message: msgSubscriptionLimit(limit)}).Dated(now)
 	}
 	if err != nil {
 		return SubscribeResponse{}, fmt.Errorf("subscribe: %w", err)
@@ -210,9 +225,21 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 	return SubscribeResponse{Message: msgSubscribed, SubscriptionReference: body.SubscriptionReference, DateOfRequest: httpapi.Time(now)}, nil
 }
 
-// subscribe inserts the subscription, creates or reuses its tracking and
-// writes the change to the outbox, all in tx.
-func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct auth.Account, scac string, id identifier, pushOnly bool, ref string, now time.Time) error {
+// subscribe counts the subscription against the account's limit of open
+// ones, inserts it, creates or reuses its tracking and writes the change to
+// the outbox, all in tx.
+func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct auth.Account, limit int64, scac string, id identifier, pushOnly bool, ref string, now time.Time) error {
+	// First, so an account's subscribes and closes take its row before any
+	// tracking's (closeLocked does the same): the count is exact under the
+	// lock and no two transactions wait on each other in opposite orders.
+	tag, err := tx.Exec(ctx, `UPDATE accounts SET open_subscriptions = open_subscriptions + 1
+		WHERE id = $1 AND open_subscriptions < $2`, acct.ID, limit)
+	if err != nil {
+		return fmt.Errorf("count open subscriptions: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errSubscriptionLimit
+	}
 	var hasCreds bool
 	// carrier_credentials may not exist yet on older schemas; the query is
 	// the contract with the credentials endpoints.
@@ -229,7 +256,7 @@ func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct aut
 	}
 	// One tracking per (account, shipment): reuse it and count the new subscription.
 	var trackingID string
-	err := tx.QueryRow(ctx, `
+	err = tx.QueryRow(ctx, `
 		INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status, open_subscriptions)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, 1)
 		ON CONFLICT (account_id, scac, identifier_kind, identifier) DO UPDATE

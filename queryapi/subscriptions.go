@@ -1,12 +1,15 @@
 package queryapi
 
 import (
+	"bufio"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +52,24 @@ type SubscriptionRecord struct {
 type SubscriptionList struct {
 	Subscriptions []SubscriptionRecord `json:"subscriptions"`
 	NextToken     string               `json:"nextToken,omitempty"`
+
+	// stream, when set, writes the whole unpaged list instead (StreamJSON).
+	stream func(w http.ResponseWriter, r *http.Request)
 }
+
+// StreamJSON writes an unpaged list as it reads it (httpapi.Streamer).
+func (l SubscriptionList) StreamJSON(w http.ResponseWriter, r *http.Request) bool {
+	if l.stream == nil {
+		return false
+	}
+	l.stream(w, r)
+	return true
+}
+
+// streamChunk is how many subscriptions an unpaged GET /subscriptions reads
+// per query: memory per request stays bounded whatever the account's size,
+// and no Postgres connection is held while the client reads slowly.
+const streamChunk = 1000
 
 func registerSubscriptions(s *fuego.Server, deps Deps) {
 	h := subscriptionQueries{deps}
@@ -60,7 +80,7 @@ func registerSubscriptions(s *fuego.Server, deps Deps) {
 		option.QueryInt("limit", "page size 1-200 (values outside are clamped); pagination is opt-in: without limit and nextToken every subscription is returned"),
 		option.Query("nextToken", "opaque cursor from the previous page; pass it back unchanged with the same filters"),
 		option.Summary("List subscriptions"),
-		option.Description("The calling account's subscriptions in creation order."),
+		option.Description("The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such."),
 		option.Tags("Subscriptions"),
 	)
 	fuego.Get(s, "/subscription/{subscription_id}", h.get,
@@ -152,21 +172,21 @@ func (h subscriptionQueries) list(c fuego.ContextNoBody) (SubscriptionList, erro
 			limit = cur.Limit
 		}
 	}
-	sql := selectSubscription + `
-		WHERE s.account_id = $1 AND ($2 = '' OR s.status = $2) AND starts_with(s.reference, $3) AND s.seq > $4
-		ORDER BY s.seq`
-	args := []any{k.Account.ID, status, prefix, after}
-	if paginate {
-		sql += ` LIMIT $5`
-		args = append(args, limit+1)
+	if !paginate {
+		// Every subscription, however many: read and written a chunk at a
+		// time. The first chunk is read here, so a store error is still an
+		// error answer; later ones can only abort the response.
+		first, err := h.chunk(c.Context(), k.Account.ID, status, prefix, 0, streamChunk)
+		if err != nil {
+			return SubscriptionList{}, err
+		}
+		return SubscriptionList{stream: func(w http.ResponseWriter, r *http.Request) {
+			h.streamAll(w, r, k.Account.ID, status, prefix, first)
+		}}, nil
 	}
-	rows, err := h.deps.Pool.Query(c.Context(), sql, args...)
+	recs, err := h.chunk(c.Context(), k.Account.ID, status, prefix, after, limit+1)
 	if err != nil {
-		return SubscriptionList{}, fmt.Errorf("list subscriptions: %w", err)
-	}
-	recs, err := pgx.CollectRows(rows, scanSubscription)
-	if err != nil {
-		return SubscriptionList{}, fmt.Errorf("list subscriptions: %w", err)
+		return SubscriptionList{}, err
 	}
 	out := SubscriptionList{Subscriptions: make([]SubscriptionRecord, 0, len(recs))}
 	if paginate && len(recs) > limit {
@@ -177,6 +197,66 @@ func (h subscriptionQueries) list(c fuego.ContextNoBody) (SubscriptionList, erro
 		out.Subscriptions = append(out.Subscriptions, r.SubscriptionRecord)
 	}
 	return out, nil
+}
+
+// chunk reads up to n of the account's subscriptions after seq, in creation order.
+func (h subscriptionQueries) chunk(ctx context.Context, acct, status, prefix string, after int64, n int) ([]pagedRecord, error) {
+	rows, err := h.deps.Pool.Query(ctx, selectSubscription+`
+		WHERE s.account_id = $1 AND ($2 = '' OR s.status = $2) AND starts_with(s.reference, $3) AND s.seq > $4
+		ORDER BY s.seq
+		LIMIT $5`, acct, status, prefix, after, n)
+	if err != nil {
+		return nil, fmt.Errorf("list subscriptions: %w", err)
+	}
+	recs, err := pgx.CollectRows(rows, scanSubscription)
+	if err != nil {
+		return nil, fmt.Errorf("list subscriptions: %w", err)
+	}
+	return recs, nil
+}
+
+// streamAll writes {"subscriptions":[…]} from first and the chunks after
+// it, through a buffer that goes out to the client as it fills. A store
+// error once the answer has started aborts it (the client sees a broken
+// body, never a short list that parses).
+func (h subscriptionQueries) streamAll(w http.ResponseWriter, r *http.Request, acct, status, prefix string, first []pagedRecord) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 32<<10)
+	bw.WriteString(`{"subscriptions":[`)
+	recs, n := first, 0
+	for {
+		for _, rec := range recs {
+			if n > 0 {
+				bw.WriteByte(',')
+			}
+			b, err := json.Marshal(rec.SubscriptionRecord)
+			if err != nil {
+				h.abort(r, err)
+			}
+			bw.Write(b)
+			n++
+		}
+		if len(recs) < streamChunk {
+			break
+		}
+		var err error
+		if recs, err = h.chunk(r.Context(), acct, status, prefix, recs[len(recs)-1].seq, streamChunk); err != nil {
+			h.abort(r, err)
+		}
+	}
+	bw.WriteString("]}\n")
+	if err := bw.Flush(); err != nil && r.Context().Err() == nil {
+		h.deps.Log.Warn("list subscriptions: writing the answer", "err", err)
+	}
+}
+
+// abort ends a streamed answer that cannot be completed.
+func (h subscriptionQueries) abort(r *http.Request, err error) {
+	if r.Context().Err() == nil {
+		h.deps.Log.Error("list subscriptions: answer aborted", "path", r.URL.Path, "err", err)
+	}
+	panic(http.ErrAbortHandler)
 }
 
 func (h subscriptionQueries) sealToken(c cursor) string {

@@ -123,6 +123,16 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(append(b, '\n'))
 }
 
+// Streamer is a handler's answer that may write itself to the response as
+// it is read, so a listing of any size is never built in memory. StreamJSON
+// returns false when the answer is to be encoded as usual instead. Once it
+// has written the status it cannot report an error: it logs it and aborts
+// the response (panic(http.ErrAbortHandler)), so the client sees a broken
+// body, never a short one that parses.
+type Streamer interface {
+	StreamJSON(w http.ResponseWriter, r *http.Request) bool
+}
+
 // Time is a timestamp as the API shows it: RFC 3339 in UTC with milliseconds
 // (e.g. 2026-03-04T05:06:07.123Z), the same width everywhere.
 type Time time.Time

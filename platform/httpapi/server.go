@@ -114,7 +114,10 @@ func New(cfg Config) *Server {
 		// keeps its X-Request-ID header, and the metrics count requests.
 		fuego.WithLoggingMiddleware(fuego.LoggingConfig{DisableRequest: true, DisableResponse: true}),
 		fuego.WithDisallowUnknownFields(false),
-		fuego.WithSerializer(func(w http.ResponseWriter, _ *http.Request, v any) error {
+		fuego.WithSerializer(func(w http.ResponseWriter, r *http.Request, v any) error {
+			if st, ok := v.(Streamer); ok && st.StreamJSON(w, r) {
+				return nil
+			}
 			WriteJSON(w, statusOf(w), v)
 			return nil
 		}),
