@@ -498,25 +498,112 @@ func TestFeedNotifierWakesOnlyItsAccount(t *testing.T) {
 	}
 }
 
-// Without a notifier (or over its bound) a long-poll looks at the table
-// every second instead.
-func TestFeedLongPollWithoutNotifier(t *testing.T) {
+// Without a notifier a wait is answered at once (nothing could wake it but
+// polling the table, a query per second per waiter); over the notifier's
+// bound a long-poll is refused with 503, not turned into polling.
+func TestFeedLongPollWithoutNotifierOrOverItsBound(t *testing.T) {
 	w := newWorld(t)
-	key, acct := w.account("polling")
-	s := w.h.Subscribe(acct, "ref-1")
-	api := testenv.NewAPI(t, w.h.DB.Pool, func(s *fuego.Server) {
+	key, _ := w.account("polling")
+	none := testenv.NewAPI(t, w.h.DB.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: w.h.DB.Pool, Log: testenv.Log(t), TokenKey: []byte("feed-test-key")})
 	})
-	w.start()
 	res := make(chan testenv.Response, 1)
-	go func() { res <- api.Do("GET", "/subscriptions/events?wait=20", key, nil) }()
-	w.h.Produce(s, "e1")
-	r := <-res
-	var p page
-	json.Unmarshal(r.Raw, &p)
-	if g := flatten(t, p); r.Status != 200 || len(g) != 1 || g[0].EventID != "e1" {
-		t.Errorf("polling long-poll: %d %s", r.Status, r.Raw)
+	go func() { res <- none.Do("GET", "/subscriptions/events?wait=20", key, nil) }()
+	select {
+	case r := <-res:
+		if r.Status != 200 || !strings.Contains(string(r.Raw), `"items":[]`) {
+			t.Fatalf("wait without a notifier: %d %s", r.Status, r.Raw)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("a wait without a notifier is held (polling the table) instead of answered")
 	}
+
+	// A notifier with room for one waiter, taken by another account.
+	n := feed.NewNotifier(w.h.DB.Pool, testenv.Log(t), 1)
+	_, cancel, ok := n.Subscribe("another-account")
+	if !ok {
+		t.Fatal("no room for the first waiter")
+	}
+	defer cancel()
+	full := testenv.NewAPI(t, w.h.DB.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: w.h.DB.Pool, Log: testenv.Log(t), TokenKey: []byte("feed-test-key"), Feed: n})
+	})
+	go func() { res <- full.Do("GET", "/subscriptions/events?wait=20", key, nil) }()
+	select {
+	case r := <-res:
+		if r.Status != 503 || r.Message() != "Too many long-polls on this server: try again shortly" || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("over the notifier's bound: %d %s", r.Status, r.Raw)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("a long-poll over the notifier's bound is held (polling the table) instead of refused")
+	}
+	if r := full.Do("GET", "/subscriptions/events", key, nil); r.Status != 200 {
+		t.Fatalf("a read without wait over the bound: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestLongPollsPerAccount: an account holds at most its plan's long-polls
+// at once; one more is 429 (Retry-After), while another account on the same
+// plan still long-polls and the account's reads without wait still work.
+// When its long-polls return, the account may long-poll again.
+func TestLongPollsPerAccount(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if _, err := w.api.Store.CreatePlan(ctx, auth.Plan{Name: "two-waits", RatePerSecond: 1000, Burst: 1000, LongPolls: 2}); err != nil {
+		t.Fatal(err)
+	}
+	keyA, _, err := w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "waiter-a", Env: "sandbox", Plan: "two-waits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, acctA, err := w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "waiter-a", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyB, _, err := w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "waiter-b", Env: "sandbox", Plan: "two-waits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := w.h.Subscribe(acctA.Account.ID, "ref-a")
+	w.start()
+
+	// Three long-polls at once: the plan allows two, so one is refused at
+	// once and two are held.
+	answers := make(chan testenv.Response, 3)
+	for range 3 {
+		go func() { answers <- w.api.Do("GET", "/subscriptions/events?wait=20", keyA, nil) }()
+	}
+	var refused testenv.Response
+	select {
+	case refused = <-answers:
+	case <-time.After(15 * time.Second):
+		t.Fatal("no long-poll refused: the account holds three")
+	}
+	if refused.Status != 429 || refused.Message() != "Too many long-polls: this plan allows 2 at once per account; wait for one to return" ||
+		refused.Header.Get("Retry-After") == "" {
+		t.Fatalf("over the plan's long-polls: %d %s %v", refused.Status, refused.Raw, refused.Header)
+	}
+	if r := w.api.Do("GET", "/subscriptions/events", keyA, nil); r.Status != 200 {
+		t.Fatalf("a read without wait while the long-polls are held: %d %s", r.Status, r.Raw)
+	}
+	if r := w.api.Do("GET", "/subscriptions/events?wait=1", keyB, nil); r.Status != 200 {
+		t.Fatalf("another account's long-poll: %d %s", r.Status, r.Raw)
+	}
+	// An event ends both held long-polls; then the account long-polls again.
+	w.h.Produce(sa, "e1")
+	for range 2 {
+		select {
+		case r := <-answers:
+			if r.Status != 200 || !strings.Contains(string(r.Raw), `"e1"`) {
+				t.Fatalf("held long-poll: %d %s", r.Status, r.Raw)
+			}
+		case <-time.After(25 * time.Second):
+			t.Fatal("a held long-poll did not return")
+		}
+	}
+	testkit.Eventually(t, 10*time.Second, "a long-poll accepted again", func() bool {
+		return w.api.Do("GET", "/subscriptions/events?wait=1", keyA, nil).Status == 200
+	})
 }
 
 func TestConfigValidate(t *testing.T) {

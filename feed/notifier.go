@@ -55,7 +55,8 @@ func NewNotifier(pool *pgxpool.Pool, log *slog.Logger, maxWaiters int) *Notifier
 // events of the account commit (and on reconnection), and is closed when
 // Run has ended (the process is stopping: answer now); cancel must be
 // called when done. ok is false when the bound of waiters is reached (wake
-// is then nil and cancel a no-op): the caller should poll instead.
+// is then nil and cancel a no-op): the caller refuses the long-poll rather
+// than polling the table (GET /subscriptions/events answers 503).
 func (n *Notifier) Subscribe(accountID string) (wake <-chan struct{}, cancel func(), ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-fuego/fuego"
@@ -21,22 +23,51 @@ const (
 	DefaultFeedLimit = 100
 	MaxFeedLimit     = 1000
 	MaxFeedWait      = 20 // seconds
-	// FeedPollInterval is how often a long-poll looks at the table when no
-	// notification can wake it (Deps.Feed nil, or its waiter bound reached).
-	FeedPollInterval = time.Second
 )
 
 const (
 	msgBadCursor      = "Invalid cursor"
 	msgWaitNotInteger = "Query parameter 'wait' must be an integer (seconds, 0-20)"
+	msgServerWaiters  = "Too many long-polls on this server: try again shortly"
 	feedScope         = "feed"
 )
+
+// msgAccountWaiters is the 429 of a long-poll beyond the plan's.
+func msgAccountWaiters(n int) string {
+	return fmt.Sprintf("Too many long-polls: this plan allows %d at once per account; wait for one to return", n)
+}
+
+// waitSlots counts each account's long-polls in this process, so one
+// tenant cannot take the notifier's whole bound (and the others' wake-ups).
+type waitSlots struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take reserves a slot of acct if it holds fewer than limit.
+func (w *waitSlots) take(acct string, limit int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n[acct] >= limit {
+		return false
+	}
+	w.n[acct]++
+	return true
+}
+
+func (w *waitSlots) release(acct string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n[acct]--; w.n[acct] <= 0 {
+		delete(w.n, acct)
+	}
+}
 
 // FeedWaiter wakes long-polls when an account's feed grows (feed.Notifier).
 type FeedWaiter interface {
 	// Subscribe registers a waiter; wake receives after new events of the
 	// account commit, and is closed when the process is stopping (answer
-	// now). ok false: no room, poll instead.
+	// now). ok false: no room (the long-poll is refused with 503).
 	Subscribe(accountID string) (wake <-chan struct{}, cancel func(), ok bool)
 }
 
@@ -48,7 +79,7 @@ type FeedPage struct {
 }
 
 func registerFeed(s *fuego.Server, deps Deps) {
-	h := feedQueries{deps}
+	h := feedQueries{deps: deps, slots: &waitSlots{n: map[string]int{}}}
 	fuego.Get(s, "/subscriptions/events", h.list,
 		option.OperationID("readFeed"),
 		option.Query("cursor", "opaque cursor: the nextCursor of the previous response, unchanged; without it the feed starts at the oldest retained event (events are kept at least 30 days)"),
@@ -59,11 +90,16 @@ func registerFeed(s *fuego.Server, deps Deps) {
 			"in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive "+
 			"events of one subscription share an item. Resume from nextCursor, which is always present."),
 		option.AddResponse(400, "Invalid query parameter or cursor", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(429, "Over the usage plan's rate, or a long-poll (wait > 0) beyond the plan's long-polls at once per account: \"Too many long-polls: this plan allows <N> at once per account; wait for one to return\" (Retry-After)", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(503, "A long-poll while this server holds as many as it can: \"Too many long-polls on this server: try again shortly\" (Retry-After)", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Subscriptions"),
 	)
 }
 
-type feedQueries struct{ deps Deps }
+type feedQueries struct {
+	deps  Deps
+	slots *waitSlots
+}
 
 func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	k, _ := auth.FromContext(c.Context())
@@ -97,16 +133,29 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	}
 
 	ctx := c.Context()
-	var wake <-chan struct{}
-	poll := FeedPollInterval
-	if wait > 0 && h.deps.Feed != nil {
-		// Registered before the first read, so nothing committed after that
-		// read goes unnoticed.
-		w, cancel, ok := h.deps.Feed.Subscribe(acct)
-		defer cancel()
-		if ok {
-			wake, poll = w, 0
+	if wait == 0 || h.deps.Feed == nil {
+		// Without a notifier nothing could wake a wait but polling, which
+		// would cost a query per second per waiter: answer at once.
+		page, last, err := h.read(ctx, acct, after, limit)
+		if err != nil {
+			return FeedPage{}, err
 		}
+		return h.page(acct, page, last), nil
+	}
+	// A long-poll holds one of the account's slots, then a waiter of the
+	// process's notifier; it reads the table when woken, never on a timer.
+	if max := k.Account.Limits().LongPolls; !h.slots.take(acct, max) {
+		return FeedPage{}, &httpapi.Error{Status: http.StatusTooManyRequests, Message: msgAccountWaiters(max),
+			Header: http.Header{"Retry-After": {"1"}}}
+	}
+	defer h.slots.release(acct)
+	// Registered before the first read, so nothing committed after that
+	// read goes unnoticed.
+	wake, cancel, ok := h.deps.Feed.Subscribe(acct)
+	defer cancel()
+	if !ok {
+		return FeedPage{}, &httpapi.Error{Status: http.StatusServiceUnavailable, Message: msgServerWaiters,
+			Header: http.Header{"Retry-After": {"1"}}}
 	}
 	deadline := time.NewTimer(time.Duration(wait) * time.Second)
 	defer deadline.Stop()
@@ -115,19 +164,14 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 		if err != nil {
 			return FeedPage{}, err
 		}
-		if len(page) > 0 || wait == 0 {
+		if len(page) > 0 {
 			return h.page(acct, page, last), nil
-		}
-		var tick <-chan time.Time
-		if poll > 0 {
-			tick = time.After(poll)
 		}
 		select {
 		case _, open := <-wake:
 			if !open {
 				return h.page(acct, nil, after), nil // shutting down
 			}
-		case <-tick:
 		case <-deadline.C:
 			return h.page(acct, nil, after), nil
 		case <-ctx.Done():

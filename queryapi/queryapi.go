@@ -25,7 +25,7 @@ type Deps struct {
 	// Now defaults to time.Now.
 	Now func() time.Time
 	// Feed wakes long-polls of GET /subscriptions/events (a feed.Notifier);
-	// nil makes them poll the table every FeedPollInterval instead.
+	// nil: no long-polls, a wait is answered at once.
 	Feed FeedWaiter
 	// Journeys serves GET /subscription/equipment; nil reads ClickHouse
 	// uncached (tests).
