@@ -12,11 +12,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/delivery"
-	"github.com/contrack/contrack/delivery/signature"
 	"github.com/contrack/contrack/delivery/target"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/signature"
 )
 
 // Messages of the webhook endpoints.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/contrack/contrack/delivery"
 	dt "github.com/contrack/contrack/delivery/deliverytest"
-	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/platform/signature"
 )
 
 // The body is exactly the spec's payload, and both signatures verify in the

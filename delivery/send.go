@@ -16,7 +16,7 @@ import (
 
 	"go.opentelemetry.io/otel/propagation"
 
-	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/tracing"
 )
 

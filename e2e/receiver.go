@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/platform/signature"
 )
 
 // receiver is the subscriber's webhook: it verifies both signatures of every

@@ -14,7 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"

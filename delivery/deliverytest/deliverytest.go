@@ -27,9 +27,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/delivery"
-	"github.com/contrack/contrack/delivery/signature"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contrack/contrack/delivery/signature"
+	"github.com/contrack/contrack/platform/signature"
 )
 
 type vector struct {
