@@ -27,6 +27,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
@@ -37,6 +38,19 @@ const MsgAdded = "Successfully Added Event"
 
 // MsgBadSignature answers a Notification-Signature that does not verify.
 const MsgBadSignature = "Invalid Notification-Signature"
+
+// Refusals of the timestamped (Standard Webhooks) signature.
+const (
+	MsgBadStandardSignature = "Invalid webhook-signature"
+	MsgBadTimestamp         = "Invalid webhook-timestamp: it must be the Unix time in seconds, within 5 minutes of the server's"
+	MsgTimestampRequired    = "This carrier key requires a timestamped signature: send webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks)"
+	MsgSecretRequired       = "This live carrier key has no signing secret: pushes must be signed; ask the operator to set one"
+)
+
+// PushTolerance is how far webhook-timestamp may be from the server's time,
+// either side; a webhook-id is remembered for as long on each side (the
+// replay window).
+const PushTolerance = 5 * time.Minute
 
 // MaxEventsBodyBytes is the largest POST /events body (720 KiB; 413
 // beyond). The raw body travels base64-encoded (4/3 of its size) in one
@@ -62,6 +76,15 @@ type SigningSecrets interface {
 	KeySigningSecret(k auth.Key) (string, error)
 }
 
+// PushIDs remembers the webhook-ids of accepted pushes for a window.
+type PushIDs interface {
+	// Claim records id for keyID; fresh is false when it was recorded
+	// within window already (a replay or a retry of a stored push).
+	Claim(ctx context.Context, keyID, id string, now time.Time, window time.Duration) (fresh bool, err error)
+	// Release forgets a claimed id whose push was not stored.
+	Release(ctx context.Context, keyID, id string) error
+}
+
 // EventsDeps are what POST /events needs.
 type EventsDeps struct {
 	Producer Producer
@@ -69,7 +92,9 @@ type EventsDeps struct {
 	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
 	Namespace schemas.Namespace
 	Secrets   SigningSecrets
-	Log       *slog.Logger
+	// PushIDs refuses replayed webhook-ids; nil remembers none.
+	PushIDs PushIDs
+	Log     *slog.Logger
 	// Check is the admission test of a body: the message to answer when it
 	// is refused.
 	Check func(raw []byte) (msg string, ok bool)
@@ -96,10 +121,16 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 	fuego.Post(s, "/events", h.post,
 		option.OperationID("pushEvents"),
 		option.Summary("Push carrier events (carriers only)"),
-		option.Description("For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required."),
+		option.Description("For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. "+
+			"When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of \"id.timestamp.body\">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; "+
+			"or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>."),
 		httpapi.JSONBody("one DCSA event (eventType EQUIPMENT or TRANSPORT), or a JSON array of them", pushedEventsSchema),
-		option.Header("Notification-Signature", "sha256=<lowercase hex HMAC-SHA256 of the body>, required when the carrier key has a shared secret"),
+		option.Header("Notification-Signature", "sha256=<lowercase hex HMAC-SHA256 of the body>, when the carrier key has a shared secret and the Standard Webhooks headers are not sent"),
+		option.Header("webhook-id", "Standard Webhooks: the message id, unique per push (a repeat within 10 minutes is not processed again)"),
+		option.Header("webhook-timestamp", "Standard Webhooks: Unix time in seconds, within 5 minutes of the server's"),
+		option.Header("webhook-signature", "Standard Webhooks: v1,<base64 HMAC-SHA256 of \"webhook-id.webhook-timestamp.body\">, space-separated entries"),
 		option.AddResponse(400, "Refused event", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(403, "Not a carrier key, or a signature that does not verify: \"Invalid Notification-Signature\", \"Invalid webhook-signature\", \"Invalid webhook-timestamp: …\", \"This carrier key requires a timestamped signature: …\", \"This live carrier key has no signing secret: …\"", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(413, "Body over 737280 bytes", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier events"),
 	)
@@ -123,13 +154,36 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 	if err != nil {
 		return AddedResponse{}, err
 	}
-	if err := h.verifySignature(k, raw, c.Request().Header.Get("Notification-Signature")); err != nil {
+	now := h.deps.Now().UTC()
+	pushID, err := h.verifySignature(k, raw, c.Request().Header, now)
+	if err != nil {
 		return AddedResponse{}, err
 	}
 	if msg, ok := h.deps.Check(raw); !ok {
 		return AddedResponse{}, httpapi.BadRequest(msg)
 	}
-	now := h.deps.Now().UTC()
+	if pushID != "" && h.deps.PushIDs != nil {
+		// A signed push is processed once: its id seen in the window is a
+		// replay, or the retry of a push stored already. Acknowledged, not
+		// processed again (as Standard Webhooks receivers deduplicate).
+		var fresh bool
+		if fresh, err = h.deps.PushIDs.Claim(ctx, k.ID, pushID, now, 2*PushTolerance); err != nil {
+			return AddedResponse{}, err
+		}
+		if !fresh {
+			return AddedResponse{Message: MsgAdded}, nil
+		}
+		defer func() {
+			if err == nil {
+				return
+			}
+			// Not stored: the carrier's retry of this id must be processed.
+			if rerr := h.deps.PushIDs.Release(context.WithoutCancel(ctx), k.ID, pushID); rerr != nil {
+				h.deps.Log.Error("pushed event not stored and its webhook-id kept: a retry of it would be dropped",
+					"carrier_key_id", k.ID, "err", rerr)
+			}
+		}()
+	}
 	// The key's SCAC travels with the payload: the normaliser routes the
 	// events only to trackings of this carrier, whatever the body says.
 	scac := strings.ToUpper(k.SCAC)
@@ -174,27 +228,44 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 	return AddedResponse{Message: MsgAdded}, nil
 }
 
-// verifySignature checks a DCSA Notification-Signature when the key has a
-// shared secret.
-func (h eventsHandler) verifySignature(k auth.Key, body []byte, header string) error {
+// verifySignature checks a pushed body's signature when the key has a
+// shared secret (a live key must have one): the timestamped Standard
+// Webhooks headers when sent (then their webhook-id is returned), else the
+// DCSA body-only Notification-Signature, unless the key requires the
+// timestamped scheme.
+func (h eventsHandler) verifySignature(k auth.Key, body []byte, hdr http.Header, now time.Time) (pushID string, err error) {
 	if h.deps.Secrets == nil {
-		return nil
+		return "", nil
 	}
 	secret, err := h.deps.Secrets.KeySigningSecret(k)
 	if err != nil {
-		return fmt.Errorf("signing secret: %w", err)
+		return "", fmt.Errorf("signing secret: %w", err)
 	}
 	if secret == "" {
-		return nil
+		if k.Account.Env == schemas.EnvLive {
+			return "", &httpapi.Error{Status: http.StatusForbidden, Message: MsgSecretRequired}
+		}
+		return "", nil
 	}
-	got, ok := strings.CutPrefix(strings.TrimSpace(header), "sha256=")
+	id, err := signature.VerifyStandard(secret, hdr, body, now, PushTolerance)
+	switch {
+	case err == nil:
+		return id, nil
+	case errors.Is(err, signature.ErrTimestamp):
+		return "", &httpapi.Error{Status: http.StatusForbidden, Message: MsgBadTimestamp}
+	case !errors.Is(err, signature.ErrNoStandardHeaders):
+		return "", &httpapi.Error{Status: http.StatusForbidden, Message: MsgBadStandardSignature}
+	case k.SigningTimestampedOnly:
+		return "", &httpapi.Error{Status: http.StatusForbidden, Message: MsgTimestampRequired}
+	}
+	got, ok := strings.CutPrefix(strings.TrimSpace(hdr.Get("Notification-Signature")), "sha256=")
 	sig, decErr := hex.DecodeString(got)
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
 	if !ok || decErr != nil || !hmac.Equal(sig, mac.Sum(nil)) {
-		return &httpapi.Error{Status: http.StatusForbidden, Message: MsgBadSignature}
+		return "", &httpapi.Error{Status: http.StatusForbidden, Message: MsgBadSignature}
 	}
-	return nil
+	return "", nil
 }
 
 func tooLarge() error {

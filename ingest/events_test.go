@@ -208,7 +208,8 @@ func TestSigningSecretChangeReachesCachedKey(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go cache.Run(ctx)
-	key, k, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "hapag", Env: "live", Role: auth.RoleCarrier, SCAC: "HLCU"})
+	// A sandbox key: a live key's secret cannot be cleared.
+	key, k, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "hapag", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "HLCU"})
 	if err != nil {
 		t.Fatal(err)
 	}

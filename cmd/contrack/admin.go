@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +16,9 @@ import (
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/projector"
+	"github.com/contrack/contrack/schemas"
 )
 
 func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
@@ -36,7 +39,11 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 	store := auth.NewStore(pool)
 	switch args[0] {
 	case "create-key":
-		return adminCreateKey(ctx, store, args[1:], os.Stdout)
+		box, err := secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...)
+		if err != nil {
+			return err
+		}
+		return adminCreateKey(ctx, store, &ingest.SigningSecretStore{Pool: pool, Box: box}, args[1:], os.Stdout)
 	case "revoke-key":
 		if len(args) != 2 {
 			return fmt.Errorf("%w: contrack admin revoke-key KEY_OR_ID", errUsage)
@@ -61,19 +68,13 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		}
 		return adminList(ctx, store, unmatched, os.Stdout)
 	case "set-signing-secret":
-		// The carrier signs POST /events with Notification-Signature: sha256=<hex HMAC>.
-		if len(args) != 3 {
-			return fmt.Errorf("%w: contrack admin set-signing-secret CARRIER_KEY_ID SECRET (\"\" clears it)", errUsage)
-		}
+		// The carrier signs POST /events with the Standard Webhooks headers
+		// or, unless --timestamped-only, Notification-Signature: sha256=<hex HMAC>.
 		box, err := secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...)
 		if err != nil {
 			return err
 		}
-		if err := (&ingest.SigningSecretStore{Pool: pool, Box: box}).SetSigningSecret(ctx, args[1], args[2]); err != nil {
-			return err
-		}
-		fmt.Println("signing secret set")
-		return nil
+		return adminSetSigningSecret(ctx, &ingest.SigningSecretStore{Pool: pool, Box: box}, args[1:], os.Stdout)
 	case "rotate-secrets":
 		// Re-seal every stored secret with the current key; the previous
 		// keys (CONTRACK_SECRET_KEYS_PREVIOUS) open what they sealed.
@@ -92,9 +93,45 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 	}
 }
 
+const setSigningSecretUsage = `contrack admin set-signing-secret CARRIER_KEY_ID SECRET [--timestamped-only] ("" clears it, not for live keys)`
+
+// adminSetSigningSecret runs `contrack admin set-signing-secret`.
+func adminSetSigningSecret(ctx context.Context, secrets *ingest.SigningSecretStore, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("set-signing-secret", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	timestamped := fs.Bool("timestamped-only", false, "refuse the body-only Notification-Signature: only the Standard Webhooks headers")
+	var pos []string
+	for len(args) > 0 { // flags may come after the positional arguments
+		if err := fs.Parse(args); err != nil {
+			return fmt.Errorf("%w: %w (%s)", errUsage, err, setSigningSecretUsage)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: %s", errUsage, setSigningSecretUsage)
+	}
+	if err := secrets.SetSigningPolicy(ctx, pos[0], pos[1], *timestamped); err != nil {
+		return err
+	}
+	switch {
+	case pos[1] == "":
+		fmt.Fprintln(out, "signing secret cleared")
+	case *timestamped:
+		fmt.Fprintln(out, "signing secret set; pushes must carry webhook-id, webhook-timestamp and webhook-signature")
+	default:
+		fmt.Fprintln(out, "signing secret set")
+	}
+	return nil
+}
+
 // adminCreateKey prints a summary and then the key alone as the last line
-// of stdout, so scripts can take it with `tail -n1`.
-func adminCreateKey(ctx context.Context, store *auth.Store, args []string, out io.Writer) error {
+// of stdout, so scripts can take it with `tail -n1`. A live carrier key
+// gets a signing secret at once (its pushes must be signed), printed once
+// above the key.
+func adminCreateKey(ctx context.Context, store *auth.Store, secrets *ingest.SigningSecretStore, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("create-key", flag.ContinueOnError)
 	var p auth.CreateKeyParams
 	fs.StringVar(&p.ClientSlug, "client", "", "client slug (lower-case letters, digits, dashes)")
@@ -114,6 +151,21 @@ func adminCreateKey(ctx context.Context, store *auth.Store, args []string, out i
 		return err
 	}
 	fmt.Fprintf(out, "account %s (%s, %s) key %s role %s\n", k.Account.ClientSlug, k.Account.Env, k.Account.DisplayName, k.ID, k.Role)
+	if k.Role == auth.RoleCarrier && k.Account.Env == schemas.EnvLive {
+		secret, err := signature.NewSecret()
+		if err != nil {
+			return err
+		}
+		if err := secrets.SetSigningSecret(ctx, k.ID, secret); err != nil {
+			// A live carrier key without a secret could push nothing.
+			if _, rerr := store.RevokeKey(ctx, k.ID); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			return fmt.Errorf("the key was revoked: %w", err)
+		}
+		fmt.Fprintln(out, "Signing secret of its pushes (Standard Webhooks webhook-signature, or Notification-Signature), shown once:")
+		fmt.Fprintln(out, secret)
+	}
 	fmt.Fprintln(out, "This key is shown once; store it now:")
 	fmt.Fprintln(out, key)
 	return nil

@@ -14,9 +14,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"

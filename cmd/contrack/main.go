@@ -38,7 +38,7 @@ Usage:
   contrack admin create-key --client SLUG --env live|sandbox [--display-name TEXT] [--plan NAME] [--role consumer|carrier] [--scac SCAC]
   contrack admin revoke-key KEY_OR_ID
   contrack admin list
-  contrack admin set-signing-secret CARRIER_KEY_ID SECRET
+  contrack admin set-signing-secret CARRIER_KEY_ID SECRET [--timestamped-only]
   contrack admin rotate-secrets  re-encrypt every stored secret with CONTRACK_SECRET_KEY
   contrack admin rebuild-journeys   rebuild the journey read model from the topics beside the live one, then switch
   contrack version

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
 )
 
@@ -87,5 +89,66 @@ func TestAdminPlanCommands(t *testing.T) {
 	}
 	if out, err := run(setPlan, "acme", "live", "gold"); err != nil || !strings.Contains(out, "now on plan gold") {
 		t.Errorf("set-plan: %v %s", err, out)
+	}
+}
+
+// TestAdminCarrierSigningSecrets: a live carrier key is created with a
+// signing secret (printed once, above the key, which stays the last line),
+// and set-signing-secret sets the timestamped-only policy, never clearing a
+// live key's secret.
+func TestAdminCarrierSigningSecrets(t *testing.T) {
+	db := testenv.Postgres(t)
+	ctx := context.Background()
+	store := auth.NewStore(db.Pool)
+	box, _ := secretbox.New("admin-test-key")
+	secrets := &ingest.SigningSecretStore{Pool: db.Pool, Box: box}
+
+	var out bytes.Buffer
+	if err := adminCreateKey(ctx, store, secrets, []string{"--client", "msc", "--env", "live", "--role", "carrier", "--scac", "MSCU"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	key := lines[len(lines)-1]
+	var secret string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "whsec_") {
+			secret = l
+		}
+	}
+	if !auth.WellFormed(key) || secret == "" {
+		t.Fatalf("create-key output:\n%s", out.String())
+	}
+	k, err := store.Authenticate(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := secrets.KeySigningSecret(k); err != nil || got != secret {
+		t.Fatalf("stored secret %q %v, printed %q", got, err, secret)
+	}
+	// A sandbox carrier key gets none; a consumer key neither.
+	out.Reset()
+	if err := adminCreateKey(ctx, store, secrets, []string{"--client", "msc", "--env", "sandbox", "--role", "carrier", "--scac", "MSCU"}, &out); err != nil || strings.Contains(out.String(), "whsec_") {
+		t.Fatalf("sandbox carrier key: %v\n%s", err, out.String())
+	}
+
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := adminSetSigningSecret(ctx, secrets, args, &out)
+		return out.String(), err
+	}
+	if out, err := run(k.ID, "whsec_c2Vjb25kLXNlY3JldC1vZi10aGUta2V5LW9rYXk=", "--timestamped-only"); err != nil || !strings.Contains(out, "webhook-timestamp") {
+		t.Fatalf("--timestamped-only: %v %s", err, out)
+	}
+	if k, _ = store.Authenticate(ctx, key); !k.SigningTimestampedOnly {
+		t.Fatal("the key does not require the timestamped signature")
+	}
+	if _, err := run(k.ID, ""); !errors.Is(err, ingest.ErrLiveKeyNeedsSecret) {
+		t.Fatalf("clearing a live key's secret: %v", err)
+	}
+	if _, err := run(k.ID); !errors.Is(err, errUsage) {
+		t.Fatalf("missing secret: %v", err)
+	}
+	if _, err := run("--timestamped-only", k.ID, "s3cret-s3cret-s3cret"); err != nil {
+		t.Fatalf("flag first: %v", err)
 	}
 }

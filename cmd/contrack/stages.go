@@ -381,6 +381,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Producer:  in.kafka,
 		Namespace: cfg.KafkaNamespace,
 		Secrets:   &ingest.SigningSecretStore{Pool: pool, Box: in.box},
+		PushIDs:   &ingest.PushIDStore{Pool: pool},
 		Log:       log,
 		Check:     pushed.Check,
 	})

@@ -51,6 +51,9 @@ type Key struct {
 	// It is cached with the key, so POST /events checks signatures without
 	// a query; setting it notifies KeyChangedChannel like a revocation.
 	SigningSecretEnc []byte
+	// SigningTimestampedOnly makes POST /events require the Standard
+	// Webhooks headers, refusing the body-only Notification-Signature.
+	SigningTimestampedOnly bool
 }
 
 // ErrUnknownKey is returned for a missing, unknown or revoked key.
@@ -212,13 +215,13 @@ func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error)
 		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, ''),
 		       p.name, COALESCE(p.id, ''), COALESCE(p.display_name, ''), COALESCE(p.rate_per_second, 0),
 		       COALESCE(p.burst, 0), COALESCE(p.daily_quota, 0), COALESCE(p.long_polls, 0), COALESCE(p.open_subscriptions, 0),
-		       k.signing_secret_enc
+		       k.signing_secret_enc, k.signing_timestamped_only
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		LEFT JOIN usage_plans p ON p.name = a.plan
 		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, sum[:]).
 		Scan(&k.ID, &k.Name, &k.Role, &k.SCAC, &k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan,
 			&pName, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &p.LongPolls, &p.OpenSubscriptions,
-			&k.SigningSecretEnc)
+			&k.SigningSecretEnc, &k.SigningTimestampedOnly)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Key{}, ErrUnknownKey
 	}
