@@ -82,7 +82,10 @@ const leaseFree = `(d.lease_until IS NULL OR d.lease_until <= @now
 // index): their webhook is not activated yet.
 const claimSQL = `
 		WITH hooks AS (
-			SELECT w.account_id, ` + keyExpr + ` AS key FROM webhooks w WHERE w.activated
+			-- An inactive account's deliveries wait until it is active again.
+			SELECT w.account_id, ` + keyExpr + ` AS key FROM webhooks w
+			JOIN accounts a ON a.id = w.account_id AND a.active
+			WHERE w.activated
 		), cand AS (
 			SELECT d.id, d.next_attempt_at, h.key
 			FROM hooks h CROSS JOIN LATERAL (
@@ -100,7 +103,8 @@ const claimSQL = `
 				  AND ` + leaseFree + `
 				ORDER BY d.next_attempt_at
 				LIMIT @n) v
-			CROSS JOIN LATERAL (SELECT ` + keyExpr + ` AS key FROM webhooks w WHERE w.account_id = v.account_id) k
+			CROSS JOIN LATERAL (SELECT ` + keyExpr + ` AS key FROM webhooks w JOIN accounts a ON a.id = w.account_id AND a.active
+				WHERE w.account_id = v.account_id) k
 			WHERE NOT (k.key = ANY(@full::text[]))
 		), ranked AS (
 			SELECT id, key, next_attempt_at,

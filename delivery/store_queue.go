@@ -111,8 +111,8 @@ func openSQL(subs string) string {
 
 // queueSQL queues events (@trackings, @event_ids, @hashes, @emitted,
 // @events, @probes: one element per event, a tracking's in order) for the
-// OPEN subscriptions of their trackings whose account has an activated
-// webhook, unless it is a repeat (see queueRepeat), and gives them queue
+// OPEN subscriptions of their trackings whose account is active (not
+// disabled, a key left) and has an activated webhook, unless it is a repeat (see queueRepeat), and gives them queue
 // ids in that order. An event is compared with the version queued before
 // this statement only where @probes says so: a tracking's later versions
 // of the same event in one statement were compared with the version before
@@ -135,6 +135,7 @@ const queueSQL = `
 	FROM ev CROSS JOIN LATERAL (
 		SELECT s.id FROM subscriptions s
 		JOIN webhooks w ON w.account_id = s.account_id AND w.activated
+		JOIN accounts a ON a.id = s.account_id AND a.active
 		WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 		  -- The event's versions, fenced from the ordering: newest first
 		  -- by the key (subscription_id, id), a new event would read every
@@ -177,6 +178,7 @@ const queueSQL = `
 const queueTargets = `
 	SELECT s.id FROM unnest(@trackings::uuid[]) AS t(id) CROSS JOIN LATERAL (
 		SELECT s.id FROM subscriptions s JOIN webhooks w ON w.account_id = s.account_id
+		JOIN accounts a ON a.id = s.account_id AND a.active
 		WHERE s.tracking_id = t.id AND s.status = 'OPEN' AND w.activated
 		OFFSET 0) s`
 

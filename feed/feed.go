@@ -316,6 +316,7 @@ const writeSQL = `
 			       EXISTS (SELECT 1 FROM feed_events f WHERE f.subscription_id = s.id AND f.src_partition = ev.part
 			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash OFFSET 0) AS seen
 			FROM subscriptions s
+			JOIN accounts a ON a.id = s.account_id AND a.active
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 			OFFSET 0) s
 		WHERE NOT s.seen

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -637,5 +638,59 @@ func TestPruneDeletesOnlyPastRetention(t *testing.T) {
 	all, _ = w.until(key, "", 100, 2, 20*time.Second)
 	if fmt.Sprint(ids(all, "")) != "[new1 new2]" {
 		t.Errorf("after a new event: %+v", all)
+	}
+}
+
+// TestInactiveAccountGetsNoFeedEvents: events of an account that is
+// disabled, or whose every key is revoked, are not written to its feed;
+// another account's are. Active again, its new events are.
+func TestInactiveAccountGetsNoFeedEvents(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	key, k, err := w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "stopping", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey, otherAcct := w.account("sentinel")
+	s := w.h.Subscribe(k.Account.ID, "ref-s")
+	sentinel := w.h.Subscribe(otherAcct, "ref-o")
+	w.h.Partitions = 1
+	w.start()
+	// pass waits until a sentinel event produced after everything before it
+	// is in the other account's feed: what came before was handled.
+	sentinels, cursor := 0, ""
+	pass := func() {
+		t.Helper()
+		sentinels++
+		w.h.Produce(sentinel, fmt.Sprintf("s%d", sentinels))
+		_, cursor = w.until(otherKey, cursor, 100, 1, 20*time.Second)
+	}
+	w.h.Produce(s, "e1")
+	pass()
+
+	if _, err := w.api.Store.SetAccountDisabled(ctx, "stopping", "sandbox", true); err != nil {
+		t.Fatal(err)
+	}
+	w.h.Produce(s, "e2")
+	pass()
+	if _, err := w.api.Store.SetAccountDisabled(ctx, "stopping", "sandbox", false); err != nil {
+		t.Fatal(err)
+	}
+	w.h.Produce(s, "e3")
+	pass()
+	if _, err := w.api.Store.RevokeKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.h.Produce(s, "e4")
+	pass()
+	key, _, err = w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "stopping", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.h.Produce(s, "e5")
+	pass()
+	all, _ := w.until(key, "", 100, 3, 20*time.Second)
+	if got := ids(all, ""); !slices.Equal(got, []string{"e1", "e3", "e5"}) {
+		t.Fatalf("feed %v, want e1, e3, e5 (e2 came while disabled, e4 without keys)", got)
 	}
 }

@@ -23,7 +23,7 @@ import (
 
 func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: contrack admin create-key|revoke-key|list|plan|set-plan|set-signing-secret|rotate-secrets|rebuild-journeys", errUsage)
+		return fmt.Errorf("%w: contrack admin create-key|revoke-key|disable-account|enable-account|list|plan|set-plan|set-signing-secret|rotate-secrets|rebuild-journeys", errUsage)
 	}
 	if args[0] == "rebuild-journeys" {
 		return adminRebuildJourneys(ctx, cfg, log)
@@ -55,8 +55,10 @@ func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		if !ok {
 			return fmt.Errorf("no active key matches")
 		}
-		fmt.Println("revoked")
+		fmt.Println("revoked (an account without another key stops: no polls, webhooks or feed events)")
 		return nil
+	case "disable-account", "enable-account":
+		return adminDisableAccount(ctx, store, args[0] == "disable-account", args[1:], os.Stdout)
 	case "plan":
 		return adminPlan(ctx, store, args[1:], os.Stdout)
 	case "set-plan":
@@ -127,6 +129,27 @@ func adminSetSigningSecret(ctx context.Context, secrets *ingest.SigningSecretSto
 	return nil
 }
 
+// adminDisableAccount runs `contrack admin disable-account|enable-account CLIENT ENV`.
+func adminDisableAccount(ctx context.Context, store *auth.Store, disable bool, args []string, out io.Writer) error {
+	cmd := map[bool]string{true: "disable-account", false: "enable-account"}[disable]
+	if len(args) != 2 || (args[1] != "live" && args[1] != "sandbox") {
+		return fmt.Errorf("%w: contrack admin %s CLIENT live|sandbox", errUsage, cmd)
+	}
+	a, err := store.SetAccountDisabled(ctx, args[0], args[1], disable)
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.Disabled:
+		fmt.Fprintf(out, "account %s (%s) disabled: its keys are refused, its trackings not polled, no webhooks or feed events until enable-account\n", a.ClientSlug, a.Env)
+	case !a.Active:
+		fmt.Fprintf(out, "account %s (%s) enabled, but every key is revoked: it stays stopped until a key is created\n", a.ClientSlug, a.Env)
+	default:
+		fmt.Fprintf(out, "account %s (%s) enabled\n", a.ClientSlug, a.Env)
+	}
+	return nil
+}
+
 // adminCreateKey prints a summary and then the key alone as the last line
 // of stdout, so scripts can take it with `tail -n1`. A live carrier key
 // gets a signing secret at once (its pushes must be signed), printed once
@@ -179,7 +202,7 @@ func adminList(ctx context.Context, store *auth.Store, unmatched map[string]stag
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT\tENV\tDISPLAY NAME\tPLAN\tKEY ID\tKEY\tROLE\tSCAC\tCREATED\tSTATUS\tUNMATCHED")
+	fmt.Fprintln(tw, "CLIENT\tENV\tDISPLAY NAME\tPLAN\tACCOUNT\tKEY ID\tKEY\tROLE\tSCAC\tCREATED\tSTATUS\tUNMATCHED")
 	for _, k := range keys {
 		status := "active"
 		if k.RevokedAt != nil {
@@ -199,8 +222,15 @@ func adminList(ctx context.Context, store *auth.Store, unmatched map[string]stag
 		} else if k.Role == auth.RoleCarrier {
 			um = "0"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Account.ClientSlug, k.Account.Env, k.Account.DisplayName,
-			plan, k.KeyID, k.Hint, k.Role, scac, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), status, um)
+		account := "active"
+		switch {
+		case k.Account.Disabled:
+			account = "disabled"
+		case !k.Account.Active:
+			account = "no-keys"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Account.ClientSlug, k.Account.Env, k.Account.DisplayName,
+			plan, account, k.KeyID, k.Hint, k.Role, scac, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), status, um)
 	}
 	return tw.Flush()
 }

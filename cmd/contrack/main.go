@@ -36,7 +36,9 @@ Usage:
   contrack config              print the effective configuration, secrets masked
   contrack healthcheck [--any-status] URL   exit 0 when URL answers 2xx (container healthchecks)
   contrack admin create-key --client SLUG --env live|sandbox [--display-name TEXT] [--plan NAME] [--role consumer|carrier] [--scac SCAC]
-  contrack admin revoke-key KEY_OR_ID
+  contrack admin revoke-key KEY_OR_ID      (its account's last key: the account stops, as disabled)
+  contrack admin disable-account CLIENT live|sandbox   keys refused, no polls, webhooks or feed events
+  contrack admin enable-account CLIENT live|sandbox
   contrack admin list
   contrack admin set-signing-secret CARRIER_KEY_ID SECRET [--timestamped-only]
   contrack admin rotate-secrets  re-encrypt every stored secret with CONTRACK_SECRET_KEY

@@ -37,6 +37,10 @@ type Account struct {
 	// UsagePlan is the plan's row as the key was resolved (nil: no plan);
 	// set by Authenticate only.
 	UsagePlan *Plan
+	// Disabled is set by the operator (`contrack admin disable-account`);
+	// Active is false when the account is disabled or has no key left.
+	// Set by List and SetAccountDisabled only.
+	Disabled, Active bool
 }
 
 // Key is the caller of a request: a key and its account.
@@ -151,6 +155,10 @@ func (s *Store) CreateKey(ctx context.Context, p CreateKeyParams) (plaintext str
 		if err != nil {
 			return fmt.Errorf("insert key: %w", err)
 		}
+		// A new key makes the account active again, unless it is disabled.
+		if _, err := tx.Exec(ctx, `UPDATE accounts SET active = disabled_at IS NULL WHERE id = $1`, k.Account.ID); err != nil {
+			return fmt.Errorf("activate account: %w", err)
+		}
 		return nil
 	})
 	if err != nil {
@@ -218,7 +226,7 @@ func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error)
 		       k.signing_secret_enc, k.signing_timestamped_only
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		LEFT JOIN usage_plans p ON p.name = a.plan
-		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, sum[:]).
+		WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND a.disabled_at IS NULL`, sum[:]).
 		Scan(&k.ID, &k.Name, &k.Role, &k.SCAC, &k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan,
 			&pName, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &p.LongPolls, &p.OpenSubscriptions,
 			&k.SigningSecretEnc, &k.SigningTimestampedOnly)
@@ -236,38 +244,91 @@ func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error)
 }
 
 // RevokeKey revokes the key given either as its plaintext or its id. It
-// reports whether a key was revoked now.
+// reports whether a key was revoked now. In one statement (one
+// transaction) it revokes, marks the account inactive when that was its
+// last key, and notifies every API process's key cache (delivered at
+// commit): a revocation is never committed without its notification, nor
+// notified without being committed.
 func (s *Store) RevokeKey(ctx context.Context, keyOrID string) (bool, error) {
 	sum := sha256.Sum256([]byte(keyOrID))
 	var id any = nil
 	if _, err := uuid.Parse(keyOrID); err == nil {
 		id = keyOrID
 	}
-	// Revoke and tell every API process's key cache, in one statement.
-	var hashes [][]byte
-	rows, err := s.pool.Query(ctx, `
-		WITH revoked AS (
+	var revoked int
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
 			UPDATE api_keys SET revoked_at = now()
 			WHERE revoked_at IS NULL AND (key_hash = $1 OR id = $2::uuid)
-			RETURNING key_hash)
-		SELECT key_hash FROM revoked`, sum[:], id)
+			RETURNING key_hash, account_id::text`, sum[:], id)
+		if err != nil {
+			return err
+		}
+		type key struct {
+			hash    []byte
+			account string
+		}
+		keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (key, error) {
+			var k key
+			return k, r.Scan(&k.hash, &k.account)
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			// Delivered at commit: never without the revocation, nor after it.
+			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, revocationChannel, hex.EncodeToString(k.hash)); err != nil {
+				return fmt.Errorf("notify: %w", err)
+			}
+			// Its last key gone, the account stops: no polls, webhooks or feed.
+			if _, err := tx.Exec(ctx, `UPDATE accounts a SET active = false WHERE a.id = $1 AND NOT EXISTS (
+				SELECT 1 FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL)`, k.account); err != nil {
+				return fmt.Errorf("deactivate account: %w", err)
+			}
+		}
+		revoked = len(keys)
+		return nil
+	})
 	if err != nil {
 		return false, fmt.Errorf("auth: revoke key: %w", err)
 	}
-	for rows.Next() {
-		var h []byte
-		rows.Scan(&h)
-		hashes = append(hashes, h)
-	}
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("auth: revoke key: %w", err)
-	}
-	for _, h := range hashes {
-		if _, err := s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, revocationChannel, hex.EncodeToString(h)); err != nil {
-			return true, fmt.Errorf("auth: notify revocation: %w", err)
+	return revoked > 0, nil
+}
+
+// ErrNoAccount is returned for a (client, environment) without an account.
+var ErrNoAccount = errors.New("auth: no such account")
+
+// SetAccountDisabled disables (or enables again) the account (client, env).
+// A disabled account's keys are refused, its trackings are not polled and
+// its events reach neither webhooks nor the feed; enabling it restores
+// all of it (for an account with a key that is not revoked). In one
+// transaction with the notification that drops the account's keys from
+// every API process's cache.
+func (s *Store) SetAccountDisabled(ctx context.Context, client, env string, disabled bool) (Account, error) {
+	var a Account
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `
+			UPDATE accounts a SET disabled_at = CASE WHEN $3 THEN coalesce(a.disabled_at, now()) END,
+				active = NOT $3 AND EXISTS (SELECT 1 FROM api_keys k WHERE k.account_id = a.id AND k.revoked_at IS NULL)
+			WHERE client_slug = $1 AND env = $2
+			RETURNING id, client_slug, env, display_name, COALESCE(plan, ''), disabled_at IS NOT NULL, active`, client, env, disabled).
+			Scan(&a.ID, &a.ClientSlug, &a.Env, &a.DisplayName, &a.Plan, &a.Disabled, &a.Active)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: %s (%s)", ErrNoAccount, client, env)
 		}
+		if err != nil {
+			return fmt.Errorf("auth: disable account: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, encode(key_hash, 'hex')) FROM api_keys WHERE account_id = $2`,
+			revocationChannel, a.ID); err != nil {
+			return fmt.Errorf("auth: notify account change: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Account{}, err
 	}
-	return len(hashes) > 0, nil
+	return a, nil
 }
 
 // KeyListing is one row of `contrack admin list`.
@@ -286,7 +347,7 @@ type KeyListing struct {
 func (s *Store) List(ctx context.Context) ([]KeyListing, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT k.id, k.key_hint, k.name, k.role, COALESCE(k.carrier_scac, ''), k.created_at, k.revoked_at,
-		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, '')
+		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, ''), a.disabled_at IS NOT NULL, a.active
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		ORDER BY k.created_at, k.id`)
 	if err != nil {
@@ -295,7 +356,7 @@ func (s *Store) List(ctx context.Context) ([]KeyListing, error) {
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (KeyListing, error) {
 		var l KeyListing
 		err := r.Scan(&l.KeyID, &l.Hint, &l.Name, &l.Role, &l.SCAC, &l.CreatedAt, &l.RevokedAt,
-			&l.Account.ID, &l.Account.ClientSlug, &l.Account.Env, &l.Account.DisplayName, &l.Account.Plan)
+			&l.Account.ID, &l.Account.ClientSlug, &l.Account.Env, &l.Account.DisplayName, &l.Account.Plan, &l.Account.Disabled, &l.Account.Active)
 		return l, err
 	})
 }
