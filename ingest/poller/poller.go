@@ -341,6 +341,11 @@ func (p *poller) poll(ctx context.Context, a admitted) time.Time {
 	defer span.End()
 
 	creds, err := p.credentials(ctx, ch.AccountID, ch.SCAC)
+	if errors.Is(err, errAccountInactive) {
+		// Disabled, or every key revoked: no call until it is active again
+		// (looked at once per interval).
+		return regular
+	}
 	if err != nil {
 		log.Error("read credentials", "err", err)
 		return now.Add(p.cfg.RetryBase)
@@ -424,15 +429,28 @@ func (p *poller) jitter(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * (1 + j))
 }
 
-// credentials returns the account's decrypted credentials for scac, nil if none.
+// errAccountInactive: the account is disabled or has no key left; its
+// trackings are not polled.
+var errAccountInactive = errors.New("poller: account inactive")
+
+// credentials returns the account's decrypted credentials for scac, nil if
+// none, or errAccountInactive.
 func (p *poller) credentials(ctx context.Context, accountID, scac string) (carrier.Credentials, error) {
-	var enc []byte
-	err := p.deps.Pool.QueryRow(ctx, `SELECT fields_enc FROM carrier_credentials WHERE account_id = $1 AND scac = $2`, accountID, scac).Scan(&enc)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+	var (
+		enc    []byte
+		active bool
+	)
+	err := p.deps.Pool.QueryRow(ctx, `SELECT a.active, c.fields_enc FROM accounts a
+		LEFT JOIN carrier_credentials c ON c.account_id = a.id AND c.scac = $2
+		WHERE a.id = $1`, accountID, scac).Scan(&active, &enc)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !active) {
+		return nil, errAccountInactive
 	}
 	if err != nil {
 		return nil, err
+	}
+	if enc == nil {
+		return nil, nil
 	}
 	plain, err := p.deps.Box.Open(enc, secretbox.CarrierCredentialsContext(accountID, scac))
 	if err != nil {
