@@ -130,6 +130,25 @@ type Health struct {
 	HTTPCode int
 }
 
+// AsResult is the Result a check stands for, as far as whose fault a
+// failure is: OK a success, UNAUTHORIZED the credentials', UNREACHABLE
+// the carrier's, ERROR by its HTTP code (a 429 the key's quota).
+func (h Health) AsResult() Result {
+	r := Result{HTTPCode: h.HTTPCode, Reason: "health check: " + h.Status}
+	switch h.Status {
+	case HealthOK:
+		r.Outcome = OutcomeSuccess
+	case HealthUnauthorized:
+		r.Outcome = OutcomeUnauthorized
+	case HealthUnreachable:
+		r.Outcome = OutcomeUnreachable
+	default:
+		r.Outcome = OutcomeError
+		r.RateLimited = h.HTTPCode == http.StatusTooManyRequests
+	}
+	return r
+}
+
 // Adapter fetches one carrier's events. Adapters are safe for concurrent use;
 // share one per carrier (token caches live in it).
 type Adapter interface {

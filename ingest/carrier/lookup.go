@@ -28,6 +28,11 @@ type Lookup struct {
 // answer is LookupTimeout, never an error.
 func LookupShipment(ctx context.Context, a Adapter, creds Credentials, q Query) Lookup {
 	r, err := a.Fetch(ctx, creds, q)
+	return LookupOf(ctx, r, err)
+}
+
+// LookupOf is the Lookup of a Fetch's answer (r, err) made with ctx.
+func LookupOf(ctx context.Context, r Result, err error) Lookup {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		return Lookup{Status: LookupTimeout}

@@ -121,6 +121,13 @@ func (g *accountGate) admit(now time.Time, cfg Config) (ok, probe bool, retry ti
 	return true, tripped, time.Time{}
 }
 
+// paused reports whether the account's calls are paused at now, and until when.
+func (g *accountGate) paused(now time.Time) (time.Time, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pausedUntil, now.Before(g.pausedUntil)
+}
+
 // release ends an admitted poll with its result (made false: no call was
 // made, nothing learnt). It reports a pause that starts now, for the log.
 func (g *accountGate) release(now time.Time, cfg Config, probe, made bool, res carrier.Result) (paused time.Duration) {
@@ -153,65 +160,102 @@ func (g *accountGate) release(now time.Time, cfg Config, probe, made bool, res c
 	return 0
 }
 
+// Gates are a process's carrier gates: each carrier's shared cap and
+// breaker (carrierGate, with the carrier's one adapter, whose token cache
+// every call shares) and each (account, carrier)'s share (accountGate).
+// The poller's polls pass them, and so do the API's carrier probes (health
+// checks, carrier inference: Probe) when the process runs both, so a
+// tenant's probes spend its own share and are stopped by the same breaker.
+type Gates struct {
+	cfg       Config
+	adapters  AdapterFor
+	log       *slog.Logger
+	onBreaker func(carrier, state string)
+
+	cmu      sync.Mutex
+	carriers map[string]*carrierGate // env/SCAC → shared cap and breaker
+	accounts map[string]*accountGate // env/SCAC/account → that account's share
+
+	amu    sync.Mutex
+	active map[string]map[string]int // env/SCAC → account → open trackings polled here
+}
+
+// NewGates returns the gates of a process for cfg (validated, defaults
+// applied); onBreaker, if set, observes carrier breaker state changes.
+func NewGates(cfg Config, adapters AdapterFor, log *slog.Logger, onBreaker func(carrier, state string)) (*Gates, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Gates{cfg: cfg.WithDefaults(), adapters: adapters, log: log, onBreaker: onBreaker,
+		carriers: map[string]*carrierGate{}, accounts: map[string]*accountGate{}, active: map[string]map[string]int{}}, nil
+}
+
 // accountGate returns the gate of (env, scac, account), made on first use.
 func (p *poller) accountGate(env, scac, account string) *accountGate {
+	return p.gates.account(env, scac, account)
+}
+
+func (g *Gates) account(env, scac, account string) *accountGate {
 	key := env + "/" + scac + "/" + account
-	p.cmu.Lock()
-	defer p.cmu.Unlock()
-	g := p.accounts[key]
-	if g == nil {
-		g = &accountGate{limiter: rate.NewLimiter(rate.Limit(p.cfg.AccountRate), max(1, int(p.cfg.AccountRate)))}
-		p.accounts[key] = g
+	g.cmu.Lock()
+	defer g.cmu.Unlock()
+	a := g.accounts[key]
+	if a == nil {
+		a = &accountGate{limiter: rate.NewLimiter(rate.Limit(g.cfg.AccountRate), max(1, int(g.cfg.AccountRate)))}
+		g.accounts[key] = a
 	}
-	return g
+	return a
 }
 
 // gate returns the carrier-wide gate of (env, scac), made on first use.
-func (p *poller) gate(env, scac string) (*carrierGate, error) {
+func (p *poller) gate(env, scac string) (*carrierGate, error) { return p.gates.carrier(env, scac) }
+
+func (g *Gates) carrier(env, scac string) (*carrierGate, error) {
 	key := env + "/" + scac
-	p.cmu.Lock()
-	defer p.cmu.Unlock()
-	if g := p.carriers[key]; g != nil {
-		return g, nil
+	g.cmu.Lock()
+	defer g.cmu.Unlock()
+	if c := g.carriers[key]; c != nil {
+		return c, nil
 	}
-	a, err := p.deps.Adapters(env, scac)
+	a, err := g.adapters(env, scac)
 	if err != nil {
 		return nil, err
 	}
-	g := &carrierGate{
+	c := &carrierGate{
 		adapter: a,
-		limiter: rate.NewLimiter(rate.Limit(p.cfg.CarrierRate), max(1, int(p.cfg.CarrierRate))),
-		slots:   make(chan struct{}, p.cfg.CarrierConcurrency),
+		limiter: rate.NewLimiter(rate.Limit(g.cfg.CarrierRate), max(1, int(g.cfg.CarrierRate))),
+		slots:   make(chan struct{}, g.cfg.CarrierConcurrency),
 		run:     map[string]bool{},
 	}
-	g.breaker = gobreaker.NewCircuitBreaker[carrier.Result](gobreaker.Settings{
+	c.breaker = gobreaker.NewCircuitBreaker[carrier.Result](gobreaker.Settings{
 		Name:    key,
-		Timeout: p.cfg.BreakerTimeout,
-		ReadyToTrip: func(c gobreaker.Counts) bool {
-			need := min(p.cfg.BreakerAccounts, max(1, p.activeAccounts(key)))
-			return c.ConsecutiveFailures >= p.cfg.BreakerFailures && g.runAccounts() >= need
+		Timeout: g.cfg.BreakerTimeout,
+		ReadyToTrip: func(n gobreaker.Counts) bool {
+			need := min(g.cfg.BreakerAccounts, max(1, g.activeAccounts(key)))
+			return n.ConsecutiveFailures >= g.cfg.BreakerFailures && c.runAccounts() >= need
 		},
 		OnStateChange: func(name string, from, to gobreaker.State) {
-			g.resetRun()
-			p.log.Warn("carrier breaker state changed", "carrier", name, "from", from.String(), "to", to.String())
-			if p.deps.OnBreaker != nil {
-				p.deps.OnBreaker(name, to.String())
+			c.resetRun()
+			g.log.Warn("carrier breaker state changed", "carrier", name, "from", from.String(), "to", to.String())
+			if g.onBreaker != nil {
+				g.onBreaker(name, to.String())
 			}
 		},
 	})
-	p.carriers[key] = g
-	return g, nil
+	g.carriers[key] = c
+	return c, nil
 }
 
 // countAccount adds delta to the open trackings of account on env/scac.
 func (p *poller) countAccount(env, scac, account string, delta int) {
+	g := p.gates
 	key := env + "/" + scac
-	p.amu.Lock()
-	defer p.amu.Unlock()
-	m := p.active[key]
+	g.amu.Lock()
+	defer g.amu.Unlock()
+	m := g.active[key]
 	if m == nil {
 		m = map[string]int{}
-		p.active[key] = m
+		g.active[key] = m
 	}
 	if m[account] += delta; m[account] <= 0 {
 		delete(m, account)
@@ -219,10 +263,10 @@ func (p *poller) countAccount(env, scac, account string, delta int) {
 }
 
 // activeAccounts is how many accounts have open trackings on env/scac here.
-func (p *poller) activeAccounts(key string) int {
-	p.amu.Lock()
-	defer p.amu.Unlock()
-	return len(p.active[key])
+func (g *Gates) activeAccounts(key string) int {
+	g.amu.Lock()
+	defer g.amu.Unlock()
+	return len(g.active[key])
 }
 
 func (p *poller) logPause(log *slog.Logger, paused time.Duration, res carrier.Result) {

@@ -62,6 +62,10 @@ type Deps struct {
 	Parsers map[carriers.Format]normalize.Parser
 	// OnBreaker, if set, observes carrier breaker state changes ("env/SCAC", "open").
 	OnBreaker func(carrier, state string)
+	// Gates, if set, are the process's carrier gates, shared with the API's
+	// carrier probes (NewGates with this Config; Adapters and OnBreaker are
+	// then the gates'); nil: the poller makes its own.
+	Gates *Gates
 }
 
 // Run polls until ctx ends; nil on a clean shutdown (in-flight polls finish).
@@ -76,9 +80,15 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	p := &poller{
 		cfg: cfg, deps: deps, log: deps.Log.With("stage", "poller"),
 		entries: map[string]*entry{}, wake: make(chan struct{}, 1),
-		carriers: map[string]*carrierGate{}, accounts: map[string]*accountGate{}, active: map[string]map[string]int{},
+		gates:    deps.Gates,
 		workers:  make(chan struct{}, cfg.Workers),
 		inflight: map[int32]*sync.WaitGroup{},
+	}
+	if p.gates == nil {
+		var err error
+		if p.gates, err = NewGates(cfg, deps.Adapters, p.log, deps.OnBreaker); err != nil {
+			return err
+		}
 	}
 	schedCtx, stopSched := context.WithCancel(context.WithoutCancel(ctx))
 	schedDone := make(chan struct{})
@@ -126,13 +136,8 @@ type poller struct {
 	inflight map[int32]*sync.WaitGroup
 	wake     chan struct{}
 
-	cmu      sync.Mutex
-	carriers map[string]*carrierGate // env/SCAC → shared cap and breaker
-	accounts map[string]*accountGate // env/SCAC/account → that account's share
-	workers  chan struct{}
-
-	amu    sync.Mutex
-	active map[string]map[string]int // env/SCAC → account → open trackings here
+	gates   *Gates // the carriers' and accounts' shares, maybe shared with the API's probes
+	workers chan struct{}
 }
 
 // apply folds one subscription change into the tracking set.
