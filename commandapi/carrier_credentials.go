@@ -82,9 +82,11 @@ func registerCredentials(s *fuego.Server, deps api) {
 	fuego.Post(s, "/carrier/health-check", h.healthCheck,
 		option.OperationID("checkCarrierHealth"),
 		option.Summary("Test connectivity to a carrier's API with the stored credentials"),
-		option.Description("status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error)."),
+		option.Description("status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). "+
+			"The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute)."),
 		option.RequestBody(fuego.RequestBody{Type: HealthCheckBody{}}),
 		option.AddResponse(400, "Missing or unsupported carrier, or no credentials stored", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(429, "Over the usage plan's rate; over the account's carrier probe budget (\"Too many carrier probes: …\"); or the account's calls to that carrier paused after repeated failures (\"Calls to <SCAC> with this account's credentials are paused after repeated failures; try again later\"). Retry-After.", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier credentials"),
 	)
 }
@@ -244,7 +246,17 @@ func (h credentialHandlers) healthCheck(c fuego.ContextNoBody) (HealthCheckRespo
 	if h.deps.Prober == nil {
 		return HealthCheckResponse{}, errors.New("health-check: no prober configured")
 	}
-	status, code := h.deps.Prober.Probe(c.Context(), k.Account.Env, scac, creds)
+	if err := h.deps.probes.take(k.Account.ID, 1, h.deps.Now()); err != nil {
+		return HealthCheckResponse{}, err
+	}
+	status, code, err := h.deps.Prober.Probe(c.Context(), k.Account.Env, scac, k.Account.ID, creds)
+	var paused *ProbePausedError
+	if errors.As(err, &paused) {
+		return HealthCheckResponse{}, pausedError(scac, paused)
+	}
+	if err != nil {
+		return HealthCheckResponse{}, fmt.Errorf("health-check: %w", err)
+	}
 	return HealthCheckResponse{ScacCode: scac, Status: status, HTTPCode: code}, nil
 }
 

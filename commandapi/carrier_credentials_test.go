@@ -17,12 +17,12 @@ import (
 
 type fakeProber struct{ got map[string]string }
 
-func (f *fakeProber) Probe(_ context.Context, env, scac string, creds map[string]string) (string, int) {
+func (f *fakeProber) Probe(_ context.Context, env, scac, _ string, creds map[string]string) (string, int, error) {
 	f.got = creds
 	if creds["apiKey"] == "bad" {
-		return "UNAUTHORIZED", 401
+		return "UNAUTHORIZED", 401, nil
 	}
-	return "OK", 200
+	return "OK", 200, nil
 }
 
 func credsAPI(t *testing.T) (*testenv.API, testenv.PGDatabase, *fakeProber) {

@@ -9,6 +9,7 @@ package commandapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -19,9 +20,20 @@ import (
 )
 
 // HealthProber checks a carrier's API with an account's credentials, for
-// POST /carrier/health-check.
+// POST /carrier/health-check. err is a *ProbePausedError when the
+// account's calls to the carrier are paused; other errors are failures.
 type HealthProber interface {
-	Probe(ctx context.Context, env, scac string, creds map[string]string) (status string, httpCode int)
+	Probe(ctx context.Context, env, scac, accountID string, creds map[string]string) (status string, httpCode int, err error)
+}
+
+// ProbePausedError says an account's calls to a carrier are paused (after
+// repeated failures, or the carrier's own 429) for RetryAfter: its probes
+// are refused as its polls wait, so nobody can use them to test
+// credentials at the carrier's expense.
+type ProbePausedError struct{ RetryAfter time.Duration }
+
+func (e *ProbePausedError) Error() string {
+	return fmt.Sprintf("commandapi: carrier calls paused for %s", e.RetryAfter)
 }
 
 // Config tunes the command side; zero values take the defaults.
@@ -37,6 +49,10 @@ type Config struct {
 	InferTimeout time.Duration
 	// InferConcurrency bounds the probes of one inference in flight (default 4).
 	InferConcurrency int
+	// ProbesPerMinute is each account's budget of carrier probes (a health
+	// check is one, an inference one per carrier it asks), refilled
+	// steadily, at most this many at once (default 30). Beyond it: 429.
+	ProbesPerMinute int
 }
 
 // Validate reports every problem of c.
@@ -50,6 +66,9 @@ func (c Config) Validate() error {
 	}
 	if c.InferConcurrency < 0 {
 		errs = append(errs, errors.New("commandapi: InferConcurrency must not be negative"))
+	}
+	if c.ProbesPerMinute < 0 {
+		errs = append(errs, errors.New("commandapi: ProbesPerMinute must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -65,6 +84,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.InferConcurrency == 0 {
 		c.InferConcurrency = 4
+	}
+	if c.ProbesPerMinute == 0 {
+		c.ProbesPerMinute = 30
 	}
 	return c
 }
@@ -86,10 +108,12 @@ type Deps struct {
 	Shipments ShipmentProber
 }
 
-// api is what the handlers share: the settings and the connections.
+// api is what the handlers share: the settings, the connections and the
+// accounts' probe budgets.
 type api struct {
 	Config
 	Deps
+	probes *probeBudgets
 }
 
 // newAPI validates cfg and applies the defaults of cfg and deps.
@@ -103,7 +127,8 @@ func newAPI(cfg Config, deps Deps) (api, error) {
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
-	return api{Config: cfg.WithDefaults(), Deps: deps}, nil
+	cfg = cfg.WithDefaults()
+	return api{Config: cfg, Deps: deps, probes: newProbeBudgets(cfg.ProbesPerMinute)}, nil
 }
 
 // Register adds the command endpoints to s. An invalid cfg is a

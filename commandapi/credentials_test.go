@@ -42,16 +42,16 @@ type probeAnswer struct {
 	code   int
 }
 
-func (p *recordingProber) Probe(_ context.Context, env, scac string, creds map[string]string) (string, int) {
+func (p *recordingProber) Probe(_ context.Context, env, scac, _ string, creds map[string]string) (string, int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, probeCall{env, scac, creds})
 	for _, v := range creds {
 		if a, ok := p.answers[v]; ok {
-			return a.status, a.code
+			return a.status, a.code, nil
 		}
 	}
-	return "OK", 200
+	return "OK", 200, nil
 }
 
 func (p *recordingProber) last(t *testing.T) probeCall {

@@ -25,7 +25,7 @@ import (
 // (NOT_FOUND, UNAUTHORIZED, ERROR, UNREACHABLE, TIMEOUT: the statuses of
 // ingest/carrier's LookupShipment). It returns when ctx ends.
 type ShipmentProber interface {
-	ProbeShipment(ctx context.Context, env, scac string, creds map[string]string, kind, value string) (status string, httpCode int)
+	ProbeShipment(ctx context.Context, env, scac, accountID string, creds map[string]string, kind, value string) (status string, httpCode int)
 }
 
 // ProbeFound is the ShipmentProber status of a carrier that knows the shipment.
@@ -55,7 +55,8 @@ type InferCandidate struct {
 // InferProbe is one carrier's answer to a probe.
 type InferProbe struct {
 	ScacCode string `json:"scacCode"`
-	// Status is FOUND, NOT_FOUND, UNAUTHORIZED, ERROR, UNREACHABLE or TIMEOUT.
+	// Status is FOUND, NOT_FOUND, UNAUTHORIZED, ERROR, UNREACHABLE, TIMEOUT or
+	// PAUSED (the account's calls to the carrier are paused after failures).
 	Status   string `json:"status"`
 	HTTPCode int    `json:"httpCode"`
 }
@@ -83,6 +84,7 @@ func registerInfer(s *fuego.Server, deps api) {
 		option.Query("number", "container, booking or bill of lading number (required)"),
 		option.Query("kind", "container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, else booking"),
 		option.AddResponse(400, "Missing number, bad kind or invalid container number", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(429, "Over the usage plan's rate, or the probes needed exceed the account's carrier probe budget (\"Too many carrier probes: …\", Retry-After)", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier credentials"),
 	)
 }
@@ -158,6 +160,10 @@ func (d api) inferCarrier(ctx context.Context, acct auth.Account, kind, value st
 		}
 	}
 	sort.Strings(asked)
+	// Every carrier asked is one probe of the account's budget: all or none.
+	if err := d.probes.take(acct.ID, len(asked), d.Now()); err != nil {
+		return nil, nil, err
+	}
 	probed := make([]InferProbe, len(asked))
 	pctx, cancel := context.WithTimeout(ctx, d.InferTimeout)
 	defer cancel()
@@ -174,7 +180,7 @@ func (d api) inferCarrier(ctx context.Context, acct auth.Account, kind, value st
 				probed[i] = InferProbe{ScacCode: scac, Status: "TIMEOUT"}
 				return
 			}
-			status, code := d.Shipments.ProbeShipment(pctx, acct.Env, scac, creds[scac], kind, value)
+			status, code := d.Shipments.ProbeShipment(pctx, acct.Env, scac, acct.ID, creds[scac], kind, value)
 			probed[i] = InferProbe{ScacCode: scac, Status: status, HTTPCode: code}
 		}()
 	}

@@ -40,7 +40,7 @@ type sandboxShipments struct {
 	calls    []probeCallRecord
 }
 
-func (p *sandboxShipments) ProbeShipment(ctx context.Context, env, scac string, creds map[string]string, kind, value string) (string, int) {
+func (p *sandboxShipments) ProbeShipment(ctx context.Context, env, scac, _ string, creds map[string]string, kind, value string) (string, int) {
 	p.mu.Lock()
 	p.calls = append(p.calls, probeCallRecord{env, scac, creds[carriers.FieldClientID] + creds[carriers.FieldAPIKey]})
 	p.mu.Unlock()
@@ -75,7 +75,8 @@ func inferAPI(t *testing.T, timeout time.Duration, wrap func(commandapi.Shipment
 	}
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), TokenKey: []byte("token-key")})
-		commandapi.Register(s, commandapi.Config{InferTimeout: timeout}, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), Shipments: shipments})
+		// A budget these tests never reach: TestCarrierProbesThroughTheGates tests it.
+		commandapi.Register(s, commandapi.Config{InferTimeout: timeout, ProbesPerMinute: 100_000}, commandapi.Deps{Pool: db.Pool, Box: box, Log: testenv.Log(t), Shipments: shipments})
 	})
 	return api, probes
 }
@@ -352,7 +353,7 @@ type boundedProber struct {
 	started  atomic.Int32
 }
 
-func (b *boundedProber) ProbeShipment(ctx context.Context, env, scac string, creds map[string]string, kind, value string) (string, int) {
+func (b *boundedProber) ProbeShipment(ctx context.Context, env, scac, account string, creds map[string]string, kind, value string) (string, int) {
 	n := b.inflight.Add(1)
 	defer b.inflight.Add(-1)
 	b.started.Add(1)
@@ -363,7 +364,7 @@ func (b *boundedProber) ProbeShipment(ctx context.Context, env, scac string, cre
 	case <-ctx.Done():
 		return carrier.LookupTimeout, 0
 	}
-	return b.next.ProbeShipment(ctx, env, scac, creds, kind, value)
+	return b.next.ProbeShipment(ctx, env, scac, account, creds, kind, value)
 }
 
 // TestInferProbesInParallelWithinBounds: probes run at most

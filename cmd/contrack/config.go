@@ -163,6 +163,7 @@ var envVars = []envVar{
 	{"CONTRACK_SUBSCRIPTION_LIFETIME", "2160h", "subscription expiry after creation (90 days)", false, "SubscriptionLifetime"},
 	{"CONTRACK_INFER_TIMEOUT", "10s", "bound of all the carrier probes of one carrier inference (GET /carrier/infer, a subscription without scacCode); a carrier that has not answered by then does not know the shipment", false, "Commands.InferTimeout"},
 	{"CONTRACK_INFER_CONCURRENCY", "4", "carrier probes of one inference in flight", false, "Commands.InferConcurrency"},
+	{"CONTRACK_PROBES_PER_MINUTE", "30", "carrier probes one account may make per minute in an API process (a health check is one, a carrier inference one per carrier asked; that many at once); beyond it 429. Probes also pass the poller's gates (CONTRACK_POLLER_CARRIER_*, CONTRACK_POLLER_ACCOUNT_*)", false, "Commands.ProbesPerMinute"},
 	{"CONTRACK_TRACKING_IDLE_LIMIT", "720h", "close subscriptions whose polled tracking saw no new event for this long (30 days)", false, "Lifecycle.IdleLimit"},
 	{"CONTRACK_LIFECYCLE_INTERVAL", "1m", "time between sweeps closing expired, ended and idle subscriptions", false, "Lifecycle.Every"},
 	{"CONTRACK_LIFECYCLE_BATCH", "500", "subscriptions closed per sweep round", false, "Lifecycle.Batch"},

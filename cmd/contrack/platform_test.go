@@ -60,7 +60,9 @@ func newHarness(t *testing.T, cfg Config) *apiHarness {
 	}
 	in := &infra{box: box, pg: db.Pool, ch: ch.Conn, kafka: cl, metrics: httpapi.NewRegistry("api", version)}
 	cfg.CarrierURLs = map[string]string{}
-	cfg.SandboxAddr = "127.0.0.1:1"
+	if cfg.SandboxAddr == "" {
+		cfg.SandboxAddr = "127.0.0.1:1"
+	}
 	log := testenv.Log(t)
 	srv := newAPIServer(context.Background(), cfg, log, in, auth.NewStore(db.Pool), httpapi.NewHealth(in.checks(), 0, log))
 	return &apiHarness{t: t, url: httptestServer(t, srv.Handler()), db: db, in: in, brokers: brokers, kc: kc}

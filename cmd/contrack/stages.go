@@ -57,6 +57,10 @@ type infra struct {
 
 	usage *auth.DailyUsage // plans' daily quotas (serveAPI); nil: not enforced
 
+	// gates are the carrier gates the poller and the API's probes share
+	// (made by openInfra; carrierGates).
+	gates *poller.Gates
+
 	// metrics is the process's registry: its stages register on it and
 	// the admin listener serves it. Nil in tests that need none.
 	metrics *prometheus.Registry
@@ -68,7 +72,7 @@ type infra struct {
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
 // and creates topics: every stage does this at start-up.
 func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (*infra, error) {
-	in := &infra{metrics: httpapi.NewRegistry(role, version)}
+	in := &infra{metrics: httpapi.NewRegistry(role, version), gates: newCarrierGates(cfg, log)}
 	var err error
 	if in.stream, err = kafka.NewMetrics(in.metrics); err != nil {
 		return nil, err
@@ -373,9 +377,9 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Feed:              notifier,
 		Journeys:          journeys,
 	})
+	probes := gatedProber{in.carrierGates(cfg, log)}
 	commandapi.Register(srv.Fuego, cfg.withDerived().Commands, commandapi.Deps{
-		Pool: pool, Box: in.box, Log: log, Prober: adapterProber{adapters(cfg)},
-		Shipments: adapterProber{adapters(cfg)},
+		Pool: pool, Box: in.box, Log: log, Prober: probes, Shipments: probes,
 	})
 	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{
 		Producer:  in.kafka,
@@ -480,30 +484,73 @@ func adapters(cfg Config) poller.AdapterFor {
 
 func pollerDeps(cfg Config, log *slog.Logger, in *infra) poller.Deps {
 	return poller.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Producer: in.kafka, Pool: in.pg, Box: in.box, Adapters: adapters(cfg), Log: log,
-		Parsers: parsers()}
+		Parsers: parsers(), Gates: in.carrierGates(cfg, log)}
 }
 
-// adapterProber answers POST /carrier/health-check with the carrier
-// adapter's health probe.
-type adapterProber struct{ adapters poller.AdapterFor }
-
-func (p adapterProber) Probe(ctx context.Context, env, scac string, creds map[string]string) (string, int) {
-	a, err := p.adapters(env, scac)
-	if err != nil {
-		return carrier.HealthUnreachable, 0
+// carrierGates are the process's carrier gates: one set for the poller and
+// the API's probes when a process runs both. openInfra makes them; an infra
+// built by hand (tests) gets them on first use.
+func (in *infra) carrierGates(cfg Config, log *slog.Logger) *poller.Gates {
+	if in.gates == nil {
+		in.gates = newCarrierGates(cfg, log)
 	}
-	h := a.Probe(ctx, carrier.Credentials(creds))
-	return h.Status, h.HTTPCode
+	return in.gates
 }
 
-// ProbeShipment answers carrier inference with the request a poll makes
-// (carrier.LookupShipment), bounded by ctx.
-func (p adapterProber) ProbeShipment(ctx context.Context, env, scac string, creds map[string]string, kind, value string) (string, int) {
-	a, err := p.adapters(env, scac)
+func newCarrierGates(cfg Config, log *slog.Logger) *poller.Gates {
+	g, err := poller.NewGates(cfg.Poller, adapters(cfg), log.With("stage", "carrier-gates"), nil)
 	if err != nil {
+		panic(err) // cfg.Poller was validated with the rest of the configuration
+	}
+	return g
+}
+
+// gatedProber answers POST /carrier/health-check and carrier inference's
+// shipment probes through the process's carrier gates (poller.Gates.Probe):
+// the account's share of the carrier and the carrier-wide cap and breaker
+// its polls pass, and the carrier's one adapter with its cached tokens.
+type gatedProber struct{ gates *poller.Gates }
+
+func (p gatedProber) Probe(ctx context.Context, env, scac, account string, creds map[string]string) (string, int, error) {
+	var h carrier.Health
+	_, err := p.gates.Probe(ctx, env, scac, account, func(ctx context.Context, a carrier.Adapter) (carrier.Result, error) {
+		h = a.Probe(ctx, carrier.Credentials(creds))
+		return h.AsResult(), nil
+	})
+	var paused *poller.PausedError
+	switch {
+	case errors.As(err, &paused):
+		return "", 0, &commandapi.ProbePausedError{RetryAfter: time.Until(paused.Until)}
+	case err != nil && ctx.Err() != nil:
+		return "", 0, err // the caller left
+	case err != nil:
+		// The carrier is down for everyone (its breaker is open), or there
+		// is no adapter for it here (no live base URL).
+		return carrier.HealthUnreachable, 0, nil
+	}
+	return h.Status, h.HTTPCode, nil
+}
+
+// ProbeShipment answers carrier inference with the request a poll makes,
+// through the gates, bounded by ctx.
+func (p gatedProber) ProbeShipment(ctx context.Context, env, scac, account string, creds map[string]string, kind, value string) (string, int) {
+	l := carrier.Lookup{Status: carrier.LookupError}
+	_, err := p.gates.Probe(ctx, env, scac, account, func(ctx context.Context, a carrier.Adapter) (carrier.Result, error) {
+		r, err := a.Fetch(ctx, carrier.Credentials(creds), carrier.Query{Kind: carrier.IdentifierKind(kind), Value: value})
+		l = carrier.LookupOf(ctx, r, err)
+		return r, err
+	})
+	var paused *poller.PausedError
+	switch {
+	case errors.As(err, &paused):
+		return "PAUSED", 0
+	case err != nil && ctx.Err() != nil:
+		return carrier.LookupTimeout, 0
+	case errors.Is(err, poller.ErrCarrierDown):
 		return carrier.LookupUnreachable, 0
+	case err != nil && l.Status == carrier.LookupError && l.HTTPCode == 0:
+		return carrier.LookupUnreachable, 0 // no adapter for it here
 	}
-	l := carrier.LookupShipment(ctx, a, carrier.Credentials(creds), carrier.Query{Kind: carrier.IdentifierKind(kind), Value: value})
 	return l.Status, l.HTTPCode
 }
 
