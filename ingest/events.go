@@ -130,7 +130,7 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 		option.Header("webhook-timestamp", "Standard Webhooks: Unix time in seconds, within 5 minutes of the server's"),
 		option.Header("webhook-signature", "Standard Webhooks: v1,<base64 HMAC-SHA256 of \"webhook-id.webhook-timestamp.body\">, space-separated entries"),
 		option.AddResponse(400, "Refused event", fuego.Response{Type: httpapi.Body{}}),
-		option.AddResponse(403, "Not a carrier key, or a signature that does not verify: \"Invalid Notification-Signature\", \"Invalid webhook-signature\", \"Invalid webhook-timestamp: …\", \"This carrier key requires a timestamped signature: …\", \"This live carrier key has no signing secret: …\"", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(403, "Missing, unknown or revoked x-api-key; not a carrier key; or a signature that does not verify: \"Invalid Notification-Signature\", \"Invalid webhook-signature\", \"Invalid webhook-timestamp: …\", \"This carrier key requires a timestamped signature: …\", \"This live carrier key has no signing secret: …\"", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(413, "Body over 737280 bytes", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier events"),
 	)

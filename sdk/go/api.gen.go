@@ -301,8 +301,17 @@ type PushEventsJSONBody struct {
 
 // PushEventsParams defines parameters for PushEvents.
 type PushEventsParams struct {
-	// NotificationSignature sha256=<lowercase hex HMAC-SHA256 of the body>, required when the carrier key has a shared secret
+	// NotificationSignature sha256=<lowercase hex HMAC-SHA256 of the body>, when the carrier key has a shared secret and the Standard Webhooks headers are not sent
 	NotificationSignature *string `json:"Notification-Signature,omitempty"`
+
+	// WebhookId Standard Webhooks: the message id, unique per push (a repeat within 10 minutes is not processed again)
+	WebhookId *string `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks: Unix time in seconds, within 5 minutes of the server's
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, space-separated entries
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
 // PushEventsJSONBody0 defines parameters for PushEvents.
@@ -582,7 +591,7 @@ type ClientInterface interface {
 
 	// CheckCarrierHealthWithBody Test connectivity to a carrier's API with the stored credentials
 	//
-	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -591,7 +600,7 @@ type ClientInterface interface {
 
 	// CheckCarrierHealth Test connectivity to a carrier's API with the stored credentials
 	//
-	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -614,7 +623,7 @@ type ClientInterface interface {
 
 	// PushEventsWithBody Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -623,7 +632,7 @@ type ClientInterface interface {
 
 	// PushEvents Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -669,7 +678,7 @@ type ClientInterface interface {
 
 	// ListSubscriptions List subscriptions
 	//
-	// The calling account's subscriptions in creation order.
+	// The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
 	//
 	// Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 	ListSubscriptions(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -850,7 +859,7 @@ func (c *RawClient) StoreCarrierCredentials(ctx context.Context, body StoreCarri
 
 // CheckCarrierHealthWithBody Test connectivity to a carrier's API with the stored credentials
 //
-// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 //
 // Takes any type of body and a specified content type.
 //
@@ -869,7 +878,7 @@ func (c *RawClient) CheckCarrierHealthWithBody(ctx context.Context, contentType 
 
 // CheckCarrierHealth Test connectivity to a carrier's API with the stored credentials
 //
-// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -922,7 +931,7 @@ func (c *RawClient) GetCarrierMetrics(ctx context.Context, params *GetCarrierMet
 
 // PushEventsWithBody Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 //
 // Takes any type of body and a specified content type.
 //
@@ -941,7 +950,7 @@ func (c *RawClient) PushEventsWithBody(ctx context.Context, params *PushEventsPa
 
 // PushEvents Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1047,7 +1056,7 @@ func (c *RawClient) GetSubscription(ctx context.Context, subscriptionId string, 
 
 // ListSubscriptions List subscriptions
 //
-// The calling account's subscriptions in creation order.
+// The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
 //
 // Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 func (c *RawClient) ListSubscriptions(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1561,6 +1570,39 @@ func NewPushEventsRequestWithBody(server string, params *PushEventsParams, conte
 			}
 
 			req.Header.Set("Notification-Signature", headerParam0)
+		}
+
+		if params.WebhookId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", *params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("webhook-id", headerParam1)
+		}
+
+		if params.WebhookTimestamp != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", *params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("webhook-timestamp", headerParam2)
+		}
+
+		if params.WebhookSignature != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", *params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("webhook-signature", headerParam3)
 		}
 
 	}
@@ -2317,7 +2359,7 @@ type ClientWithResponsesInterface interface {
 
 	// CheckCarrierHealthWithBodyWithResponse Test connectivity to a carrier's API with the stored credentials
 	//
-	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2326,7 +2368,7 @@ type ClientWithResponsesInterface interface {
 
 	// CheckCarrierHealthWithResponse Test connectivity to a carrier's API with the stored credentials
 	//
-	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+	// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2353,7 +2395,7 @@ type ClientWithResponsesInterface interface {
 
 	// PushEventsWithBodyWithResponse Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2362,7 +2404,7 @@ type ClientWithResponsesInterface interface {
 
 	// PushEventsWithResponse Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2414,7 +2456,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListSubscriptionsWithResponse List subscriptions
 	//
-	// The calling account's subscriptions in creation order.
+	// The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3430,6 +3472,8 @@ type ReadFeedResponse struct {
 	JSON429 *Body
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Body
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Body
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3455,6 +3499,11 @@ func (r ReadFeedResponse) GetJSON429() *Body {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReadFeedResponse) GetJSON500() *Body {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReadFeedResponse) GetJSON503() *Body {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -3995,7 +4044,7 @@ func (c *ClientWithResponses) StoreCarrierCredentialsWithResponse(ctx context.Co
 
 // CheckCarrierHealthWithBodyWithResponse Test connectivity to a carrier's API with the stored credentials
 //
-// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4010,7 +4059,7 @@ func (c *ClientWithResponses) CheckCarrierHealthWithBodyWithResponse(ctx context
 
 // CheckCarrierHealthWithResponse Test connectivity to a carrier's API with the stored credentials
 //
-// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+// status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4055,7 +4104,7 @@ func (c *ClientWithResponses) GetCarrierMetricsWithResponse(ctx context.Context,
 
 // PushEventsWithBodyWithResponse Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4070,7 +4119,7 @@ func (c *ClientWithResponses) PushEventsWithBodyWithResponse(ctx context.Context
 
 // PushEventsWithResponse Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4158,7 +4207,7 @@ func (c *ClientWithResponses) GetSubscriptionWithResponse(ctx context.Context, s
 
 // ListSubscriptionsWithResponse List subscriptions
 //
-// The calling account's subscriptions in creation order.
+// The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5079,6 +5128,13 @@ func ParseReadFeedResponse(rsp *http.Response) (*ReadFeedResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 

@@ -98,7 +98,7 @@ func run(ctx context.Context, bin, pgServer, chAddr string, keep bool, suites []
 		"CONTRACK_ADMIN_ADDR="+addrs["admin"],
 		"CONTRACK_DATA_DIR="+filepath.Join(dir, "data"),
 		"CONTRACK_KAFKA_PARTITIONS=2",
-		"CONTRACK_SECRET_KEY="+randomHex(16),
+		"CONTRACK_SECRET_KEY="+randomHex(32),   // 32 random bytes: contrack refuses weaker keys
 		"CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true", // the suites' webhook receivers listen on loopback
 		"CONTRACK_LOG_LEVEL=warn",
 	)

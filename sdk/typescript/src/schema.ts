@@ -60,7 +60,7 @@ export interface paths {
         put?: never;
         /**
          * Test connectivity to a carrier's API with the stored credentials
-         * @description status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered; httpCode 0) or ERROR (the carrier answered with an error).
+         * @description status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered with an error). The call goes through the same limits as the account's polls of that carrier, and counts against the account's carrier probe budget (default 30 a minute).
          */
         post: operations["checkCarrierHealth"];
         delete?: never;
@@ -120,7 +120,7 @@ export interface paths {
         put?: never;
         /**
          * Push carrier events (carriers only)
-         * @description For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256 of the body> is required.
+         * @description For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
          */
         post: operations["pushEvents"];
         delete?: never;
@@ -183,7 +183,7 @@ export interface paths {
         };
         /**
          * List subscriptions
-         * @description The calling account's subscriptions in creation order.
+         * @description The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
          */
         get: operations["listSubscriptions"];
         put?: never;
@@ -818,7 +818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Body"];
                 };
             };
-            /** @description Over the usage plan's rate */
+            /** @description Over the usage plan's rate; over the account's carrier probe budget ("Too many carrier probes: …"); or the account's calls to that carrier paused after repeated failures ("Calls to <SCAC> with this account's credentials are paused after repeated failures; try again later"). Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -879,7 +879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Body"];
                 };
             };
-            /** @description Over the usage plan's rate */
+            /** @description Over the usage plan's rate, or the probes needed exceed the account's carrier probe budget ("Too many carrier probes: …", Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -962,8 +962,14 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description sha256=<lowercase hex HMAC-SHA256 of the body>, required when the carrier key has a shared secret */
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the body>, when the carrier key has a shared secret and the Standard Webhooks headers are not sent */
                 "Notification-Signature"?: string;
+                /** @description Standard Webhooks: the message id, unique per push (a repeat within 10 minutes is not processed again) */
+                "webhook-id"?: string;
+                /** @description Standard Webhooks: Unix time in seconds, within 5 minutes of the server's */
+                "webhook-timestamp"?: string;
+                /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, space-separated entries */
+                "webhook-signature"?: string;
             };
             path?: never;
             cookie?: never;
@@ -993,7 +999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Body"];
                 };
             };
-            /** @description Missing, unknown or revoked x-api-key */
+            /** @description Missing, unknown or revoked x-api-key; not a carrier key; or a signature that does not verify: "Invalid Notification-Signature", "Invalid webhook-signature", "Invalid webhook-timestamp: …", "This carrier key requires a timestamped signature: …", "This live carrier key has no signing secret: …" */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1147,7 +1153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Body"];
                 };
             };
-            /** @description Over the usage plan's rate */
+            /** @description Over the usage plan's rate; inferring the carrier would exceed the account's carrier probe budget ("Too many carrier probes: …"); or its open subscriptions are reached: "Subscription limit reached for this plan: <N> open subscriptions; close some (DELETE /subscription/{subscription_id}) or change plans" (with dateOfRequest) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1421,7 +1427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Body"];
                 };
             };
-            /** @description Over the usage plan's rate */
+            /** @description Over the usage plan's rate, or a long-poll (wait > 0) beyond the plan's long-polls at once per account: "Too many long-polls: this plan allows <N> at once per account; wait for one to return" (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1432,6 +1438,15 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description A long-poll while this server holds as many as it can: "Too many long-polls on this server: try again shortly" (Retry-After) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

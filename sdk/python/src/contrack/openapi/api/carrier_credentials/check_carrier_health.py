@@ -83,7 +83,9 @@ def sync_detailed(
     """Test connectivity to a carrier's API with the stored credentials
 
      status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing
-    answered; httpCode 0) or ERROR (the carrier answered with an error).
+    answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered
+    with an error). The call goes through the same limits as the account's polls of that carrier, and
+    counts against the account's carrier probe budget (default 30 a minute).
 
     Args:
         body (HealthCheckBody): HealthCheckBody schema
@@ -115,7 +117,9 @@ def sync(
     """Test connectivity to a carrier's API with the stored credentials
 
      status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing
-    answered; httpCode 0) or ERROR (the carrier answered with an error).
+    answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered
+    with an error). The call goes through the same limits as the account's polls of that carrier, and
+    counts against the account's carrier probe budget (default 30 a minute).
 
     Args:
         body (HealthCheckBody): HealthCheckBody schema
@@ -142,7 +146,9 @@ async def asyncio_detailed(
     """Test connectivity to a carrier's API with the stored credentials
 
      status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing
-    answered; httpCode 0) or ERROR (the carrier answered with an error).
+    answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered
+    with an error). The call goes through the same limits as the account's polls of that carrier, and
+    counts against the account's carrier probe budget (default 30 a minute).
 
     Args:
         body (HealthCheckBody): HealthCheckBody schema
@@ -172,7 +178,9 @@ async def asyncio(
     """Test connectivity to a carrier's API with the stored credentials
 
      status: OK (the carrier answered and accepted the credentials), UNAUTHORIZED, UNREACHABLE (nothing
-    answered; httpCode 0) or ERROR (the carrier answered with an error).
+    answered, or the carrier is failing for every account; httpCode 0) or ERROR (the carrier answered
+    with an error). The call goes through the same limits as the account's polls of that carrier, and
+    counts against the account's carrier probe budget (default 30 a minute).
 
     Args:
         body (HealthCheckBody): HealthCheckBody schema

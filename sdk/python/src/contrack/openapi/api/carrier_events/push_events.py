@@ -16,10 +16,22 @@ def _get_kwargs(
     *,
     body: list[PushEventsBodyType1Item] | PushEventsBodyType0,
     notification_signature: str | Unset = UNSET,
+    webhook_id: str | Unset = UNSET,
+    webhook_timestamp: str | Unset = UNSET,
+    webhook_signature: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(notification_signature, Unset):
         headers["Notification-Signature"] = notification_signature
+
+    if not isinstance(webhook_id, Unset):
+        headers["webhook-id"] = webhook_id
+
+    if not isinstance(webhook_timestamp, Unset):
+        headers["webhook-timestamp"] = webhook_timestamp
+
+    if not isinstance(webhook_signature, Unset):
+        headers["webhook-signature"] = webhook_signature
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -95,17 +107,27 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: list[PushEventsBodyType1Item] | PushEventsBodyType0,
     notification_signature: str | Unset = UNSET,
+    webhook_id: str | Unset = UNSET,
+    webhook_timestamp: str | Unset = UNSET,
+    webhook_signature: str | Unset = UNSET,
 ) -> Response[AddedResponse | Body]:
     """Push carrier events (carriers only)
 
      For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
     checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
     subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256
-    of the body> is required.
+    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
+    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
+    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
+    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
+    being processed again; or, unless the key requires the timestamped scheme, with Notification-
+    Signature: sha256=<hex HMAC-SHA256 of the body>.
 
     Args:
         notification_signature (str | Unset):
+        webhook_id (str | Unset):
+        webhook_timestamp (str | Unset):
+        webhook_signature (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -119,6 +141,9 @@ def sync_detailed(
     kwargs = _get_kwargs(
         body=body,
         notification_signature=notification_signature,
+        webhook_id=webhook_id,
+        webhook_timestamp=webhook_timestamp,
+        webhook_signature=webhook_signature,
     )
 
     response = client.get_httpx_client().request(
@@ -133,17 +158,27 @@ def sync(
     client: AuthenticatedClient,
     body: list[PushEventsBodyType1Item] | PushEventsBodyType0,
     notification_signature: str | Unset = UNSET,
+    webhook_id: str | Unset = UNSET,
+    webhook_timestamp: str | Unset = UNSET,
+    webhook_signature: str | Unset = UNSET,
 ) -> AddedResponse | Body | None:
     """Push carrier events (carriers only)
 
      For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
     checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
     subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256
-    of the body> is required.
+    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
+    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
+    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
+    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
+    being processed again; or, unless the key requires the timestamped scheme, with Notification-
+    Signature: sha256=<hex HMAC-SHA256 of the body>.
 
     Args:
         notification_signature (str | Unset):
+        webhook_id (str | Unset):
+        webhook_timestamp (str | Unset):
+        webhook_signature (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -158,6 +193,9 @@ def sync(
         client=client,
         body=body,
         notification_signature=notification_signature,
+        webhook_id=webhook_id,
+        webhook_timestamp=webhook_timestamp,
+        webhook_signature=webhook_signature,
     ).parsed
 
 
@@ -166,17 +204,27 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: list[PushEventsBodyType1Item] | PushEventsBodyType0,
     notification_signature: str | Unset = UNSET,
+    webhook_id: str | Unset = UNSET,
+    webhook_timestamp: str | Unset = UNSET,
+    webhook_signature: str | Unset = UNSET,
 ) -> Response[AddedResponse | Body]:
     """Push carrier events (carriers only)
 
      For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
     checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
     subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256
-    of the body> is required.
+    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
+    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
+    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
+    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
+    being processed again; or, unless the key requires the timestamped scheme, with Notification-
+    Signature: sha256=<hex HMAC-SHA256 of the body>.
 
     Args:
         notification_signature (str | Unset):
+        webhook_id (str | Unset):
+        webhook_timestamp (str | Unset):
+        webhook_signature (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -190,6 +238,9 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         body=body,
         notification_signature=notification_signature,
+        webhook_id=webhook_id,
+        webhook_timestamp=webhook_timestamp,
+        webhook_signature=webhook_signature,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -202,17 +253,27 @@ async def asyncio(
     client: AuthenticatedClient,
     body: list[PushEventsBodyType1Item] | PushEventsBodyType0,
     notification_signature: str | Unset = UNSET,
+    webhook_id: str | Unset = UNSET,
+    webhook_timestamp: str | Unset = UNSET,
+    webhook_signature: str | Unset = UNSET,
 ) -> AddedResponse | Body | None:
     """Push carrier events (carriers only)
 
      For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
     checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
     subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret, Notification-Signature: sha256=<hex HMAC-SHA256
-    of the body> is required.
+    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
+    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
+    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
+    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
+    being processed again; or, unless the key requires the timestamped scheme, with Notification-
+    Signature: sha256=<hex HMAC-SHA256 of the body>.
 
     Args:
         notification_signature (str | Unset):
+        webhook_id (str | Unset):
+        webhook_timestamp (str | Unset):
+        webhook_signature (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -228,5 +289,8 @@ async def asyncio(
             client=client,
             body=body,
             notification_signature=notification_signature,
+            webhook_id=webhook_id,
+            webhook_timestamp=webhook_timestamp,
+            webhook_signature=webhook_signature,
         )
     ).parsed

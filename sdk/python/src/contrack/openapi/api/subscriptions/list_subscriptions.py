@@ -94,7 +94,9 @@ def sync_detailed(
 ) -> Response[Body | SubscriptionList]:
     """List subscriptions
 
-     The calling account's subscriptions in creation order.
+     The calling account's subscriptions in creation order. Without limit and nextToken the whole list is
+    streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed
+    while it is written may or may not appear as such.
 
     Args:
         subscription_status (str | Unset):
@@ -134,7 +136,9 @@ def sync(
 ) -> Body | SubscriptionList | None:
     """List subscriptions
 
-     The calling account's subscriptions in creation order.
+     The calling account's subscriptions in creation order. Without limit and nextToken the whole list is
+    streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed
+    while it is written may or may not appear as such.
 
     Args:
         subscription_status (str | Unset):
@@ -169,7 +173,9 @@ async def asyncio_detailed(
 ) -> Response[Body | SubscriptionList]:
     """List subscriptions
 
-     The calling account's subscriptions in creation order.
+     The calling account's subscriptions in creation order. Without limit and nextToken the whole list is
+    streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed
+    while it is written may or may not appear as such.
 
     Args:
         subscription_status (str | Unset):
@@ -207,7 +213,9 @@ async def asyncio(
 ) -> Body | SubscriptionList | None:
     """List subscriptions
 
-     The calling account's subscriptions in creation order.
+     The calling account's subscriptions in creation order. Without limit and nextToken the whole list is
+    streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed
+    while it is written may or may not appear as such.
 
     Args:
         subscription_status (str | Unset):
