@@ -112,6 +112,11 @@ min.insync.replicas=$min_isr
 offsets.topic.replication.factor=$rf
 transaction.state.log.replication.factor=$rf
 transaction.state.log.min.isr=$min_isr
+# A follower that stops fetching (a frozen or partitioned broker) leaves
+# the ISR after 10 s instead of Kafka's default 30 s: until it has, every
+# acks=all write to its partitions waits (make chaos KAFKA=real, the
+# frozen broker). Choose it for production with docs/operations.md.
+replica.lag.time.max.ms=10000
 # Local-cluster settings (not for production): groups form without
 # Kafka's 3-s wait for more members, and the internal topics have fewer
 # partitions than the default 50, so a fresh cluster is ready in seconds.

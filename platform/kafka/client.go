@@ -42,6 +42,21 @@ const GroupSessionTimeout = 6 * time.Second
 // made the last in-flight events of a SIGKILLed process wait 10.3 s).
 const TransactionTimeout = GroupSessionTimeout
 
+// RequestTimeout bounds how long a client waits for a broker's answer
+// beyond the request's own timeout (franz-go's RequestTimeoutOverhead), and
+// ProduceRequestTimeout how long a broker may wait for its replicas before
+// answering a produce. A frozen broker (stopped, partitioned, in a long
+// GC pause) keeps its connections open and answers nothing: with
+// franz-go's defaults (10 s each) a request sent to it waited 20 s, and was
+// sent to it again until the controller fenced it, so every acks=all write
+// behind it stalled as long as the freeze, 30 s in `make chaos
+// KAFKA=real`; with 3 s each, as long as the fencing (about 15 s). A
+// request that times out is retried, and producers are idempotent.
+const (
+	RequestTimeout        = 3 * time.Second
+	ProduceRequestTimeout = 3 * time.Second
+)
+
 // NewClient returns a franz-go client for brokers, logging through log.
 // Extra options (consumer group, transactional id, ...) are appended.
 func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client, error) {
@@ -62,6 +77,8 @@ func NewClient(brokers []string, log *slog.Logger, opts ...kgo.Opt) (*kgo.Client
 		// processing path, so a long batch does not count against it.
 		kgo.SessionTimeout(GroupSessionTimeout),
 		kgo.HeartbeatInterval(GroupSessionTimeout / 6),
+		kgo.RequestTimeoutOverhead(RequestTimeout),
+		kgo.ProduceRequestTimeout(ProduceRequestTimeout),
 	}
 	cl, err := kgo.NewClient(append(base, opts...)...)
 	if err != nil {

@@ -92,6 +92,8 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 		// As every group member (NewClient): a dead one is noticed in seconds.
 		kgo.SessionTimeout(GroupSessionTimeout),
 		kgo.HeartbeatInterval(GroupSessionTimeout / 6),
+		kgo.RequestTimeoutOverhead(RequestTimeout),
+		kgo.ProduceRequestTimeout(ProduceRequestTimeout),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(cfg.Topics...),
