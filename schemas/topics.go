@@ -28,6 +28,10 @@ const (
 	// write, keyed by tracking id: API processes follow it to keep their
 	// journey caches fresh.
 	TopicJourneys = "contrack.journeys.v1"
+	// TopicVesselPositions carries vessel position reports (AIS-style: one
+	// per vessel and report), keyed by environment and IMO number
+	// (VesselPosition.Key), from the vessel positions stage (ingest/vessels).
+	TopicVesselPositions = "contrack.vessel-positions.v1"
 )
 
 // AllTopics lists every topic created at start-up.
@@ -40,6 +44,7 @@ var AllTopics = []string{
 	TopicDeliveryDeadLetters,
 	TopicJourneys,
 	TopicProjectorDeadLetters,
+	TopicVesselPositions,
 }
 
 // TopicConfigs are the topic-level settings applied at creation. The
@@ -63,6 +68,9 @@ const (
 	// GroupJourneys projects journeys; generation N of the read model uses
 	// GroupJourneys + "-g<N>" (a rebuild is a new generation read from the start).
 	GroupJourneys = "contrack-projector-journeys"
+	// GroupVesselPositionsView projects vessel positions into ClickHouse's
+	// vessel_positions table.
+	GroupVesselPositionsView = "contrack-projector-vessel-positions"
 )
 
 // Record headers. Every record carries its type and id so consumers can route

@@ -106,6 +106,12 @@ type Leg struct {
 	// calls at From and To (DCSA transportCallID).
 	DepartureCallID string
 	ArrivalCallID   string
+	// Departs and Arrives are when the vessel actually leaves From and
+	// reaches To (UTC), known to the sandbox before they happen: the events
+	// show them only once they are past (before, estimates that converge on
+	// them). The vessel position simulator sails between them. Zero for
+	// rail legs.
+	Departs, Arrives time.Time
 }
 
 // Container is one piece of equipment of the shipment.
@@ -235,6 +241,10 @@ func GenerateWith(scac string, kind Kind, value string, now time.Time, opts Opti
 		}
 		leg.DepartureCallID = j.id(k, fmt.Sprintf("call|%d|dep", i))
 		leg.ArrivalCallID = j.id(k, fmt.Sprintf("call|%d|arr", i))
+		if leg.Vessel != nil {
+			leg.Departs = t0.Add(time.Duration(p.vesselTimes[i][0]) * time.Minute).UTC()
+			leg.Arrives = t0.Add(time.Duration(p.vesselTimes[i][1]) * time.Minute).UTC()
+		}
 		j.Legs = append(j.Legs, leg)
 	}
 
@@ -358,10 +368,13 @@ type journeyPlan struct {
 	legs          []plannedLeg
 	// chains are milestone sequences whose displayed times must not go
 	// backwards: the vessel's, one per container, and the documents'.
-	chains    [][]milestone
-	gapBefore int // minutes from booking to first pick-up
-	period    int // minutes per cycle
-	phase     int // minutes the cycle grid is shifted by
+	chains [][]milestone
+	// vesselTimes are the actual departure and arrival of each vessel leg,
+	// minutes after t0.
+	vesselTimes [][2]int
+	gapBefore   int // minutes from booking to first pick-up
+	period      int // minutes per cycle
+	phase       int // minutes the cycle grid is shifted by
 }
 
 func plan(key, scac string, kind Kind, opts Options) journeyPlan {
@@ -479,6 +492,7 @@ func plan(key, scac string, kind Kind, opts Options) journeyPlan {
 
 	var vessel []milestone
 	for i := 0; i < vesselLegs; i++ {
+		p.vesselTimes = append(p.vesselTimes, [2]int{deps[i].t, arrs[i].t})
 		leg := p.legs[i].leg
 		vessel = append(vessel,
 			milestone{key: fmt.Sprintf("t|%d|DEPA", i), typ: TypeTransport, code: CodeDepart, s: deps[i].s, t: deps[i].t,
