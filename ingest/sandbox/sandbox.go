@@ -169,20 +169,43 @@ func NewHandler(cfg Config) http.Handler {
 }
 
 // journeyNow maps the wall clock to accelerated journey time.
-func (s *server) journeyNow() time.Time {
-	wall := s.cfg.Clock()
-	if s.cfg.Accelerate == 1 {
+func (s *server) journeyNow() time.Time { return s.cfg.JourneyNow() }
+
+// JourneyNow is the sandbox journeys' present: the wall clock, accelerated
+// from Epoch. Call it on a Config with its defaults applied.
+func (c Config) JourneyNow() time.Time {
+	wall := c.Clock()
+	if c.Accelerate == 1 {
 		return wall
 	}
-	return s.cfg.Epoch.Add(time.Duration(float64(wall.Sub(s.cfg.Epoch)) * s.cfg.Accelerate))
+	return c.Epoch.Add(time.Duration(float64(wall.Sub(c.Epoch)) * c.Accelerate))
 }
 
 func (s *server) journey(scac string, kind journey.Kind, value string, now time.Time) journey.Journey {
+	return shipment(scac, kind, value, now)
+}
+
+func shipment(scac string, kind journey.Kind, value string, now time.Time) journey.Journey {
 	var opts journey.Options
 	if SpecialOf(value) == SpecialManyPages {
 		opts = journey.Options{Containers: 3, MinTransshipments: 2}
 	}
 	return journey.GenerateWith(scac, kind, value, now, opts)
+}
+
+// Shipment is the journey the sandbox carrier scac shows for the number at
+// journey time now, as its API answers it; false when it answers none (a
+// test number that fails, a leased container it does not carry).
+func Shipment(scac string, kind journey.Kind, value string, now time.Time) (journey.Journey, bool) {
+	if kind == journey.KindContainer {
+		if carrier, leased := LeasedTo(value); leased && carrier != scac {
+			return journey.Journey{}, false
+		}
+	}
+	if sp := SpecialOf(value); sp != SpecialNone && sp != SpecialSlow && sp != SpecialManyPages {
+		return journey.Journey{}, false
+	}
+	return shipment(scac, kind, value, now), true
 }
 
 // failure is how a carrier says no; each format renders it its own way.
