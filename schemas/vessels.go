@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -101,4 +102,25 @@ func ValidIMO(s string) bool {
 		}
 	}
 	return sum%10 == int(s[6]-'0')
+}
+
+// Marshal encodes the report as its record value (JSON).
+func (p VesselPosition) Marshal() ([]byte, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("vessel position %s: %w", p.Key(), err)
+	}
+	return b, nil
+}
+
+// DecodeVesselPosition decodes a record value and validates it.
+func DecodeVesselPosition(b []byte) (VesselPosition, error) {
+	var p VesselPosition
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("vessel position: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("vessel position %s: %w", p.Key(), err)
+	}
+	return p, nil
 }

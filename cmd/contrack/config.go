@@ -19,6 +19,7 @@ import (
 	"github.com/contrack/contrack/feed"
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox"
+	"github.com/contrack/contrack/ingest/vessels"
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
@@ -110,6 +111,7 @@ type Config struct {
 	Projector projector.Config
 	Delivery  delivery.Config
 	Feed      feed.Config
+	Vessels   vessels.Config
 }
 
 // defaultShutdownTimeout is ShutdownTimeout's default, for a zero Config.
@@ -242,6 +244,16 @@ var envVars = []envVar{
 	{"CONTRACK_FEED_RETENTION", "720h", "how long account feed events are kept (at least 720h, the promised 30 days)", false, "Feed.Retention"},
 	{"CONTRACK_FEED_PRUNE_INTERVAL", "1h", "how often feed events past retention are deleted", false, "Feed.PruneInterval"},
 	{"CONTRACK_FEED_MAX_GROUP", "256", "feed events written in one transaction", false, "Feed.MaxGroup"},
+
+	{"CONTRACK_VESSELS_INTERVAL", "1m", "how often each simulated sandbox ship reports its position (wall time)", false, "Vessels.Interval"},
+	{"CONTRACK_VESSELS_SANDBOX_REFRESH", "5m", "how often the vessel simulator reads the open sandbox trackings to know which ships sail", false, "Vessels.SandboxRefresh"},
+	{"CONTRACK_VESSELS_MAX_VESSELS", "100000", "most vessels sailed by the simulator and asked of the position provider (beyond it they are left out and counted)", false, "Vessels.MaxVessels"},
+	{"CONTRACK_VESSELS_PROVIDER_URL", "", "base URL of the live vessel position provider (Datalastic's vessel_bulk API shape, see docs/vessels.md); empty: live journeys get no vessel positions", false, "Vessels.ProviderURL"},
+	{"CONTRACK_VESSELS_PROVIDER_API_KEY", "", "API key of the vessel position provider (required with its URL)", true, "Vessels.ProviderAPIKey"},
+	{"CONTRACK_VESSELS_PROVIDER_INTERVAL", "5m", "how often the provider is asked for the live vessels' latest positions", false, "Vessels.ProviderInterval"},
+	{"CONTRACK_VESSELS_PROVIDER_BATCH", "100", "IMO numbers per provider request (1 to 100)", false, "Vessels.ProviderBatch"},
+	{"CONTRACK_VESSELS_PROVIDER_TIMEOUT", "30s", "bound of one provider request", false, "Vessels.ProviderTimeout"},
+	{"CONTRACK_VESSELS_LIVE_REFRESH", "10m", "how often the vessels named by live journeys are read again from ClickHouse", false, "Vessels.LiveRefresh"},
 }
 
 // derivedFields are the Config fields no variable sets directly, and why:
@@ -381,7 +393,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs,
 		c.Tracing.Validate(), c.Commands.Validate(), c.Relay.Validate(), c.Lifecycle.Validate(), c.Journeys.Validate(), c.Sandbox.Validate(),
-		c.Poller.Validate(), c.Normalize.Validate(), c.Projector.Validate(), c.Delivery.Validate(), c.Feed.Validate())
+		c.Poller.Validate(), c.Normalize.Validate(), c.Projector.Validate(), c.Delivery.Validate(), c.Feed.Validate(), c.Vessels.Validate())
 	return errors.Join(errs...)
 }
 

@@ -29,6 +29,7 @@ Usage:
   contrack delivery            run webhook delivery only
   contrack projector           run the ClickHouse projector only (poll attempts, events, journeys)
   contrack feed                run the account event feed writer only (GET /subscriptions/events)
+  contrack vessels             run the vessel positions stage only (sandbox ships, the live position provider)
   contrack poller              run the carrier poller only
   contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
   contrack broker              run the embedded single-node Kafka broker alone (development only)
@@ -89,7 +90,7 @@ func run(args []string) error {
 		return runAll(ctx, cfg, log)
 	case "api":
 		return runAPI(ctx, cfg, log)
-	case "normalize", "delivery", "projector", "feed", "poller":
+	case "normalize", "delivery", "projector", "feed", "poller", "vessels":
 		return runStage(ctx, cfg, log, args[0])
 	case "sandbox":
 		return runSandbox(ctx, cfg, log)

@@ -26,6 +26,7 @@ import (
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox"
+	"github.com/contrack/contrack/ingest/vessels"
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/cosco"
 	"github.com/contrack/contrack/normalize/iftsta"
@@ -461,7 +462,13 @@ func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 			return projector.Run(ctx, cfg.Projector, projectorDeps(cfg, log, in))
 		}},
 		{"feed", func(ctx context.Context) error { return feed.Run(ctx, cfg.Feed, feedDeps(cfg, log, in)) }},
+		{"vessels", func(ctx context.Context) error { return vessels.Run(ctx, cfg.Vessels, vesselsDeps(cfg, log, in)) }},
 	}
+}
+
+func vesselsDeps(cfg Config, log *slog.Logger, in *infra) vessels.Deps {
+	return vessels.Deps{Producer: in.kafka, Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch, Sandbox: sandboxConfig(cfg),
+		Log: log, Registry: in.metrics}
 }
 
 // runStage runs the pipeline stage called role alone (`contrack <role>`).
@@ -556,11 +563,7 @@ func (p gatedProber) ProbeShipment(ctx context.Context, env, scac, account strin
 
 // serveSandbox serves the sandbox carriers on CONTRACK_SANDBOX_ADDR until ctx ends.
 func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
-	scfg := cfg.Sandbox
-	if scfg.Accelerate > 1 {
-		// Accelerated journeys start now, not decades ahead.
-		scfg.Epoch = time.Now().UTC().Truncate(24 * time.Hour)
-	}
+	scfg := sandboxConfig(cfg)
 	if err := scfg.Validate(); err != nil {
 		return err
 	}
@@ -580,6 +583,17 @@ func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shut)
+}
+
+// sandboxConfig is the sandbox carriers' config as they run: accelerated
+// journeys start today, not decades ahead. The vessel simulator uses the
+// same, so its ships keep the carriers' journey time.
+func sandboxConfig(cfg Config) sandbox.Config {
+	scfg := cfg.Sandbox
+	if scfg.Accelerate > 1 {
+		scfg.Epoch = time.Now().UTC().Truncate(24 * time.Hour)
+	}
+	return scfg
 }
 
 // runSandbox serves the sandbox carriers alone, with the admin listener.

@@ -12,6 +12,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 )
 
@@ -85,10 +86,7 @@ func (r Route) At(d float64) (Point, float64) {
 		return r.Points[0], 0
 	}
 	d = math.Max(0, math.Min(d, r.Length()))
-	i := 1
-	for i < n-1 && r.Along[i] < d {
-		i++
-	}
+	i := min(max(sort.SearchFloat64s(r.Along, d), 1), n-1)
 	a, b := r.Points[i-1], r.Points[i]
 	seg := r.Along[i] - r.Along[i-1]
 	f := 0.0
