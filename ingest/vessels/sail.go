@@ -41,10 +41,13 @@ const (
 	pilotageTime = 100 * time.Minute
 )
 
-// NewVoyage plans the passage: its route, a service speed from the seed
-// (15.5 to 19 knots, as container ships sail) and, when that speed reaches
-// the port early, the wait at anchor; a passage too short for it at that
-// speed is sailed faster, whatever it takes to arrive on time.
+// NewVoyage plans the passage as a ship's master does, to arrive on time:
+// from the seed, a wait at anchor off the port of arrival (none to 18
+// hours, at most a sixth of the passage: berth windows, congestion), and
+// the speed that covers the route in the rest, varied by the swells; at
+// least 12 knots (a ship that early waits longer at anchor). A passage too
+// short for any ship is sailed as fast as it takes: the journey's times
+// win (TestSandboxPassageSpeeds).
 func NewVoyage(imo, voyage string, from, to searoute.Point, fromCode, toCode string, departs, arrives time.Time) (Voyage, bool) {
 	r, ok := searoute.Between(fromCode, &from, toCode, &to)
 	if !ok || !arrives.After(departs) {
@@ -55,13 +58,13 @@ func NewVoyage(imo, voyage string, from, to searoute.Point, fromCode, toCode str
 	v := Voyage{IMO: imo, Voyage: voyage, Departs: departs.UTC(), Arrives: arrives.UTC(), From: from, To: to, Route: r,
 		k1: 1 + int(u(1)*3), k2: 5 + int(u(2)*6), a1: 0.06 + 0.06*u(3), a2: 0.03 + 0.03*u(4),
 		phi1: 2 * math.Pi * u(5), phi2: 2 * math.Pi * u(6)}
-	speed := 15.5 + 3.5*u(0)
 	window := v.Arrives.Sub(v.Departs)
-	sea := time.Duration(math.Max(0, r.Length()-pilotageNM) / speed * float64(time.Hour))
-	if limit := window - pilotageTime; sea > limit {
-		sea = max(limit, window/2)
+	wait := time.Duration(u(0) * float64(min(18*time.Hour, window/6)))
+	sea := window - pilotageTime - wait
+	if slowest := time.Duration(math.Max(0, r.Length()-pilotageNM) / 12 * float64(time.Hour)); sea > slowest {
+		sea = slowest
 	}
-	v.Sea = sea
+	v.Sea = max(sea, window/2)
 	return v, true
 }
 

@@ -109,7 +109,8 @@ func TestPlanSharesShipsAndDropsConflicts(t *testing.T) {
 
 // TestSandboxPassageSpeeds prints the mean speed under way of 3,000
 // sandbox containers' passages: the sandbox schedules passages by great
-// circle distance, so most come out at a container ship's 15.5-19 knots,
+// circle distance, so most come out at a container ship's 12-20 knots
+// (slow steaming to service speed),
 // but where the sea route is far longer than the great circle (the Baltic
 // to Asia, whose great circle crosses Russia) keeping the journey's times
 // takes more (docs/vessels.md has the figures).
@@ -137,7 +138,7 @@ func TestSandboxPassageSpeeds(t *testing.T) {
 	over21 := sort.SearchFloat64s(speeds, 21)
 	t.Logf("%d passages: mean speed under way p10 %.1f, median %.1f, p90 %.1f, p99 %.1f, max %.1f knots; %.1f%% above 21 knots",
 		n, q(0.1), q(0.5), q(0.9), q(0.99), speeds[n-1], 100*float64(n-over21)/float64(n))
-	if m := q(0.5); m < 15.5 || m > 19 {
+	if m := q(0.5); m < 12 || m > 20 {
 		t.Errorf("median %.1f knots, not a container ship's", m)
 	}
 	if float64(n-over21) > 0.2*float64(n) {

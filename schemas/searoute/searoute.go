@@ -96,18 +96,32 @@ func (r Route) At(d float64) (Point, float64) {
 	return interpolate(a, b, f), Bearing(a, b)
 }
 
-// Locate returns how far along the route the point nearest p is (to the
-// nearest point of its segments, within a few per cent of a segment) and
-// how far p is from it.
+// Locate returns how far along the route the point nearest p is and how
+// far p is from it: the nearest vertex, refined on the pieces either side
+// of it (a piece is at most step long, so that is within a mile or so).
 func (r Route) Locate(p Point) (along, off float64) {
-	off = math.Inf(1)
-	for i := 0; i+1 < len(r.Points); i++ {
+	switch len(r.Points) {
+	case 0:
+		return 0, math.Inf(1)
+	case 1:
+		return 0, DistanceNM(r.Points[0], p)
+	}
+	best, bestD := 0, math.Inf(1)
+	for i, q := range r.Points {
+		if d := DistanceNM(q, p); d < bestD {
+			best, bestD = i, d
+		}
+	}
+	along, off = r.Along[best], bestD
+	for _, i := range []int{best - 1, best} {
+		if i < 0 || i+1 >= len(r.Points) {
+			continue
+		}
 		a, b := r.Points[i], r.Points[i+1]
-		seg := r.Along[i+1] - r.Along[i]
-		// Ternary search on the segment: distance to p is unimodal along
-		// a great-circle piece this short.
+		// Ternary search on the piece: distance to p is unimodal along a
+		// great-circle piece this short.
 		lo, hi := 0.0, 1.0
-		for range 20 {
+		for range 16 {
 			m1, m2 := lo+(hi-lo)/3, hi-(hi-lo)/3
 			if DistanceNM(interpolate(a, b, m1), p) < DistanceNM(interpolate(a, b, m2), p) {
 				hi = m2
@@ -117,11 +131,8 @@ func (r Route) Locate(p Point) (along, off float64) {
 		}
 		f := (lo + hi) / 2
 		if d := DistanceNM(interpolate(a, b, f), p); d < off {
-			off, along = d, r.Along[i]+f*seg
+			off, along = d, r.Along[i]+f*(r.Along[i+1]-r.Along[i])
 		}
-	}
-	if len(r.Points) == 1 {
-		return 0, DistanceNM(r.Points[0], p)
 	}
 	return along, off
 }
