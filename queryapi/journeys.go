@@ -464,7 +464,7 @@ func encode(items []item, filter string) (journeycache.Body, error) {
 // Rows that keep their source events in chunks get them from a second
 // point read (readChunks). Lookups without rows are absent from the map.
 func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key) (map[journeycache.Key][]item, error) {
-	const cols = `SELECT account_id, lookup_kind, lookup_value, tracking_id, since, position, equipment_number, scac,
+	const cols = `SELECT account_id, env, lookup_kind, lookup_value, tracking_id, since, position, equipment_number, scac,
 		       tracking_status, pol, pod, last_location, source_events, source_chunks, vessel_events, enhanced_events, version
 		FROM `
 	where, args := lookupWhere(keys)
@@ -483,7 +483,7 @@ func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key
 	for rows.Next() {
 		r := &journeyRow{}
 		k := &r.id.key
-		if err := rows.Scan(&k.Account, &k.Kind, &k.Value, &r.id.tracking, &r.since, &r.position, &r.id.equipment, &r.scac,
+		if err := rows.Scan(&k.Account, &r.env, &k.Kind, &k.Value, &r.id.tracking, &r.since, &r.position, &r.id.equipment, &r.scac,
 			&r.status, &r.pol, &r.pod, &r.last, &r.src, &r.chunks, &r.ves, &r.enh, &r.version); err != nil {
 			return nil, fmt.Errorf("read journeys: %w", err)
 		}
@@ -508,6 +508,9 @@ func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key
 		if chunks, err = j.readChunks(ctx, gen, where, args); err != nil {
 			return nil, err
 		}
+	}
+	if err := j.addVoyages(ctx, latest); err != nil {
+		return nil, err
 	}
 	out := make(map[journeycache.Key][]item, len(byKey))
 	for k, rs := range byKey {
@@ -555,12 +558,14 @@ type journeyID struct {
 
 // journeyRow is one version of a journey row as read.
 type journeyRow struct {
-	id                                          journeyID
-	since                                       time.Time
-	position                                    uint16
-	scac, status, pol, pod, last, src, ves, enh string
-	chunks                                      []uint64
-	version                                     uint64
+	id                                               journeyID
+	since                                            time.Time
+	position                                         uint16
+	env, scac, status, pol, pod, last, src, ves, enh string
+	chunks                                           []uint64
+	version                                          uint64
+	// voyage is what the row shows of its vessel passages (vessels.go).
+	voyage []byte
 }
 
 // chunkID names one chunk of a journey row's source events.
@@ -649,7 +654,9 @@ func (r *journeyRow) encode(src string) []byte {
 	field("lastLocation", r.last, false)
 	field("POL", r.pol, false)
 	field("POD", r.pod, false)
-	b.WriteString(`,"sourceEvents":` + src + `,"enhancedEvents":` + r.enh + `,"vesselEvents":` + r.ves + `}`)
+	b.WriteString(`,"sourceEvents":` + src + `,"enhancedEvents":` + r.enh + `,"vesselEvents":` + r.ves)
+	b.Write(r.voyage)
+	b.WriteByte('}')
 	return b.Bytes()
 }
 

@@ -25,6 +25,8 @@ import (
 	"github.com/contrack/contrack/projector/journey/journeytest"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/searoute"
+	"github.com/contrack/contrack/schemas/voyage"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
@@ -267,7 +269,7 @@ func TestReadModelServesSandboxJourneys(t *testing.T) {
 			}
 		}
 		e.produce(recs...)
-		body, _ := json.Marshal(journey.Derive(st))
+		body, _ := json.Marshal(withVoyages(journey.Derive(st)))
 		param := map[string]string{"container": "equipmentNumber", "booking": "bookingNumber", "bill": "billNumber"}[string(c.Kind)]
 		wants = append(wants, want{c, fmt.Sprintf("/subscription/equipment?%s=%s", param, c.Value), body})
 	}
@@ -450,5 +452,116 @@ func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
 	})
 	if _, body := get(otherKey, "gzip"); !strings.Contains(body, `"trackingStatus":"OPEN"`) {
 		t.Fatalf("the other account's journey changed: %s", body)
+	}
+}
+
+// withVoyages adds to derived results what the read side adds from the
+// vessel events, without vessel reports: the vessel and the route.
+func withVoyages(rs []journey.Result) []journey.Result {
+	for i := range rs {
+		if legs := voyage.Legs(rs[i].VesselEvents); len(legs) > 0 {
+			v := voyage.Build(legs, nil)
+			rs[i].Vessel, rs[i].Route, rs[i].ArrivalPrediction = v.Vessel, v.Route, v.Prediction
+		}
+	}
+	return rs
+}
+
+// TestPullShowsTheVesselAtSea: a container whose vessel has departed is
+// pulled with the vessel's latest reported position, the route split at
+// it into sailed and planned parts with its ports, and contrack's
+// predicted arrival beside the carrier's estimate; another vessel's
+// reports, and a live vessel's with the same IMO number, are not taken.
+func TestPullShowsTheVesselAtSea(t *testing.T) {
+	// Uncached: a cached answer takes new reports only at its next re-read
+	// (a change of the journey, or MaxAge), which this test does not wait for.
+	e := newJourneyEnv(t, false)
+	key, k, _ := e.api.Store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	c := journeytest.Cases()[0]
+	tracking := uuid.NewString()
+	recs := []*kgo.Record{subscribed(k.Account.ID, tracking, c.SCAC, string(c.Kind), c.Value, true)}
+	seen := map[string]string{}
+	st := &journey.State{}
+	var legs []voyage.Leg
+	var at time.Time
+	for _, p := range c.Polls(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), 12*time.Hour) {
+		evs, err := c.Poll(k.Account.ID, tracking, p, seen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			st.ApplyEvent(ev)
+			recs = append(recs, eventRecord(ev))
+		}
+		var change schemas.SubscriptionChanged
+		json.Unmarshal(recs[0].Value, &change)
+		st.ApplySubscription(change)
+		if rs := journey.Derive(st); len(rs) > 0 {
+			if legs = voyage.Legs(rs[0].VesselEvents); len(legs) > 0 {
+				if cur, atSea := voyage.Current(legs); atSea && p.Sub(legs[cur].Departure) > 24*time.Hour {
+					at = p
+					break
+				}
+			}
+		}
+	}
+	if at.IsZero() {
+		t.Fatal("the journey never had its vessel at sea")
+	}
+	cur, _ := voyage.Current(legs)
+	leg := legs[cur]
+	route, _ := searoute.Between(leg.From.Code, leg.From.At, leg.To.Code, leg.To.At)
+	where, _ := route.At(route.Length() / 3)
+	report := func(env, voyageNo string, i int, lat float64) *kgo.Record {
+		p := schemas.VesselPosition{Env: env, IMO: leg.IMO, Voyage: voyageNo, At: at.Add(time.Duration(i-60) * time.Minute).UTC(),
+			Lat: lat, Lon: where.Lon, SpeedKnots: 16 + float64(i%3), Course: 90, NavStatus: schemas.NavUnderWayEngine, Source: "test"}
+		v, _ := p.Marshal()
+		return &kgo.Record{Topic: schemas.TopicVesselPositions, Key: []byte(p.Key()), Value: v}
+	}
+	lat := where.Lat
+	for i := range 61 {
+		recs = append(recs, report(schemas.EnvSandbox, leg.Voyage, i, lat))
+	}
+	recs = append(recs, report(schemas.EnvSandbox, "OTHER", 70, 0), report(schemas.EnvLive, "", 80, 0))
+	e.produce(recs...)
+	r := e.until("/subscription/equipment?equipmentNumber="+c.Value, key, func(r testenv.Response) bool {
+		res, _ := r.JSON["results"].([]any)
+		if len(res) != 1 {
+			return false
+		}
+		v, _ := res[0].(map[string]any)["vessel"].(map[string]any)
+		return v != nil && v["position"] != nil
+	})
+	var body struct {
+		Results []journey.Result `json:"results"`
+	}
+	if err := json.Unmarshal(r.Raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	res := body.Results[0]
+	pos := res.Vessel.Position
+	if res.Vessel.IMO != leg.IMO || res.Vessel.Name != leg.Name || pos.Latitude != lat || pos.At != at.UTC().Format("2006-01-02T15:04:05.000Z") || pos.SpeedKnots != 16 {
+		t.Fatalf("vessel %+v position %+v, want %s %s at %v at %s", res.Vessel, pos, leg.IMO, leg.Name, lat, at)
+	}
+	rt := res.Route
+	if rt == nil || rt.Type != "Feature" || rt.Geometry.Type != "MultiLineString" || len(rt.Geometry.Coordinates) != len(rt.Properties.Parts) {
+		t.Fatalf("route %+v", rt)
+	}
+	states := map[string]bool{}
+	for _, p := range rt.Properties.Parts {
+		states[p.State] = true
+	}
+	if !states[voyage.Sailed] || !states[voyage.Planned] || rt.Properties.SailedNM <= 0 || rt.Properties.RemainingNM <= 0 {
+		t.Errorf("route parts %+v, sailed %v nm, remaining %v nm: want both parts", rt.Properties.Parts, rt.Properties.SailedNM, rt.Properties.RemainingNM)
+	}
+	if ports := rt.Properties.Ports; len(ports) < 2 || ports[0].Role != "POL" || ports[len(ports)-1].Role != "POD" || ports[0].UNLocationCode != res.POL {
+		t.Errorf("route ports %+v, POL %s", ports, res.POL)
+	}
+	pr := res.ArrivalPrediction
+	if pr == nil || pr.NextPort == nil || pr.POD == nil || pr.NextPort.UNLocationCode != leg.To.Code || pr.NextPort.DifferenceHours == nil || pr.SpeedKnots < 16 || pr.SpeedKnots > 18 {
+		t.Fatalf("prediction %+v", pr)
+	}
+	if pr.NextPort.CarrierDateTime != leg.Arrival.UTC().Format("2006-01-02T15:04:05.000Z") {
+		t.Errorf("carrier's estimate %s, the events say %s", pr.NextPort.CarrierDateTime, leg.Arrival)
 	}
 }

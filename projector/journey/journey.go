@@ -14,6 +14,7 @@ import (
 
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/voyage"
 )
 
 // Milestone types of enhancedEvents (docs/api.md has examples).
@@ -63,6 +64,12 @@ type Result struct {
 	SourceEvents    []json.RawMessage `json:"sourceEvents"`
 	EnhancedEvents  []Milestone       `json:"enhancedEvents"`
 	VesselEvents    []json.RawMessage `json:"vesselEvents"`
+	// Vessel, Route and ArrivalPrediction are added by the read side from
+	// the vessel's reported positions (schemas/voyage); absent when the
+	// carrier named no vessel passage (Derive leaves them nil).
+	Vessel            *voyage.Vessel     `json:"vessel,omitempty"`
+	Route             *voyage.Route      `json:"route,omitempty"`
+	ArrivalPrediction *voyage.Prediction `json:"arrivalPrediction,omitempty"`
 }
 
 // maxETAHistory bounds the estimate versions a state keeps (a journey
