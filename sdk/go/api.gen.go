@@ -122,6 +122,12 @@ type FeedPage struct {
 	NextCursor string    `json:"nextCursor"`
 }
 
+// Geometry defines model for Geometry.
+type Geometry struct {
+	Coordinates [][]interface{} `json:"coordinates"`
+	Type        string          `json:"type"`
+}
+
 // HealthCheckBody HealthCheckBody schema
 type HealthCheckBody struct {
 	ScacCode string `json:"scacCode"`
@@ -192,6 +198,32 @@ type Payload struct {
 	References References    `json:"references"`
 }
 
+// PortETA defines model for PortETA.
+type PortETA struct {
+	UNLocationCode    string  `json:"UNLocationCode"`
+	CarrierDateTime   string  `json:"carrierDateTime,omitempty"`
+	DifferenceHours   float64 `json:"differenceHours,omitempty"`
+	PredictedDateTime string  `json:"predictedDateTime"`
+	RemainingNM       float64 `json:"remainingNM"`
+}
+
+// Position defines model for Position.
+type Position struct {
+	At         string  `json:"at"`
+	Course     float64 `json:"course"`
+	Latitude   float64 `json:"latitude"`
+	Longitude  float64 `json:"longitude"`
+	SpeedKnots float64 `json:"speedKnots"`
+}
+
+// Prediction defines model for Prediction.
+type Prediction struct {
+	POD        PortETA `json:"POD"`
+	BasedOn    string  `json:"basedOn"`
+	NextPort   PortETA `json:"nextPort"`
+	SpeedKnots float64 `json:"speedKnots"`
+}
+
 // References defines model for References.
 type References struct {
 	BillNumber            string `json:"billNumber"`
@@ -203,15 +235,18 @@ type References struct {
 
 // Result defines model for Result.
 type Result struct {
-	POD             string        `json:"POD"`
-	POL             string        `json:"POL"`
-	EnhancedEvents  []Milestone   `json:"enhancedEvents"`
-	EquipmentNumber string        `json:"equipmentNumber"`
-	LastLocation    string        `json:"lastLocation"`
-	ScacCode        string        `json:"scacCode"`
-	SourceEvents    []interface{} `json:"sourceEvents"`
-	TrackingStatus  string        `json:"trackingStatus"`
-	VesselEvents    []interface{} `json:"vesselEvents"`
+	POD               string        `json:"POD"`
+	POL               string        `json:"POL"`
+	ArrivalPrediction Prediction    `json:"arrivalPrediction,omitempty"`
+	EnhancedEvents    []Milestone   `json:"enhancedEvents"`
+	EquipmentNumber   string        `json:"equipmentNumber"`
+	LastLocation      string        `json:"lastLocation"`
+	Route             Route         `json:"route,omitempty"`
+	ScacCode          string        `json:"scacCode"`
+	SourceEvents      []interface{} `json:"sourceEvents"`
+	TrackingStatus    string        `json:"trackingStatus"`
+	Vessel            Vessel        `json:"vessel,omitempty"`
+	VesselEvents      []interface{} `json:"vesselEvents"`
 }
 
 // RetryDeliveryResponse RetryDeliveryResponse schema
@@ -219,6 +254,35 @@ type RetryDeliveryResponse struct {
 	Id      string `json:"id"`
 	Message string `json:"message"`
 	Status  string `json:"status"`
+}
+
+// Route defines model for Route.
+type Route struct {
+	Geometry   Geometry        `json:"geometry"`
+	Properties RouteProperties `json:"properties"`
+	Type       string          `json:"type"`
+}
+
+// RoutePart defines model for RoutePart.
+type RoutePart struct {
+	Leg   int    `json:"leg"`
+	State string `json:"state"`
+}
+
+// RoutePort defines model for RoutePort.
+type RoutePort struct {
+	UNLocationCode string      `json:"UNLocationCode"`
+	Coordinates    interface{} `json:"coordinates"`
+	Name           string      `json:"name,omitempty"`
+	Role           string      `json:"role"`
+}
+
+// RouteProperties defines model for RouteProperties.
+type RouteProperties struct {
+	Parts       []RoutePart `json:"parts"`
+	Ports       []RoutePort `json:"ports"`
+	RemainingNM float64     `json:"remainingNM"`
+	SailedNM    float64     `json:"sailedNM"`
 }
 
 // SubscribeResponse SubscribeResponse schema
@@ -267,6 +331,13 @@ type UsagePlan struct {
 	DisplayName string `json:"displayName"`
 	Id          string `json:"id"`
 	Name        string `json:"name"`
+}
+
+// Vessel defines model for Vessel.
+type Vessel struct {
+	Imo      string   `json:"imo"`
+	Name     string   `json:"name"`
+	Position Position `json:"position,omitempty"`
 }
 
 // WebhookConfig WebhookConfig schema

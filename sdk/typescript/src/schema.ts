@@ -408,6 +408,10 @@ export interface components {
             items: components["schemas"]["Payload"][] | null;
             nextCursor: string;
         };
+        Geometry: {
+            coordinates: unknown[][] | null;
+            type: string;
+        };
         /** @description HealthCheckBody schema */
         HealthCheckBody: {
             scacCode: string;
@@ -462,6 +466,33 @@ export interface components {
             events: unknown[] | null;
             references: components["schemas"]["References"];
         };
+        PortETA: {
+            UNLocationCode: string;
+            carrierDateTime?: string;
+            /** Format: double */
+            differenceHours?: number | null;
+            predictedDateTime: string;
+            /** Format: double */
+            remainingNM: number;
+        };
+        Position: {
+            at: string;
+            /** Format: double */
+            course: number;
+            /** Format: double */
+            latitude: number;
+            /** Format: double */
+            longitude: number;
+            /** Format: double */
+            speedKnots: number;
+        };
+        Prediction: {
+            POD: components["schemas"]["PortETA"] | null;
+            basedOn: string;
+            nextPort: components["schemas"]["PortETA"] | null;
+            /** Format: double */
+            speedKnots: number;
+        };
         References: {
             billNumber: string;
             bookingNumber: string;
@@ -472,12 +503,15 @@ export interface components {
         Result: {
             POD: string;
             POL: string;
+            arrivalPrediction?: components["schemas"]["Prediction"] | null;
             enhancedEvents: components["schemas"]["Milestone"][] | null;
             equipmentNumber: string;
             lastLocation: string;
+            route?: components["schemas"]["Route"] | null;
             scacCode: string;
             sourceEvents: unknown[] | null;
             trackingStatus: string;
+            vessel?: components["schemas"]["Vessel"] | null;
             vesselEvents: unknown[] | null;
         };
         /** @description RetryDeliveryResponse schema */
@@ -485,6 +519,29 @@ export interface components {
             id: string;
             message: string;
             status: string;
+        };
+        Route: {
+            geometry: components["schemas"]["Geometry"];
+            properties: components["schemas"]["RouteProperties"];
+            type: string;
+        };
+        RoutePart: {
+            leg: number;
+            state: string;
+        };
+        RoutePort: {
+            UNLocationCode: string;
+            coordinates: unknown;
+            name?: string;
+            role: string;
+        };
+        RouteProperties: {
+            parts: components["schemas"]["RoutePart"][] | null;
+            ports: components["schemas"]["RoutePort"][] | null;
+            /** Format: double */
+            remainingNM: number;
+            /** Format: double */
+            sailedNM: number;
         };
         /** @description SubscribeResponse schema */
         SubscribeResponse: {
@@ -523,6 +580,11 @@ export interface components {
             displayName: string;
             id: string;
             name: string;
+        };
+        Vessel: {
+            imo: string;
+            name: string;
+            position?: components["schemas"]["Position"] | null;
         };
         /** @description WebhookConfig schema */
         WebhookConfig: {

@@ -19,6 +19,7 @@ from .delete_response import DeleteResponse
 from .delivery_list import DeliveryList
 from .delivery_record import DeliveryRecord
 from .feed_page import FeedPage
+from .geometry import Geometry
 from .health_check_body import HealthCheckBody
 from .health_check_response import HealthCheckResponse
 from .infer_candidate import InferCandidate
@@ -29,11 +30,18 @@ from .message_response import MessageResponse
 from .metrics_response import MetricsResponse
 from .milestone import Milestone
 from .payload import Payload
+from .port_eta import PortETA
+from .position import Position
+from .prediction import Prediction
 from .push_events_body_type_0 import PushEventsBodyType0
 from .push_events_body_type_1_item import PushEventsBodyType1Item
 from .references import References
 from .result import Result
 from .retry_delivery_response import RetryDeliveryResponse
+from .route import Route
+from .route_part import RoutePart
+from .route_port import RoutePort
+from .route_properties import RouteProperties
 from .store_carrier_credentials_body import StoreCarrierCredentialsBody
 from .store_carrier_credentials_body_additional_property import (
     StoreCarrierCredentialsBodyAdditionalProperty,
@@ -43,6 +51,7 @@ from .subscription_list import SubscriptionList
 from .subscription_record import SubscriptionRecord
 from .test_delivery_response import TestDeliveryResponse
 from .usage_plan import UsagePlan
+from .vessel import Vessel
 from .webhook_config import WebhookConfig
 
 __all__ = (
@@ -61,6 +70,7 @@ __all__ = (
     "DeliveryList",
     "DeliveryRecord",
     "FeedPage",
+    "Geometry",
     "HealthCheckBody",
     "HealthCheckResponse",
     "InferCandidate",
@@ -71,11 +81,18 @@ __all__ = (
     "MetricsResponse",
     "Milestone",
     "Payload",
+    "PortETA",
+    "Position",
+    "Prediction",
     "PushEventsBodyType0",
     "PushEventsBodyType1Item",
     "References",
     "Result",
     "RetryDeliveryResponse",
+    "Route",
+    "RoutePart",
+    "RoutePort",
+    "RouteProperties",
     "StoreCarrierCredentialsBody",
     "StoreCarrierCredentialsBodyAdditionalProperty",
     "SubscribeResponse",
@@ -83,5 +100,6 @@ __all__ = (
     "SubscriptionRecord",
     "TestDeliveryResponse",
     "UsagePlan",
+    "Vessel",
     "WebhookConfig",
 )

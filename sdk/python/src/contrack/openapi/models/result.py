@@ -6,8 +6,13 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.milestone import Milestone
+    from ..models.prediction import Prediction
+    from ..models.route import Route
+    from ..models.vessel import Vessel
 
 
 T = TypeVar("T", bound="Result")
@@ -26,6 +31,9 @@ class Result:
         source_events (list[Any] | None):
         tracking_status (str):
         vessel_events (list[Any] | None):
+        arrival_prediction (None | Prediction | Unset):
+        route (None | Route | Unset):
+        vessel (None | Unset | Vessel):
     """
 
     pod: str
@@ -37,9 +45,16 @@ class Result:
     source_events: list[Any] | None
     tracking_status: str
     vessel_events: list[Any] | None
+    arrival_prediction: None | Prediction | Unset = UNSET
+    route: None | Route | Unset = UNSET
+    vessel: None | Unset | Vessel = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.prediction import Prediction
+        from ..models.route import Route
+        from ..models.vessel import Vessel
+
         pod = self.pod
 
         pol = self.pol
@@ -76,6 +91,30 @@ class Result:
         else:
             vessel_events = self.vessel_events
 
+        arrival_prediction: dict[str, Any] | None | Unset
+        if isinstance(self.arrival_prediction, Unset):
+            arrival_prediction = UNSET
+        elif isinstance(self.arrival_prediction, Prediction):
+            arrival_prediction = self.arrival_prediction.to_dict()
+        else:
+            arrival_prediction = self.arrival_prediction
+
+        route: dict[str, Any] | None | Unset
+        if isinstance(self.route, Unset):
+            route = UNSET
+        elif isinstance(self.route, Route):
+            route = self.route.to_dict()
+        else:
+            route = self.route
+
+        vessel: dict[str, Any] | None | Unset
+        if isinstance(self.vessel, Unset):
+            vessel = UNSET
+        elif isinstance(self.vessel, Vessel):
+            vessel = self.vessel.to_dict()
+        else:
+            vessel = self.vessel
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -91,12 +130,21 @@ class Result:
                 "vesselEvents": vessel_events,
             }
         )
+        if arrival_prediction is not UNSET:
+            field_dict["arrivalPrediction"] = arrival_prediction
+        if route is not UNSET:
+            field_dict["route"] = route
+        if vessel is not UNSET:
+            field_dict["vessel"] = vessel
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.milestone import Milestone
+        from ..models.prediction import Prediction
+        from ..models.route import Route
+        from ..models.vessel import Vessel
 
         d = dict(src_dict)
         pod = d.pop("POD")
@@ -163,6 +211,59 @@ class Result:
 
         vessel_events = _parse_vessel_events(d.pop("vesselEvents"))
 
+        def _parse_arrival_prediction(data: object) -> None | Prediction | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                arrival_prediction_type_0 = Prediction.from_dict(data)
+
+                return arrival_prediction_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Prediction | Unset, data)
+
+        arrival_prediction = _parse_arrival_prediction(
+            d.pop("arrivalPrediction", UNSET)
+        )
+
+        def _parse_route(data: object) -> None | Route | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                route_type_0 = Route.from_dict(data)
+
+                return route_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Route | Unset, data)
+
+        route = _parse_route(d.pop("route", UNSET))
+
+        def _parse_vessel(data: object) -> None | Unset | Vessel:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                vessel_type_0 = Vessel.from_dict(data)
+
+                return vessel_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | Vessel, data)
+
+        vessel = _parse_vessel(d.pop("vessel", UNSET))
+
         result = cls(
             pod=pod,
             pol=pol,
@@ -173,6 +274,9 @@ class Result:
             source_events=source_events,
             tracking_status=tracking_status,
             vessel_events=vessel_events,
+            arrival_prediction=arrival_prediction,
+            route=route,
+            vessel=vessel,
         )
 
         result.additional_properties = d

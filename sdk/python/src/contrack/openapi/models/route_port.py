@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="RoutePort")
+
+
+@_attrs_define
+class RoutePort:
+    """
+    Attributes:
+        un_location_code (str):
+        coordinates (Any):
+        role (str):
+        name (str | Unset):
+    """
+
+    un_location_code: str
+    coordinates: Any
+    role: str
+    name: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        un_location_code = self.un_location_code
+
+        coordinates = self.coordinates
+
+        role = self.role
+
+        name = self.name
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "UNLocationCode": un_location_code,
+                "coordinates": coordinates,
+                "role": role,
+            }
+        )
+        if name is not UNSET:
+            field_dict["name"] = name
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        un_location_code = d.pop("UNLocationCode")
+
+        coordinates = d.pop("coordinates")
+
+        role = d.pop("role")
+
+        name = d.pop("name", UNSET)
+
+        route_port = cls(
+            un_location_code=un_location_code,
+            coordinates=coordinates,
+            role=role,
+            name=name,
+        )
+
+        route_port.additional_properties = d
+        return route_port
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
