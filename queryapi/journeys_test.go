@@ -25,9 +25,9 @@ import (
 	"github.com/contrack/contrack/projector/journey/journeytest"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
 	"github.com/contrack/contrack/schemas/searoute"
 	"github.com/contrack/contrack/schemas/voyage"
-	"github.com/contrack/contrack/schemas/dcsa"
 )
 
 // journeyEnv is the pipeline's read side: Kafka topics, the projector
