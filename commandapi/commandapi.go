@@ -140,6 +140,7 @@ func Register(s *fuego.Server, cfg Config, deps Deps) {
 		panic(err)
 	}
 	registerSubscriptions(s, a)
+	registerBulk(s, a)
 	registerCredentials(s, a)
 	registerInfer(s, a)
 	registerWebhooks(s, a)

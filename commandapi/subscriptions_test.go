@@ -17,7 +17,7 @@ import (
 )
 
 // newAPI serves the command and query sides over a fresh database.
-func newAPI(t *testing.T) (*testenv.API, testenv.PGDatabase) {
+func newAPI(t testing.TB) (*testenv.API, testenv.PGDatabase) {
 	t.Helper()
 	db := testenv.Postgres(t)
 	box, _ := secretbox.New("test")
