@@ -12,8 +12,8 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 )
 
-const planUsage = "contrack admin plan create NAME --rate N --burst N [--daily-quota N] [--long-polls N] [--open-subscriptions N] [--display-name TEXT]" +
-	" | plan update NAME [--rate N] [--burst N] [--daily-quota N (0 removes it)] [--long-polls N] [--open-subscriptions N] [--display-name TEXT] | plan list"
+const planUsage = "contrack admin plan create NAME --rate N --burst N [--daily-quota N] [--long-polls N] [--open-subscriptions N] [--carrier-rate N] [--display-name TEXT]" +
+	" | plan update NAME [--rate N] [--burst N] [--daily-quota N (0 removes it)] [--long-polls N] [--open-subscriptions N] [--carrier-rate N] [--display-name TEXT] | plan list"
 
 const setPlanUsage = "contrack admin set-plan CLIENT live|sandbox PLAN (or none)"
 
@@ -44,6 +44,7 @@ func adminPlan(ctx context.Context, store *auth.Store, args []string, out io.Wri
 		quota := fs.Int64("daily-quota", 0, "requests per account per UTC day (0: none)")
 		longPolls := fs.Int("long-polls", 0, "long-polls of GET /subscriptions/events an account holds at once per API process (default 20)")
 		openSubs := fs.Int64("open-subscriptions", 0, "subscriptions an account may have open (default 100000)")
+		carrierRate := fs.Float64("carrier-rate", 0, "polls per second per account and carrier (default 10)")
 		display := fs.String("display-name", "", "name shown in GET /account (default: the plan name)")
 		if err := fs.Parse(flags); err != nil {
 			return fmt.Errorf("%w: %w (%s)", errUsage, err, planUsage)
@@ -55,11 +56,14 @@ func adminPlan(ctx context.Context, store *auth.Store, args []string, out io.Wri
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		var p auth.Plan
 		if args[0] == "create" {
+			if set["carrier-rate"] && *carrierRate <= 0 {
+				return fmt.Errorf("%w: --carrier-rate must be above 0 (%s)", errUsage, planUsage)
+			}
 			if !set["rate"] || !set["burst"] {
 				return fmt.Errorf("%w: plan create needs --rate and --burst (%s)", errUsage, planUsage)
 			}
 			p, err = store.CreatePlan(ctx, auth.Plan{Name: name, DisplayName: *display, RatePerSecond: *rate, Burst: *burst, DailyQuota: *quota,
-				LongPolls: *longPolls, OpenSubscriptions: *openSubs})
+				LongPolls: *longPolls, OpenSubscriptions: *openSubs, CarrierRate: *carrierRate})
 		} else {
 			var u auth.PlanUpdate
 			if set["rate"] {
@@ -70,6 +74,9 @@ func adminPlan(ctx context.Context, store *auth.Store, args []string, out io.Wri
 			}
 			if set["daily-quota"] {
 				u.DailyQuota = quota
+			}
+			if set["carrier-rate"] {
+				u.CarrierRate = carrierRate
 			}
 			if set["display-name"] {
 				u.DisplayName = display
@@ -101,13 +108,13 @@ func planName(cmd string, args []string) (string, []string, error) {
 
 func printPlans(out io.Writer, plans []auth.Plan) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tID\tDISPLAY NAME\tRATE/S PER KEY\tBURST\tDAILY QUOTA PER ACCOUNT\tLONG-POLLS PER ACCOUNT\tOPEN SUBSCRIPTIONS PER ACCOUNT")
+	fmt.Fprintln(tw, "NAME\tID\tDISPLAY NAME\tRATE/S PER KEY\tBURST\tDAILY QUOTA PER ACCOUNT\tLONG-POLLS PER ACCOUNT\tOPEN SUBSCRIPTIONS PER ACCOUNT\tPOLLS/S PER CARRIER")
 	for _, p := range plans {
 		quota := "-"
 		if p.DailyQuota > 0 {
 			quota = fmt.Sprint(p.DailyQuota)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%d\t%s\t%d\t%d\n", p.Name, p.ID, p.DisplayName, p.RatePerSecond, p.Burst, quota, p.LongPolls, p.OpenSubscriptions)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%g\t%d\t%s\t%d\t%d\t%g\n", p.Name, p.ID, p.DisplayName, p.RatePerSecond, p.Burst, quota, p.LongPolls, p.OpenSubscriptions, p.CarrierRate)
 	}
 	return tw.Flush()
 }

@@ -62,10 +62,29 @@ func TestAdminPlanCommands(t *testing.T) {
 	if _, err := run(plan, "update", "gold", "--long-polls", "0"); err == nil || !strings.Contains(err.Error(), "long-polls 0 must be 1 to 10000") {
 		t.Errorf("long-polls 0: %v", err)
 	}
+	// The poll rate per account and carrier: 10/s unless the plan says.
+	if !strings.Contains(out, "POLLS/S PER CARRIER") || !strings.HasSuffix(strings.TrimSpace(out), "10") {
+		t.Fatalf("default carrier rate: %s", out)
+	}
+	if out, err = run(plan, "update", "gold", "--carrier-rate", "50"); err != nil || !strings.HasSuffix(strings.TrimSpace(out), "50") {
+		t.Fatalf("update carrier rate: %v\n%s", err, out)
+	}
+	if p, err := store.LookupPlan(ctx, "gold"); err != nil || p.CarrierRate != 50 {
+		t.Fatalf("stored carrier rate: %v %v", p.CarrierRate, err)
+	}
+	if _, err := run(plan, "update", "gold", "--carrier-rate", "-1"); err == nil || !strings.Contains(err.Error(), "carrier rate -1 must be above 0") {
+		t.Errorf("negative carrier rate: %v", err)
+	}
+	if _, err := run(plan, "create", "silver", "--rate", "5", "--burst", "10", "--carrier-rate", "0"); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--carrier-rate must be above 0") {
+		t.Errorf("carrier rate 0: %v", err)
+	}
+	if out, err = run(plan, "create", "bronze", "--rate", "5", "--burst", "10", "--carrier-rate", "2.5"); err != nil || !strings.HasSuffix(strings.TrimSpace(out), "2.5") {
+		t.Fatalf("create with carrier rate: %v\n%s", err, out)
+	}
 	if _, err = run(plan, "update", "gold"); err == nil || !strings.Contains(err.Error(), "nothing to update") {
 		t.Errorf("empty update: %v", err)
 	}
-	if out, err = run(plan, "list"); err != nil || strings.Count(out, "\n") != 7 || !strings.Contains(out, "Carrier streaming") {
+	if out, err = run(plan, "list"); err != nil || strings.Count(out, "\n") != 8 || !strings.Contains(out, "Carrier streaming") {
 		t.Fatalf("list: %v\n%s", err, out)
 	}
 
@@ -78,7 +97,7 @@ func TestAdminPlanCommands(t *testing.T) {
 	}{
 		{[]string{"acme", "live"}, "set-plan CLIENT live|sandbox PLAN"},
 		{[]string{"acme", "prod", "gold"}, `env must be live or sandbox, not "prod"`},
-		{[]string{"acme", "live", "platinum"}, `unknown plan "platinum" (known: carrier, enterprise, gold, sandbox, standard, trial, none)`},
+		{[]string{"acme", "live", "platinum"}, `unknown plan "platinum" (known: bronze, carrier, enterprise, gold, sandbox, standard, trial, none)`},
 	} {
 		if _, err := run(setPlan, c.args...); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("set-plan %v: %v, want usage error saying %q", c.args, err, c.says)

@@ -222,13 +222,13 @@ func (s *Store) Authenticate(ctx context.Context, plaintext string) (Key, error)
 		SELECT k.id, k.name, k.role, COALESCE(k.carrier_scac, ''),
 		       a.id, a.client_slug, a.env, a.display_name, COALESCE(a.plan, ''),
 		       p.name, COALESCE(p.id, ''), COALESCE(p.display_name, ''), COALESCE(p.rate_per_second, 0),
-		       COALESCE(p.burst, 0), COALESCE(p.daily_quota, 0), COALESCE(p.long_polls, 0), COALESCE(p.open_subscriptions, 0),
+		       COALESCE(p.burst, 0), COALESCE(p.daily_quota, 0), COALESCE(p.long_polls, 0), COALESCE(p.open_subscriptions, 0), COALESCE(p.carrier_rate, 0),
 		       k.signing_secret_enc, k.signing_timestamped_only
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id
 		LEFT JOIN usage_plans p ON p.name = a.plan
 		WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND a.disabled_at IS NULL`, sum[:]).
 		Scan(&k.ID, &k.Name, &k.Role, &k.SCAC, &k.Account.ID, &k.Account.ClientSlug, &k.Account.Env, &k.Account.DisplayName, &k.Account.Plan,
-			&pName, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &p.LongPolls, &p.OpenSubscriptions,
+			&pName, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &p.LongPolls, &p.OpenSubscriptions, &p.CarrierRate,
 			&k.SigningSecretEnc, &k.SigningTimestampedOnly)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Key{}, ErrUnknownKey

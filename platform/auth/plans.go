@@ -31,7 +31,15 @@ type Plan struct {
 	// OpenSubscriptions is how many subscriptions an account may have open
 	// (beyond it POST /subscription/equipment is 429).
 	OpenSubscriptions int64
+	// CarrierRate is the polls per second the account may make of each
+	// carrier (its own credentials, its own contract with the carrier);
+	// default DefaultCarrierRate.
+	CarrierRate float64
 }
+
+// DefaultCarrierRate is a plan's polls per second per (account, carrier)
+// when none is given, and the rate of accounts without a plan.
+const DefaultCarrierRate = 10
 
 // Defaults of the per-account plan limits (migration 0031's column
 // defaults), for plans created without them and accounts without a plan.
@@ -50,7 +58,8 @@ const PlanNone = "none"
 const PlanCarrier = "carrier"
 
 // NoPlanLimits apply to accounts without a plan.
-var NoPlanLimits = Plan{RatePerSecond: 20, Burst: 40, LongPolls: DefaultLongPolls, OpenSubscriptions: DefaultOpenSubscriptions}
+var NoPlanLimits = Plan{RatePerSecond: 20, Burst: 40, LongPolls: DefaultLongPolls, OpenSubscriptions: DefaultOpenSubscriptions,
+	CarrierRate: DefaultCarrierRate}
 
 // Limits is the plan of a (resolved) account, or NoPlanLimits without one.
 func (a Account) Limits() Plan {
@@ -96,6 +105,9 @@ func (p Plan) validate() error {
 	if p.Burst < 1 || p.Burst > 10_000_000 {
 		errs = append(errs, fmt.Errorf("burst %d must be 1 to 10000000", p.Burst))
 	}
+	if math.IsNaN(p.CarrierRate) || p.CarrierRate <= 0 || p.CarrierRate > 100_000 {
+		errs = append(errs, fmt.Errorf("carrier rate %v must be above 0 and at most 100000 polls per second", p.CarrierRate))
+	}
 	if p.DailyQuota < 0 {
 		errs = append(errs, fmt.Errorf("daily quota %d must not be negative (0: none)", p.DailyQuota))
 	}
@@ -111,11 +123,11 @@ func (p Plan) validate() error {
 	return nil
 }
 
-const planColumns = `name, id, display_name, rate_per_second, burst, COALESCE(daily_quota, 0), long_polls, open_subscriptions`
+const planColumns = `name, id, display_name, rate_per_second, burst, COALESCE(daily_quota, 0), long_polls, open_subscriptions, carrier_rate`
 
 func scanPlan(r pgx.Row) (Plan, error) {
 	var p Plan
-	err := r.Scan(&p.Name, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &p.LongPolls, &p.OpenSubscriptions)
+	err := r.Scan(&p.Name, &p.ID, &p.DisplayName, &p.RatePerSecond, &p.Burst, &p.DailyQuota, &p.LongPolls, &p.OpenSubscriptions, &p.CarrierRate)
 	return p, err
 }
 
@@ -158,7 +170,7 @@ func (s *Store) unknownPlan(ctx context.Context, name string) error {
 }
 
 // CreatePlan adds a plan; its id is "plan-<name>". DisplayName defaults to
-// the name, LongPolls and OpenSubscriptions to their defaults.
+// the name, LongPolls, OpenSubscriptions and CarrierRate to their defaults.
 func (s *Store) CreatePlan(ctx context.Context, p Plan) (Plan, error) {
 	if p.DisplayName == "" {
 		p.DisplayName = p.Name
@@ -169,14 +181,17 @@ func (s *Store) CreatePlan(ctx context.Context, p Plan) (Plan, error) {
 	if p.OpenSubscriptions == 0 {
 		p.OpenSubscriptions = DefaultOpenSubscriptions
 	}
+	if p.CarrierRate == 0 {
+		p.CarrierRate = DefaultCarrierRate
+	}
 	if err := p.validate(); err != nil {
 		return Plan{}, err
 	}
 	p.ID = "plan-" + p.Name
 	_, err := s.pool.Exec(ctx, `
-		INSERT INTO usage_plans (name, id, display_name, rate_per_second, burst, daily_quota, long_polls, open_subscriptions)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0), $7, $8)`, p.Name, p.ID, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota,
-		p.LongPolls, p.OpenSubscriptions)
+		INSERT INTO usage_plans (name, id, display_name, rate_per_second, burst, daily_quota, long_polls, open_subscriptions, carrier_rate)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, 0), $7, $8, $9)`, p.Name, p.ID, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota,
+		p.LongPolls, p.OpenSubscriptions, p.CarrierRate)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return Plan{}, fmt.Errorf("auth: plan %q exists (change it with plan update)", p.Name)
@@ -195,13 +210,14 @@ type PlanUpdate struct {
 	DailyQuota        *int64 // 0 removes the quota
 	LongPolls         *int
 	OpenSubscriptions *int64
+	CarrierRate       *float64
 }
 
 // UpdatePlan changes a plan and tells every API process, whose keys then
 // take the new limits within about a second (as a revocation does).
 func (s *Store) UpdatePlan(ctx context.Context, name string, u PlanUpdate) (Plan, error) {
 	if u == (PlanUpdate{}) {
-		return Plan{}, errors.New("auth: nothing to update (give --rate, --burst, --daily-quota, --long-polls, --open-subscriptions or --display-name)")
+		return Plan{}, errors.New("auth: nothing to update (give --rate, --burst, --daily-quota, --long-polls, --open-subscriptions, --carrier-rate or --display-name)")
 	}
 	var p Plan
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -231,13 +247,16 @@ func (s *Store) UpdatePlan(ctx context.Context, name string, u PlanUpdate) (Plan
 		if u.OpenSubscriptions != nil {
 			p.OpenSubscriptions = *u.OpenSubscriptions
 		}
+		if u.CarrierRate != nil {
+			p.CarrierRate = *u.CarrierRate
+		}
 		if err := p.validate(); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `
 			UPDATE usage_plans SET display_name = $2, rate_per_second = $3, burst = $4, daily_quota = NULLIF($5, 0),
-				long_polls = $6, open_subscriptions = $7, updated_at = now()
-			WHERE name = $1`, p.Name, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota, p.LongPolls, p.OpenSubscriptions); err != nil {
+				long_polls = $6, open_subscriptions = $7, carrier_rate = $8, updated_at = now()
+			WHERE name = $1`, p.Name, p.DisplayName, p.RatePerSecond, p.Burst, p.DailyQuota, p.LongPolls, p.OpenSubscriptions, p.CarrierRate); err != nil {
 			return fmt.Errorf("auth: update plan: %w", err)
 		}
 		// Delivered at commit, so no process re-reads the old row.

@@ -21,11 +21,11 @@ func TestSeededPlansAndCarrierDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]auth.Plan{
-		"carrier":    {ID: "plan-carrier", Name: "carrier", DisplayName: "Carrier streaming", RatePerSecond: 2000, Burst: 10000, LongPolls: 5, OpenSubscriptions: 1000},
-		"enterprise": {ID: "plan-enterprise", Name: "enterprise", DisplayName: "Enterprise", RatePerSecond: 2000, Burst: 10000, LongPolls: 100, OpenSubscriptions: 2_000_000},
-		"sandbox":    {ID: "plan-sandbox", Name: "sandbox", DisplayName: "Sandbox", RatePerSecond: 100, Burst: 500, LongPolls: 20, OpenSubscriptions: 10_000},
-		"standard":   {ID: "plan-standard", Name: "standard", DisplayName: "Standard", RatePerSecond: 200, Burst: 1000, LongPolls: 20, OpenSubscriptions: 100_000},
-		"trial":      {ID: "plan-trial", Name: "trial", DisplayName: "Trial", RatePerSecond: 2, Burst: 5, LongPolls: 2, OpenSubscriptions: 100},
+		"carrier":    {ID: "plan-carrier", Name: "carrier", DisplayName: "Carrier streaming", RatePerSecond: 2000, Burst: 10000, LongPolls: 5, OpenSubscriptions: 1000, CarrierRate: 10},
+		"enterprise": {ID: "plan-enterprise", Name: "enterprise", DisplayName: "Enterprise", RatePerSecond: 2000, Burst: 10000, LongPolls: 100, OpenSubscriptions: 2_000_000, CarrierRate: 10},
+		"sandbox":    {ID: "plan-sandbox", Name: "sandbox", DisplayName: "Sandbox", RatePerSecond: 100, Burst: 500, LongPolls: 20, OpenSubscriptions: 10_000, CarrierRate: 10},
+		"standard":   {ID: "plan-standard", Name: "standard", DisplayName: "Standard", RatePerSecond: 200, Burst: 1000, LongPolls: 20, OpenSubscriptions: 100_000, CarrierRate: 10},
+		"trial":      {ID: "plan-trial", Name: "trial", DisplayName: "Trial", RatePerSecond: 2, Burst: 5, LongPolls: 2, OpenSubscriptions: 100, CarrierRate: 10},
 	}
 	if len(plans) != len(want) {
 		t.Fatalf("plans %+v", plans)
