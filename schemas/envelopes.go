@@ -69,6 +69,11 @@ type PollAttempt struct {
 	LatencyMS  int64     `json:"latencyMs"`
 	EventCount int       `json:"eventCount"`
 	At         time.Time `json:"at"`
+	// DueAt is when the poll was due by the schedule (At − DueAt is its
+	// lateness); PollClass why: first (never polled), expected (an expected
+	// event) or regular. Absent in attempts written before issue 29.
+	DueAt     time.Time `json:"dueAt,omitzero"`
+	PollClass string    `json:"pollClass,omitempty"`
 }
 
 // EventRecord is one normalised DCSA 2.0.2 event for one tracking, on the

@@ -115,6 +115,9 @@ func sampleValue(t *testing.T, ft reflect.Type) string {
 		if ft.Elem() == durationType {
 			return "live=7s"
 		}
+		if ft.Elem().Kind() == reflect.Float64 {
+			return "live/MAEU=50"
+		}
 		return "a=b"
 	}
 	t.Fatalf("no sample for %s", ft)

@@ -49,16 +49,19 @@ func newCountingCarriers(t *testing.T, delay time.Duration) *countingCarriers {
 // TestCarrierProbesThroughTheGates: POST /carrier/health-check (and carrier
 // inference, the same prober) goes through the poller's gates: the
 // carrier's one adapter (a token is fetched once for many checks), the
-// carrier-wide concurrency (never more calls at once than it allows,
-// whatever the number of accounts), the account's pause after repeated
+// carrier-wide concurrency where the carrier has a platform-wide cap (never
+// more calls at once than it allows, whatever the number of accounts), the account's pause after repeated
 // failures (so health checks are no credential-testing oracle), and the
 // account's own probe budget.
 func TestCarrierProbesThroughTheGates(t *testing.T) {
 	carriers := newCountingCarriers(t, 150*time.Millisecond)
 	h := newHarness(t, Config{
 		SandboxAddr: carriers.url,
-		Poller:      poller.Config{CarrierConcurrency: 1, AccountConcurrency: 1, AccountFailures: 3, RetryBase: time.Minute},
-		Commands:    commandapi.Config{ProbesPerMinute: 5},
+		// MAEU has a platform-wide cap here (carriers have none unless
+		// configured): one call at a time over all accounts.
+		Poller: poller.Config{CarrierRate: map[string]float64{"sandbox/MAEU": 100}, CarrierConcurrency: 1,
+			AccountConcurrency: 1, AccountFailures: 3, RetryBase: time.Minute},
+		Commands: commandapi.Config{ProbesPerMinute: 5},
 	})
 	check := func(key, scac string) (int, map[string]any, http.Header) {
 		code, hdr, m, _ := h.do("POST", "/carrier/health-check", map[string]string{"x-api-key": key}, []byte(`{"scacCode":"`+scac+`"}`))

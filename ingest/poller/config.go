@@ -1,17 +1,24 @@
-// Package poller polls carriers' APIs for the open trackings of its
-// partitions of the subscriptions topic, and writes what it gets to the
+// Package poller polls carriers' APIs for the open trackings of every
+// account that stored credentials for them, and writes what it gets to the
 // carrier-raw topic and one attempt record per poll to poll-attempts.
 //
-// State: the subscriptions topic is read from the start of every assigned
-// partition (the poller never commits offsets), so the set of open trackings
-// is rebuilt from Kafka after any restart or rebalance, and only partitions'
-// owners poll their trackings: two pollers never poll one tracking at once.
-// After a rebuild, trackings are spread over one interval, not polled at
-// once, so a restart causes no poll storm.
+// The schedule is a Postgres index on next-due time per (account, carrier)
+// (trackings.next_poll_at, migration 0041), not a set in memory: the poller
+// claims due trackings by the index — never-polled ones first, then those
+// due early for an expected event, then the rest in due order — as many as
+// each account's plan rate at that carrier allows, so the cost of a poll
+// does not grow with the number of trackings, a new subscription is polled
+// within seconds whatever else its account tracks, and an account whose
+// trackings need more polls than its rate sees every interval stretch
+// alike. What the poller keeps in memory is per (account, carrier): its
+// rate, pause and capacity figures. Several pollers share the accounts by
+// hash (poller_members); a claim leases the tracking, so two pollers never
+// poll one tracking at once, and a restart keeps the schedule.
 package poller
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"time"
 )
@@ -25,24 +32,29 @@ type Config struct {
 	CarrierInterval map[string]time.Duration
 	// Jitter is the fraction of the interval added or removed at random (default 0.1).
 	Jitter float64
-	// FirstPoll is the delay before a new tracking's first poll (default 1 s).
+	// FirstPoll is how often an account and carrier with nothing due looks
+	// again, which bounds the wait of a new tracking's first poll (default 1 s).
 	FirstPoll time.Duration
 	// RetryBase is the first wait after a transient carrier error, doubled
 	// per consecutive error up to the interval (default 30 s).
 	RetryBase time.Duration
-	// Workers bounds polls in flight in this process (default 32).
+	// Workers bounds polls in flight in this process (default 512).
 	Workers int
-	// CarrierConcurrency bounds polls in flight per carrier and environment,
-	// over all accounts (default 8).
+	// CarrierRate caps the polls per second of "env/SCAC" over all
+	// accounts, for a carrier that sets a limit for the platform as a whole
+	// or is polled with the platform's own credentials. Carriers not named
+	// have no platform-wide cap (the default: none): each account polls with
+	// its own credentials under its own contract, at its plan's rate.
+	CarrierRate map[string]float64
+	// CarrierConcurrency bounds polls in flight of a carrier named in
+	// CarrierRate, over all accounts (default 8).
 	CarrierConcurrency int
-	// CarrierRate bounds requests per second per carrier and environment,
-	// over all accounts (default 20).
-	CarrierRate float64
-	// AccountConcurrency and AccountRate bound one account's polls of one
-	// carrier within the carrier's cap (default 4 in flight, 10/s), so one
-	// account's backlog or slow shipments leave the rest of the cap to others.
+	// AccountConcurrency bounds one account's polls of one carrier in
+	// flight (default: a second's worth of its plan's rate, at least 4), so
+	// one account's slow shipments leave the workers to others. The rate
+	// itself is the plan's carrier rate (usage_plans.carrier_rate, 10/s
+	// without a plan).
 	AccountConcurrency int
-	AccountRate        float64
 	// AccountFailures consecutive failures of one (account, carrier) — its
 	// credentials refused, its key over quota, or anything else failing for
 	// it — pause that account's polls of that carrier only: RetryBase,
@@ -76,6 +88,13 @@ type Config struct {
 	// tracking that this brings forward (default 1 min).
 	ExpectedGrace time.Duration
 	MinInterval   time.Duration
+	// Refresh is how often the accounts' credentials, plan rates and the
+	// pollers alive are read again (default 5 s): a credential stored or a
+	// plan changed takes effect within it.
+	Refresh time.Duration
+	// CapacityEvery is how often each (account, carrier)'s capacity figures
+	// are written for GET /account (default 10 s).
+	CapacityEvery time.Duration
 }
 
 // Validate reports every invalid field.
@@ -85,16 +104,21 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("poller: Jitter must be in [0, 1)"))
 	}
 	for name, v := range map[string]float64{
-		"Workers": float64(c.Workers), "CarrierConcurrency": float64(c.CarrierConcurrency), "CarrierRate": c.CarrierRate,
-		"AccountConcurrency": float64(c.AccountConcurrency), "AccountRate": c.AccountRate, "AccountFailures": float64(c.AccountFailures),
+		"Workers": float64(c.Workers), "CarrierConcurrency": float64(c.CarrierConcurrency),
+		"AccountConcurrency": float64(c.AccountConcurrency), "AccountFailures": float64(c.AccountFailures),
 		"AccountBackoffMax": float64(c.AccountBackoffMax), "BreakerAccounts": float64(c.BreakerAccounts), "MaxRecordBytes": float64(c.MaxRecordBytes),
 	} {
 		if v < 0 {
 			errs = append(errs, errors.New("poller: "+name+" must not be negative"))
 		}
 	}
-	if c.CarrierConcurrency > 0 && c.AccountConcurrency > c.CarrierConcurrency {
-		errs = append(errs, errors.New("poller: AccountConcurrency must not exceed CarrierConcurrency"))
+	for k, v := range c.CarrierRate {
+		if v <= 0 {
+			errs = append(errs, errors.New("poller: CarrierRate for "+k+" must be positive"))
+		}
+		if env, scac, ok := strings.Cut(k, "/"); !ok || env == "" || scac == "" {
+			errs = append(errs, errors.New("poller: CarrierRate key "+k+" must be env/SCAC"))
+		}
 	}
 	for k, v := range c.Interval {
 		if v <= 0 {
@@ -122,20 +146,17 @@ func (c Config) WithDefaults() Config {
 		c.RetryBase = 30 * time.Second
 	}
 	if c.Workers == 0 {
-		c.Workers = 32
+		c.Workers = 512
 	}
 	if c.CarrierConcurrency == 0 {
 		c.CarrierConcurrency = 8
 	}
-	if c.CarrierRate == 0 {
-		c.CarrierRate = 20
+	caps := map[string]float64{}
+	for k, v := range c.CarrierRate {
+		env, scac, _ := strings.Cut(k, "/")
+		caps[env+"/"+strings.ToUpper(scac)] = v
 	}
-	if c.AccountConcurrency == 0 {
-		c.AccountConcurrency = min(4, c.CarrierConcurrency)
-	}
-	if c.AccountRate == 0 {
-		c.AccountRate = min(10, c.CarrierRate)
-	}
+	c.CarrierRate = caps
 	if c.AccountFailures == 0 {
 		c.AccountFailures = 5
 	}
@@ -163,6 +184,12 @@ func (c Config) WithDefaults() Config {
 	if c.MinInterval == 0 {
 		c.MinInterval = time.Minute
 	}
+	if c.Refresh == 0 {
+		c.Refresh = 5 * time.Second
+	}
+	if c.CapacityEvery == 0 {
+		c.CapacityEvery = 10 * time.Second
+	}
 	return c
 }
 
@@ -174,4 +201,12 @@ func (c Config) interval(env, scac string) time.Duration {
 		return d
 	}
 	return 15 * time.Minute
+}
+
+// accountConcurrency is one (account, carrier)'s polls in flight at rate.
+func (c Config) accountConcurrency(rate float64) int {
+	if c.AccountConcurrency > 0 {
+		return c.AccountConcurrency
+	}
+	return max(4, int(math.Ceil(rate)))
 }

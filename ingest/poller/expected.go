@@ -15,12 +15,13 @@ import (
 // actual event is picked up soon after it happens instead of up to an
 // interval later, and never sooner than MinInterval after now. Without a
 // parser for the result's format (or with none configured) it is regular.
-func (p *poller) nextAfterExpected(res carrier.Result, trackingID, scac string, now, regular time.Time) time.Time {
+// expected says an expected event brought it forward.
+func (p *poller) nextAfterExpected(res carrier.Result, trackingID, scac string, now, regular time.Time) (next time.Time, expected bool) {
 	parse := p.deps.Parsers[res.Format]
 	if parse == nil {
-		return regular
+		return regular, false
 	}
-	next := regular
+	next = regular
 	env := normalize.Envelope{SCAC: scac, TrackingID: trackingID, ReceivedAt: now}
 	for _, page := range res.Pages {
 		events, err := parse(page, env)
@@ -38,7 +39,7 @@ func (p *poller) nextAfterExpected(res carrier.Result, trackingID, scac string, 
 	if floor := now.Add(p.cfg.MinInterval); next.Before(floor) {
 		next = floor
 	}
-	return next
+	return next, next.Before(regular)
 }
 
 // expectedAt is when an estimated or planned event is expected to happen.

@@ -44,14 +44,18 @@ func TestPollSoonAfterExpectedEvents(t *testing.T) {
 		{"everything in the past", "2024-08-01T00:00:00Z", "2024-08-01T00:15:00Z", "2024-08-01T00:15:00Z"},
 	}
 	for _, c := range cases {
-		got := p.nextAfterExpected(res, "trk", "MAEU", at(c.now), at(c.regular))
+		got, expected := p.nextAfterExpected(res, "trk", "MAEU", at(c.now), at(c.regular))
 		if !got.Equal(at(c.want)) {
 			t.Errorf("%s: next poll %s, want %s", c.name, got.UTC().Format(time.RFC3339), c.want)
+		}
+		// An expected-event poll keeps its priority in the schedule.
+		if want := c.want != c.regular; expected != want {
+			t.Errorf("%s: expected-event poll %v, want %v", c.name, expected, want)
 		}
 	}
 	// No parser for the format (or none configured): the regular poll.
 	res.Format = carriers.FormatIFTSTA
-	if got := p.nextAfterExpected(res, "trk", "MAEU", at("2024-07-20T00:00:00Z"), at("2024-07-20T06:00:00Z")); !got.Equal(at("2024-07-20T06:00:00Z")) {
+	if got, expected := p.nextAfterExpected(res, "trk", "MAEU", at("2024-07-20T00:00:00Z"), at("2024-07-20T06:00:00Z")); !got.Equal(at("2024-07-20T06:00:00Z")) || expected {
 		t.Errorf("without a parser: %s", got)
 	}
 }

@@ -2,6 +2,7 @@ package poller
 
 import (
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/contrack/contrack/ingest/carrier"
+	"github.com/contrack/contrack/platform/auth"
 )
 
 // fault says whose problem a poll's outcome is, which decides what it slows:
@@ -36,8 +38,10 @@ func classify(res carrier.Result) fault {
 	return faultTracking
 }
 
-// carrierGate is one carrier's (per environment) shared cap: a rate and a
-// concurrency bound over all accounts, and the carrier-wide breaker.
+// carrierGate is one carrier's (per environment) adapter and breaker, and,
+// only for a carrier named in Config.CarrierRate, its platform-wide cap: a
+// rate and a concurrency bound over all accounts (nil otherwise: accounts
+// with their own credentials are never throttled by each other).
 //
 // The breaker counts carrier faults only, and trips only when the run of
 // consecutive faults spans at least Config.BreakerAccounts accounts (or
@@ -46,7 +50,7 @@ func classify(res carrier.Result) fault {
 // everyone, while a real outage, seen by every account, does.
 type carrierGate struct {
 	adapter carrier.Adapter
-	limiter *rate.Limiter
+	limiter *rate.Limiter // nil: no platform-wide cap
 	slots   chan struct{}
 	breaker *gobreaker.CircuitBreaker[carrier.Result]
 
@@ -78,24 +82,73 @@ func (g *carrierGate) resetRun() {
 	g.run = map[string]bool{}
 }
 
-// accountGate is one (account, carrier)'s own share of the carrier: its rate,
-// its concurrency, and its pause after consecutive failures (doubling from
-// Config.RetryBase up to Config.AccountBackoffMax, one probe at a time once
-// the pause ends) or after a 429 (for its Retry-After). Nothing here is
-// shared with another account.
+// groupKey names one account's polling of one carrier.
+type groupKey struct{ account, scac string }
+
+// accountGate is one (account, carrier)'s own share of the carrier: its
+// plan's rate, its concurrency, its credentials, its pause after
+// consecutive failures (doubling from Config.RetryBase up to
+// Config.AccountBackoffMax, one probe at a time once the pause ends) or
+// after a 429 (for its Retry-After), and its capacity figures. Nothing here
+// is shared with another account, and nothing is per tracking.
 type accountGate struct {
-	limiter *rate.Limiter
+	key groupKey
+	env string
 
 	mu          sync.Mutex
+	limiter     *rate.Limiter
+	rate        float64
+	creds       carrier.Credentials
+	credsSealed []byte
 	inflight    int
 	failures    int
 	pausedUntil time.Time
 	probing     bool
+	// lookAt: a claim found nothing more due; none is asked before then.
+	lookAt time.Time
+	// refreshed is the refresh that last saw the account's credentials.
+	refreshed uint64
+	capacity  capacity
 }
 
-// admit decides whether a poll of this account may start now. It returns
-// ok, or the time to try again (zero: when a poll of this account finishes).
-// A probe is the one poll let through after a pause.
+// want is how many due trackings the gate lets this process claim now:
+// the whole tokens of its rate, within its concurrency; one probe after a
+// pause; none while paused.
+func (g *accountGate) want(now time.Time, cfg Config) (n int, probe bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now.Before(g.pausedUntil) || now.Before(g.lookAt) {
+		return 0, false
+	}
+	if g.failures >= cfg.AccountFailures {
+		if g.probing || g.inflight > 0 {
+			return 0, false
+		}
+		return 1, true
+	}
+	n = min(int(g.limiter.TokensAt(now)), cfg.accountConcurrency(g.rate)-g.inflight)
+	return max(n, 0), false
+}
+
+// took counts n claimed polls against the rate and the concurrency; short
+// says the claim found fewer due than wanted, so the account has nothing
+// more due until it looks again after idle.
+func (g *accountGate) took(now time.Time, n int, probe, short bool, idle time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n > 0 {
+		g.limiter.AllowN(now, n)
+		g.inflight += n
+		g.probing = g.probing || probe
+	}
+	if short {
+		g.lookAt = now.Add(idle)
+	}
+}
+
+// admit decides whether one call outside the schedule (a carrier probe)
+// may start now: ok, or the time to try again (zero: when a call of this
+// account ends). A probe is the one call let through after a pause.
 func (g *accountGate) admit(now time.Time, cfg Config) (ok, probe bool, retry time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -103,10 +156,10 @@ func (g *accountGate) admit(now time.Time, cfg Config) (ok, probe bool, retry ti
 		return false, false, g.pausedUntil
 	}
 	tripped := g.failures >= cfg.AccountFailures
-	if tripped && g.probing {
+	if tripped && (g.probing || g.inflight > 0) {
 		return false, false, time.Time{}
 	}
-	if g.inflight >= cfg.AccountConcurrency {
+	if g.inflight >= cfg.accountConcurrency(g.rate) {
 		return false, false, time.Time{}
 	}
 	r := g.limiter.ReserveN(now, 1)
@@ -115,9 +168,7 @@ func (g *accountGate) admit(now time.Time, cfg Config) (ok, probe bool, retry ti
 		return false, false, now.Add(d)
 	}
 	g.inflight++
-	if tripped {
-		g.probing = true
-	}
+	g.probing = g.probing || tripped
 	return true, tripped, time.Time{}
 }
 
@@ -126,6 +177,32 @@ func (g *accountGate) paused(now time.Time) (time.Time, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.pausedUntil, now.Before(g.pausedUntil)
+}
+
+// wake lets the gate claim again at once (a poll of it ended).
+func (g *accountGate) wake() {
+	g.mu.Lock()
+	g.lookAt = time.Time{}
+	g.mu.Unlock()
+}
+
+// setRate applies the plan's rate (a second's worth of burst).
+func (g *accountGate) setRate(now time.Time, r float64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.limiter == nil {
+		g.limiter = rate.NewLimiter(rate.Limit(r), max(1, int(math.Ceil(r))))
+	} else if r != g.rate {
+		g.limiter.SetLimitAt(now, rate.Limit(r))
+		g.limiter.SetBurstAt(now, max(1, int(math.Ceil(r))))
+	}
+	g.rate = r
+}
+
+func (g *accountGate) credentials() carrier.Credentials {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.creds
 }
 
 // release ends an admitted poll with its result (made false: no call was
@@ -160,12 +237,14 @@ func (g *accountGate) release(now time.Time, cfg Config, probe, made bool, res c
 	return 0
 }
 
-// Gates are a process's carrier gates: each carrier's shared cap and
-// breaker (carrierGate, with the carrier's one adapter, whose token cache
-// every call shares) and each (account, carrier)'s share (accountGate).
-// The poller's polls pass them, and so do the API's carrier probes (health
-// checks, carrier inference: Probe) when the process runs both, so a
-// tenant's probes spend its own share and are stopped by the same breaker.
+// Gates are a process's carrier gates: each carrier's adapter, breaker and
+// (only where configured) platform-wide cap (carrierGate, with the
+// carrier's one adapter, whose token cache every call shares), and each
+// (account, carrier)'s own share (accountGate). The poller's polls pass
+// them, and so do the API's carrier probes (health checks, carrier
+// inference: Probe) when the process runs both, so a tenant's probes spend
+// its own share and are stopped by the same breaker. Nothing in them is per
+// tracking.
 type Gates struct {
 	cfg       Config
 	adapters  AdapterFor
@@ -173,11 +252,8 @@ type Gates struct {
 	onBreaker func(carrier, state string)
 
 	cmu      sync.Mutex
-	carriers map[string]*carrierGate // env/SCAC → shared cap and breaker
-	accounts map[string]*accountGate // env/SCAC/account → that account's share
-
-	amu    sync.Mutex
-	active map[string]map[string]int // env/SCAC → account → open trackings polled here
+	carriers map[string]*carrierGate   // env/SCAC → adapter, breaker, platform cap
+	accounts map[groupKey]*accountGate // (account, SCAC) → that account's share
 }
 
 // NewGates returns the gates of a process for cfg (validated, defaults
@@ -187,24 +263,35 @@ func NewGates(cfg Config, adapters AdapterFor, log *slog.Logger, onBreaker func(
 		return nil, err
 	}
 	return &Gates{cfg: cfg.WithDefaults(), adapters: adapters, log: log, onBreaker: onBreaker,
-		carriers: map[string]*carrierGate{}, accounts: map[string]*accountGate{}, active: map[string]map[string]int{}}, nil
+		carriers: map[string]*carrierGate{}, accounts: map[groupKey]*accountGate{}}, nil
 }
 
-// accountGate returns the gate of (env, scac, account), made on first use.
-func (p *poller) accountGate(env, scac, account string) *accountGate {
-	return p.gates.account(env, scac, account)
-}
-
+// account returns the share of (account, scac), made on first use at the
+// default plan rate (the poller's refresh sets the plan's).
 func (g *Gates) account(env, scac, account string) *accountGate {
-	key := env + "/" + scac + "/" + account
+	key := groupKey{account, scac}
 	g.cmu.Lock()
 	defer g.cmu.Unlock()
 	a := g.accounts[key]
 	if a == nil {
-		a = &accountGate{limiter: rate.NewLimiter(rate.Limit(g.cfg.AccountRate), max(1, int(g.cfg.AccountRate)))}
+		a = &accountGate{key: key, env: env}
+		a.setRate(time.Now(), auth.DefaultCarrierRate)
 		g.accounts[key] = a
 	}
 	return a
+}
+
+// shares lists the account shares with credentials (the ones the poller polls).
+func (g *Gates) shares() []*accountGate {
+	g.cmu.Lock()
+	defer g.cmu.Unlock()
+	out := make([]*accountGate, 0, len(g.accounts))
+	for _, a := range g.accounts {
+		if a.credentials() != nil {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // gate returns the carrier-wide gate of (env, scac), made on first use.
@@ -221,17 +308,16 @@ func (g *Gates) carrier(env, scac string) (*carrierGate, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &carrierGate{
-		adapter: a,
-		limiter: rate.NewLimiter(rate.Limit(g.cfg.CarrierRate), max(1, int(g.cfg.CarrierRate))),
-		slots:   make(chan struct{}, g.cfg.CarrierConcurrency),
-		run:     map[string]bool{},
+	c := &carrierGate{adapter: a, run: map[string]bool{}}
+	if r, ok := g.cfg.CarrierRate[key]; ok {
+		c.limiter = rate.NewLimiter(rate.Limit(r), max(1, int(r)))
+		c.slots = make(chan struct{}, g.cfg.CarrierConcurrency)
 	}
 	c.breaker = gobreaker.NewCircuitBreaker[carrier.Result](gobreaker.Settings{
 		Name:    key,
 		Timeout: g.cfg.BreakerTimeout,
 		ReadyToTrip: func(n gobreaker.Counts) bool {
-			need := min(g.cfg.BreakerAccounts, max(1, g.activeAccounts(key)))
+			need := min(g.cfg.BreakerAccounts, max(1, g.activeAccounts(env, scac)))
 			return n.ConsecutiveFailures >= g.cfg.BreakerFailures && c.runAccounts() >= need
 		},
 		OnStateChange: func(name string, from, to gobreaker.State) {
@@ -246,27 +332,25 @@ func (g *Gates) carrier(env, scac string) (*carrierGate, error) {
 	return c, nil
 }
 
-// countAccount adds delta to the open trackings of account on env/scac.
-func (p *poller) countAccount(env, scac, account string, delta int) {
-	g := p.gates
-	key := env + "/" + scac
-	g.amu.Lock()
-	defer g.amu.Unlock()
-	m := g.active[key]
-	if m == nil {
-		m = map[string]int{}
-		g.active[key] = m
-	}
-	if m[account] += delta; m[account] <= 0 {
-		delete(m, account)
-	}
+// open reports whether the breaker of env/scac is open (no claims for it).
+func (g *Gates) open(env, scac string) bool {
+	g.cmu.Lock()
+	c := g.carriers[env+"/"+scac]
+	g.cmu.Unlock()
+	return c != nil && c.breaker.State() == gobreaker.StateOpen
 }
 
-// activeAccounts is how many accounts have open trackings on env/scac here.
-func (g *Gates) activeAccounts(key string) int {
-	g.amu.Lock()
-	defer g.amu.Unlock()
-	return len(g.active[key])
+// activeAccounts is how many accounts poll env/scac here.
+func (g *Gates) activeAccounts(env, scac string) int {
+	g.cmu.Lock()
+	defer g.cmu.Unlock()
+	n := 0
+	for k, a := range g.accounts {
+		if k.scac == scac && a.env == env && a.credentials() != nil {
+			n++
+		}
+	}
+	return n
 }
 
 func (p *poller) logPause(log *slog.Logger, paused time.Duration, res carrier.Result) {

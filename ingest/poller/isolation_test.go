@@ -59,9 +59,9 @@ func meanInterval(ts []time.Time) time.Duration {
 func isolationConfig() poller.Config {
 	return poller.Config{
 		Interval: map[string]time.Duration{"sandbox": 300 * time.Millisecond}, FirstPoll: 20 * time.Millisecond,
-		RetryBase: 100 * time.Millisecond, Workers: 16, CarrierConcurrency: 8, CarrierRate: 200,
-		AccountConcurrency: 2, AccountRate: 50, AccountFailures: 3, AccountBackoffMax: 2 * time.Second,
-		BreakerFailures: 3, BreakerTimeout: time.Hour,
+		RetryBase: 100 * time.Millisecond, Workers: 16, CarrierConcurrency: 8, CarrierRate: map[string]float64{"sandbox/MAEU": 200},
+		AccountConcurrency: 2, AccountFailures: 3, AccountBackoffMax: 2 * time.Second,
+		BreakerFailures: 3, BreakerTimeout: time.Hour, Refresh: 100 * time.Millisecond,
 	}
 }
 

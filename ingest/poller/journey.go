@@ -11,66 +11,57 @@ import (
 
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/normalize"
-	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
-// journeyFacts records two facts about a tracking in Postgres, for the
+// journeyFacts reads two facts about a tracking from a poll, for the
 // subscription lifecycle (commandapi.Lifecycle) to act on:
 //
 //   - trackings.events_changed_at: when a poll last saw a new or changed
 //     event (a new eventID, or a known one with another classifier or time),
 //     set at the first successful poll too, so "no new event for a while"
-//     counts from there. The fingerprint is stored beside it, so a restart
-//     does not look like a change.
+//     counts from there. It returns the events' fingerprint when it differs
+//     from the stored one (c.fingerprint), "" otherwise; the poll's finish
+//     writes it and the time in the same statement as the next due time.
 //   - trackings.journey_ended_at: when a poll last saw the journey ended
 //     (journeyEnded), if not already seen since the newest open
-//     subscription was created.
+//     subscription was created, written here.
 //
 // Without a parser for the result's format nothing is recorded.
-//
-// e.fingerprint is touched only by the goroutine polling e; ch is the
-// change that poll read under the lock.
-func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, e *entry, ch schemas.SubscriptionChanged, res carrier.Result) {
+func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, c claim, res carrier.Result) string {
 	parse := p.deps.Parsers[res.Format]
 	if parse == nil {
-		return
+		return ""
 	}
 	var events []dcsa.Event
-	env := normalize.Envelope{SCAC: ch.SCAC, TrackingID: ch.TrackingID, ReceivedAt: p.deps.Now()}
+	env := normalize.Envelope{SCAC: c.scac, TrackingID: c.id, ReceivedAt: p.deps.Now()}
 	for _, page := range res.Pages {
 		evs, err := parse(page, env)
 		if err != nil {
-			return // the normaliser dead-letters it; no facts from a page we cannot read
+			return "" // the normaliser dead-letters it; no facts from a page we cannot read
 		}
 		events = append(events, evs...)
 	}
-	if fp := fingerprint(events); fp != e.fingerprint {
-		_, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET events_fingerprint = $2, events_changed_at = now()
-			WHERE id = $1 AND events_fingerprint IS DISTINCT FROM $2`, ch.TrackingID, fp)
-		if err != nil {
-			if ctx.Err() == nil {
-				log.Error("record events change", "err", err)
-			}
-			return
-		}
-		e.fingerprint = fp
+	changed := ""
+	if fp := fingerprint(events); fp != c.fingerprint {
+		changed = fp
 	}
 	if !journeyEnded(events) {
-		return
+		return changed
 	}
 	tag, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET journey_ended_at = now()
 		WHERE id = $1 AND (journey_ended_at IS NULL OR journey_ended_at <
-			(SELECT max(created_at) FROM subscriptions WHERE tracking_id = $1 AND status = 'OPEN'))`, ch.TrackingID)
+			(SELECT max(created_at) FROM subscriptions WHERE tracking_id = $1 AND status = 'OPEN'))`, c.id)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("record journey end", "err", err)
 		}
-		return
+		return changed
 	}
 	if tag.RowsAffected() > 0 {
 		log.Info("journey ended: empty container returned")
 	}
+	return changed
 }
 
 // fingerprint identifies a set of events by what a consumer would see

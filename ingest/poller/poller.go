@@ -9,14 +9,16 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sony/gobreaker/v2"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,7 +26,6 @@ import (
 
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/normalize"
-	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
@@ -45,8 +46,7 @@ type AdapterFor func(env, scac string) (carrier.Adapter, error)
 
 // Deps are the poller's connections.
 type Deps struct {
-	Brokers []string
-	// Namespace prefixes the Kafka topics and groups of this deployment
+	// Namespace prefixes the Kafka topics of this deployment
 	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
 	Namespace schemas.Namespace
 	Producer  *kgo.Client
@@ -54,6 +54,8 @@ type Deps struct {
 	Box       *secretbox.Box
 	Adapters  AdapterFor
 	Log       *slog.Logger
+	// Registry, if set, gets the poller's collectors (poll lateness, claims).
+	Registry prometheus.Registerer
 	// Now defaults to time.Now.
 	Now func() time.Time
 	// Parsers read polled pages for expected events, to poll sooner after
@@ -68,7 +70,8 @@ type Deps struct {
 	Gates *Gates
 }
 
-// Run polls until ctx ends; nil on a clean shutdown (in-flight polls finish).
+// Run polls until ctx ends; nil on a clean shutdown (in-flight polls finish
+// and write their next due times).
 func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -78,11 +81,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		deps.Now = time.Now
 	}
 	p := &poller{
-		cfg: cfg, deps: deps, log: deps.Log.With("stage", "poller"),
-		entries: map[string]*entry{}, wake: make(chan struct{}, 1),
-		gates:    deps.Gates,
-		workers:  make(chan struct{}, cfg.Workers),
-		inflight: map[int32]*sync.WaitGroup{},
+		cfg: cfg, deps: deps, log: deps.Log.With("stage", "poller"), id: uuid.NewString(),
+		wake: make(chan struct{}, 1), gates: deps.Gates, metrics: newMetrics(deps.Registry),
 	}
 	if p.gates == nil {
 		var err error
@@ -90,96 +90,64 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return err
 		}
 	}
-	schedCtx, stopSched := context.WithCancel(context.WithoutCancel(ctx))
-	schedDone := make(chan struct{})
-	go func() { defer close(schedDone); p.schedule(schedCtx) }()
-
-	// The tracking set is a table follower of the subscriptions topic: the
-	// group shares its partitions among pollers, each rebuilt from the
-	// start of the partition (nothing committed).
-	err := kafka.Follow(ctx, kafka.FollowConfig{
-		Brokers: deps.Brokers, Topics: deps.Namespace.Topics(schemas.TopicSubscriptions), Name: "poller", Log: p.log,
-		Group: deps.Namespace.Group(schemas.GroupPoller), OnRevoked: p.drop,
-	}, func(_ context.Context, recs []*kgo.Record) error {
-		for _, r := range recs {
-			p.apply(r)
-		}
-		return nil
-	})
-	stopSched()
-	<-schedDone
-	p.waitAll()
-	if err != nil {
+	defer p.leave()
+	// The first refresh must work: a poller that cannot read its accounts
+	// polls nothing and says so.
+	if err := p.refresh(ctx); err != nil {
 		return fmt.Errorf("poller: %w", err)
 	}
+	// Refreshes and capacity writes recover by themselves (logged and
+	// counted); the claim loop ends with ctx only.
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); p.every(ctx, cfg.Refresh, "refresh", p.refresh) }()
+	go func() { defer wg.Done(); p.every(ctx, cfg.CapacityEvery, "capacity", p.writeCapacity) }()
+	// Polls in flight when ctx ends may finish within shutdownGrace, so
+	// what the carrier answered is recorded and not asked again at once.
+	polls, cut := context.WithCancel(context.WithoutCancel(ctx))
+	defer cut()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(shutdownGrace, cut) })
+	defer stop()
+	p.schedule(ctx, polls)
+	wg.Wait()
+	p.polls.Wait()
 	return nil
 }
 
-type entry struct {
-	change    schemas.SubscriptionChanged
-	partition int32
-	next      time.Time
-	failures  int
-	polling   bool
-	removed   bool
-	// fingerprint is the last events fingerprint written to Postgres (journey.go).
-	fingerprint string
+// every runs f each interval until ctx ends, logging and counting failures.
+func (p *poller) every(ctx context.Context, interval time.Duration, name string, f func(context.Context) error) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := f(ctx); err != nil && ctx.Err() == nil {
+			p.metrics.failures.WithLabelValues(name).Inc()
+			p.log.Error("poller "+name+" failed", "err", err)
+		}
+	}
 }
 
 type poller struct {
-	cfg  Config
-	deps Deps
-	log  *slog.Logger
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	id      string // this process's row in poller_members
+	metrics *metrics
 
-	mu       sync.Mutex
-	entries  map[string]*entry // tracking id → entry
-	inflight map[int32]*sync.WaitGroup
-	wake     chan struct{}
+	wake    chan struct{}
+	polls   sync.WaitGroup // polls in flight
+	running atomic.Int64
+	round   int
 
-	gates   *Gates // the carriers' and accounts' shares, maybe shared with the API's probes
-	workers chan struct{}
-}
-
-// apply folds one subscription change into the tracking set.
-func (p *poller) apply(r *kgo.Record) {
-	var ch schemas.SubscriptionChanged
-	if err := json.Unmarshal(r.Value, &ch); err != nil || ch.TrackingID == "" {
-		p.log.Error("skipping malformed subscription record", "offset", r.Offset, "partition", r.Partition, "err", err)
-		return
-	}
-	now := p.deps.Now()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e := p.entries[ch.TrackingID]
-	if !ch.TrackingOpen {
-		if e != nil {
-			e.removed = true // an in-flight poll finishes; no further ones
-			delete(p.entries, ch.TrackingID)
-			p.countAccount(e.change.Env, e.change.SCAC, e.change.AccountID, -1)
-		}
-		return
-	}
-	if e != nil {
-		e.change = ch
-		return
-	}
-	if _, ok := carriers.Lookup(ch.SCAC); !ok {
-		// A push-only carrier (not in the registry, fed by POST /events):
-		// nothing to poll, and nothing to mark; it stays PUSH_ONLY.
-		return
-	}
-	e = &entry{change: ch, partition: r.Partition}
-	interval := p.cfg.interval(ch.Env, ch.SCAC)
-	if now.Sub(ch.OccurredAt) < interval {
-		// New since the last interval: poll within seconds.
-		e.next = now.Add(p.cfg.FirstPoll)
-	} else {
-		// Rebuilt after a restart: spread over one interval, no poll storm.
-		e.next = now.Add(time.Duration(rand.Int64N(int64(interval))))
-	}
-	p.entries[ch.TrackingID] = e
-	p.countAccount(ch.Env, ch.SCAC, ch.AccountID, 1)
-	p.poke()
+	// gates are the carriers' and the accounts' shares, maybe shared with
+	// the API's probes; the accounts with credentials there are the ones
+	// this poller polls (refresh).
+	gates *Gates
+	gen   uint64 // refresh generation
 }
 
 func (p *poller) poke() {
@@ -189,198 +157,278 @@ func (p *poller) poke() {
 	}
 }
 
-// drop forgets the trackings of revoked partitions and waits for their
-// in-flight polls, so the partitions' next owner never overlaps with us.
-func (p *poller) drop(m map[string][]int32) {
-	parts := map[int32]bool{}
-	for _, ps := range m {
-		for _, part := range ps {
-			parts[part] = true
-		}
-	}
-	var waits []*sync.WaitGroup
-	p.mu.Lock()
-	for id, e := range p.entries {
-		if parts[e.partition] {
-			e.removed = true
-			delete(p.entries, id)
-			p.countAccount(e.change.Env, e.change.SCAC, e.change.AccountID, -1)
-		}
-	}
-	for part := range parts {
-		if wg := p.inflight[part]; wg != nil {
-			waits = append(waits, wg)
-		}
-	}
-	p.mu.Unlock()
-	for _, wg := range waits {
-		wg.Wait()
-	}
+// claim is one due tracking this process leased for one poll.
+type claim struct {
+	id, account, env, scac, kind, identifier string
+	due                                      time.Time // when it was due: lateness is the claim's time after it
+	class                                    int
+	failures                                 int
+	lastPolled                               *time.Time
+	fingerprint                              string
 }
 
-func (p *poller) waitAll() {
-	p.mu.Lock()
-	var waits []*sync.WaitGroup
-	for _, wg := range p.inflight {
-		waits = append(waits, wg)
-	}
-	p.mu.Unlock()
-	for _, wg := range waits {
-		wg.Wait()
-	}
-}
+// Poll classes, in claim order (trackings.poll_class).
+const (
+	classFirst    = 0 // never polled
+	classExpected = 1 // due early for an expected event
+	classRegular  = 2
+)
 
-// admitted is a due tracking its account's gate let through.
-type admitted struct {
-	e     *entry
-	gate  *accountGate
-	probe bool
-}
+// maxClaim bounds the trackings one (account, carrier) claims in one round.
+const maxClaim = 256
 
-// schedule dispatches due trackings to workers until ctx ends. A due
-// tracking first passes its (account, carrier) gate without holding a
-// worker: a paused, throttled or saturated account waits on its own, and
-// its backlog never occupies the workers other accounts need.
-func (p *poller) schedule(ctx context.Context) {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+// shutdownGrace is how long polls in flight at shutdown may take to finish.
+const shutdownGrace = 5 * time.Second
+
+// schedule claims due trackings and starts their polls (under polls) until
+// ctx ends.
+func (p *poller) schedule(ctx, polls context.Context) {
+	tick := time.NewTicker(min(100*time.Millisecond, p.cfg.FirstPoll))
+	defer tick.Stop()
 	for {
-		now := p.deps.Now()
-		var due []admitted
-		next := now.Add(time.Minute)
-		p.mu.Lock()
-		for _, e := range p.entries {
-			if e.polling {
-				continue
-			}
-			if !e.next.After(now) {
-				ag := p.accountGate(e.change.Env, e.change.SCAC, e.change.AccountID)
-				ok, probe, retry := ag.admit(now, p.cfg)
-				if !ok {
-					// Not now: at retry, or when a poll of this account ends.
-					if !retry.IsZero() {
-						e.next = retry
-						if retry.Before(next) {
-							next = retry
-						}
-					}
-					continue
-				}
-				due = append(due, admitted{e, ag, probe})
-				e.polling = true
-				wg := p.inflight[e.partition]
-				if wg == nil {
-					wg = &sync.WaitGroup{}
-					p.inflight[e.partition] = wg
-				}
-				wg.Add(1)
-			} else if e.next.Before(next) {
-				next = e.next
-			}
-		}
-		p.mu.Unlock()
-		for _, a := range due {
-			select {
-			case p.workers <- struct{}{}:
-			case <-ctx.Done():
-				a.gate.release(p.deps.Now(), p.cfg, a.probe, false, carrier.Result{})
-				p.finish(a.e, time.Time{})
-				continue
-			}
-			go func() {
-				defer func() { <-p.workers }()
-				p.finish(a.e, p.poll(ctx, a))
-			}()
-		}
-		timer.Reset(max(next.Sub(p.deps.Now()), 10*time.Millisecond))
 		select {
 		case <-ctx.Done():
 			return
-		case <-timer.C:
+		case <-tick.C:
 		case <-p.wake:
+		}
+		if err := p.claimRound(ctx, polls); err != nil && ctx.Err() == nil {
+			p.metrics.failures.WithLabelValues("claim").Inc()
+			p.log.Error("claim due trackings", "err", err)
 		}
 	}
 }
 
-// finish records when e is next due and releases its in-flight mark.
-func (p *poller) finish(e *entry, next time.Time) {
-	p.mu.Lock()
-	e.polling = false
-	if !next.IsZero() {
-		e.next = next
+// ask is what one gate wants in one round, and what it got.
+type ask struct {
+	g     *accountGate
+	n     int
+	probe bool
+	got   []claim
+}
+
+// claimRound asks every gate with tokens and room how many polls it may
+// start, claims that many due trackings of each by the index, class by
+// class, and starts their polls. The worker bound is shared round-robin,
+// so accounts take turns when workers are short.
+func (p *poller) claimRound(ctx, polls context.Context) error {
+	now := p.deps.Now()
+	free := p.cfg.Workers - int(p.running.Load())
+	if free <= 0 {
+		return nil
 	}
-	wg := p.inflight[e.partition]
-	p.mu.Unlock()
-	wg.Done()
-	p.poke()
+	gates := p.gates.shares()
+	slices.SortFunc(gates, func(a, b *accountGate) int {
+		return strings.Compare(a.key.account+a.key.scac, b.key.account+b.key.scac)
+	})
+	p.round++
+	var asks []*ask
+	for i := range gates {
+		g := gates[(i+p.round)%len(gates)]
+		if free == 0 {
+			break
+		}
+		if p.gates.open(g.env, g.key.scac) {
+			continue
+		}
+		n, probe := g.want(now, p.cfg)
+		if n = min(n, free, maxClaim); n > 0 {
+			free -= n
+			asks = append(asks, &ask{g: g, n: n, probe: probe})
+		}
+	}
+	if len(asks) == 0 {
+		return nil
+	}
+	lease := now.Add(p.cfg.PollTimeout + 30*time.Second)
+	var err error
+	for class := classFirst; class <= classRegular && err == nil; class++ {
+		err = p.claimClass(ctx, class, asks, now, lease)
+	}
+	for _, a := range asks {
+		a.g.took(now, len(a.got), a.probe, err == nil && len(a.got) < a.n, p.cfg.FirstPoll)
+		for _, c := range a.got {
+			p.metrics.lateness.WithLabelValues(className(c.class)).Observe(max(0, now.Sub(c.due).Seconds()))
+			p.start(polls, c, a.g, a.probe)
+		}
+	}
+	return err
+}
+
+// claimClass leases, for each ask still short, up to its remaining number
+// of due trackings of one class, oldest due first, skipping any another
+// poller holds. One statement for every gate of the round.
+func (p *poller) claimClass(ctx context.Context, class int, asks []*ask, now, lease time.Time) error {
+	var accounts, scacs []string
+	var ns []int32
+	for _, a := range asks {
+		if rest := a.n - len(a.got); rest > 0 {
+			accounts, scacs, ns = append(accounts, a.g.key.account), append(scacs, a.g.key.scac), append(ns, int32(rest))
+		}
+	}
+	if len(accounts) == 0 {
+		return nil
+	}
+	rows, err := p.deps.Pool.Query(ctx, `
+		WITH g AS (
+			SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[]) AS g(account_id, scac, n)
+		), due AS (
+			SELECT d.id, d.next_poll_at FROM g CROSS JOIN LATERAL (
+				SELECT t.id, t.next_poll_at FROM trackings t
+				WHERE t.account_id = g.account_id AND t.scac = g.scac AND t.open_subscriptions > 0
+				  AND t.poll_class = $4 AND t.next_poll_at <= $5
+				ORDER BY t.next_poll_at LIMIT g.n
+				FOR UPDATE SKIP LOCKED) d
+		)
+		UPDATE trackings t SET next_poll_at = $6 FROM due WHERE t.id = due.id
+		RETURNING t.id, t.account_id, t.env, t.scac, t.identifier_kind, t.identifier, due.next_poll_at,
+		          t.poll_failures, t.last_polled_at, coalesce(t.events_fingerprint, '')`,
+		accounts, scacs, ns, class, now, lease)
+	if err != nil {
+		return fmt.Errorf("claim class %d: %w", class, err)
+	}
+	defer rows.Close()
+	byKey := make(map[groupKey]*ask, len(asks))
+	for _, a := range asks {
+		byKey[a.g.key] = a
+	}
+	for rows.Next() {
+		c := claim{class: class}
+		if err := rows.Scan(&c.id, &c.account, &c.env, &c.scac, &c.kind, &c.identifier, &c.due, &c.failures, &c.lastPolled, &c.fingerprint); err != nil {
+			return fmt.Errorf("claim class %d: %w", class, err)
+		}
+		if a := byKey[groupKey{c.account, c.scac}]; a != nil {
+			a.got = append(a.got, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("claim class %d: %w", class, err)
+	}
+	return nil
+}
+
+func className(class int) string {
+	switch class {
+	case classFirst:
+		return "first"
+	case classExpected:
+		return "expected"
+	}
+	return "regular"
+}
+
+// start polls c in its own goroutine, then writes when it is next due.
+func (p *poller) start(ctx context.Context, c claim, g *accountGate, probe bool) {
+	p.polls.Add(1)
+	p.running.Add(1)
+	go func() {
+		defer p.polls.Done()
+		defer p.running.Add(-1)
+		out := p.poll(ctx, c, g)
+		p.logPause(p.log.With("tracking_id", c.id, "carrier", c.scac, "account_id", c.account),
+			g.release(p.deps.Now(), p.cfg, probe, out.made, out.res), out.res)
+		if out.made && c.lastPolled != nil {
+			g.observeInterval(p.deps.Now().Sub(*c.lastPolled))
+		}
+		if out.made {
+			g.countPoll()
+		}
+		p.finish(ctx, c, out)
+		p.poke()
+	}()
+}
+
+// outcome is what one poll decided about its tracking.
+type outcome struct {
+	res  carrier.Result
+	made bool // a call reached (or tried to reach) the carrier
+	// next is when the tracking is next due, class its poll class then;
+	// zero next: the poll was cut short, due again as it was.
+	next     time.Time
+	class    int
+	failures int
+	// status is the connectionStatus to write ("" none); a CARRIER_ERROR
+	// only replaces PENDING or UNAUTHORIZED (a connected tracking stays
+	// CONNECTED through transient carrier errors).
+	status string
+	// fingerprint is the events' new fingerprint, "" when unchanged.
+	fingerprint string
+}
+
+// finish writes the poll's outcome in one statement: next due time and
+// class, failures, when the carrier last answered, connection status and
+// events fingerprint. It runs even while the poller stops, so a lease is
+// never left to expire.
+func (p *poller) finish(ctx context.Context, c claim, out outcome) {
+	if out.next.IsZero() {
+		out.next, out.class, out.failures = c.due, c.class, c.failures
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, err := p.deps.Pool.Exec(wctx, `
+		UPDATE trackings SET next_poll_at = $2, poll_class = $3, poll_failures = $4,
+		    last_polled_at = CASE WHEN $5 THEN $8 ELSE last_polled_at END,
+		    connection_status = CASE
+		        WHEN $6 = '' OR connection_status = $6 THEN connection_status
+		        WHEN $6 = 'CARRIER_ERROR' AND connection_status NOT IN ('PENDING', 'UNAUTHORIZED') THEN connection_status
+		        ELSE $6 END,
+		    events_changed_at = CASE WHEN $7 <> '' AND events_fingerprint IS DISTINCT FROM $7 THEN now() ELSE events_changed_at END,
+		    events_fingerprint = CASE WHEN $7 = '' THEN events_fingerprint ELSE $7 END,
+		    updated_at = now()
+		WHERE id = $1`,
+		c.id, out.next, out.class, min(out.failures, 1000), out.made, out.status, out.fingerprint, p.deps.Now())
+	if err != nil {
+		p.metrics.failures.WithLabelValues("finish").Inc()
+		p.log.Error("write next poll", "tracking_id", c.id, "err", err)
+	}
 }
 
 // errCarrierDown makes the breaker count an error or unreachable outcome.
 var errCarrierDown = errors.New("carrier error")
 
-// poll runs one poll of a.e and returns when it is next due (zero:
-// unchanged), then tells the account gate how it went.
-func (p *poller) poll(ctx context.Context, a admitted) time.Time {
-	e := a.e
-	p.mu.Lock()
-	ch, removed := e.change, e.removed
-	p.mu.Unlock()
-	log := p.log.With("tracking_id", ch.TrackingID, "carrier", ch.SCAC, "env", ch.Env, "account_id", ch.AccountID)
-	var (
-		res  carrier.Result
-		made bool // a call reached (or tried to reach) the carrier
-	)
-	defer func() {
-		p.logPause(log, a.gate.release(p.deps.Now(), p.cfg, a.probe, made, res), res)
-	}()
-	if removed {
-		return time.Time{}
-	}
-	interval := p.cfg.interval(ch.Env, ch.SCAC)
+// poll runs one poll of c and decides when it is next due.
+func (p *poller) poll(ctx context.Context, c claim, ag *accountGate) (out outcome) {
+	log := p.log.With("tracking_id", c.id, "carrier", c.scac, "env", c.env, "account_id", c.account)
+	interval := p.cfg.interval(c.env, c.scac)
 	now := p.deps.Now()
 	regular := now.Add(p.jitter(interval))
+	retry := func(at time.Time) outcome {
+		return outcome{res: out.res, made: out.made, next: at, class: c.class, failures: c.failures}
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.PollTimeout)
 	defer cancel()
-	ctx, span := tracing.Tracer().Start(ctx, "poll", trace.WithNewRoot(), trace.WithAttributes(tracing.Poll(ch.SCAC, ch.Env, ch.TrackingID)...))
+	ctx, span := tracing.Tracer().Start(ctx, "poll", trace.WithNewRoot(), trace.WithAttributes(tracing.Poll(c.scac, c.env, c.id)...))
 	defer span.End()
 
-	creds, err := p.credentials(ctx, ch.AccountID, ch.SCAC)
-	if errors.Is(err, errAccountInactive) {
-		// Disabled, or every key revoked: no call until it is active again
-		// (looked at once per interval).
-		return regular
-	}
-	if err != nil {
-		log.Error("read credentials", "err", err)
-		return now.Add(p.cfg.RetryBase)
-	}
+	creds := ag.credentials()
 	if creds == nil {
-		p.setStatus(ctx, ch.TrackingID, ConnNoCredentials)
-		return regular
+		// Removed since the claim; credentials deleted mark the tracking themselves.
+		return retry(regular)
 	}
-	g, err := p.gate(ch.Env, ch.SCAC)
+	g, err := p.gate(c.env, c.scac)
 	if err != nil {
 		// No adapter for this carrier here (e.g. no live base URL configured).
 		log.Error("no adapter", "err", err)
-		p.setFailure(ctx, ch.TrackingID)
-		return regular
+		return outcome{next: regular, class: c.class, failures: c.failures, status: ConnCarrierError}
 	}
 	if g.breaker.State() == gobreaker.StateOpen {
 		// The carrier is down for everyone: no call, no slot, no token spent.
-		return now.Add(p.cfg.BreakerTimeout)
+		return retry(now.Add(p.cfg.BreakerTimeout))
 	}
-	select {
-	case g.slots <- struct{}{}:
-	case <-ctx.Done():
-		return time.Time{}
+	if g.slots != nil {
+		select {
+		case g.slots <- struct{}{}:
+		case <-ctx.Done():
+			return outcome{}
+		}
+		defer func() { <-g.slots }()
+		if err := g.limiter.Wait(ctx); err != nil {
+			return outcome{}
+		}
 	}
-	defer func() { <-g.slots }()
-	if err := g.limiter.Wait(ctx); err != nil {
-		return time.Time{}
-	}
-	res, err = g.breaker.Execute(func() (carrier.Result, error) {
-		r, err := g.adapter.Fetch(ctx, creds, carrier.Query{Kind: carrier.IdentifierKind(ch.IdentifierKind), Value: ch.Identifier})
+	res, err := g.breaker.Execute(func() (carrier.Result, error) {
+		r, err := g.adapter.Fetch(ctx, creds, carrier.Query{Kind: carrier.IdentifierKind(c.kind), Value: c.identifier})
 		if err != nil && ctx.Err() != nil && parent.Err() == nil {
 			// Our own poll timeout: the carrier did not answer in time.
 			r, err = carrier.Result{Outcome: carrier.OutcomeUnreachable, Format: r.Format, Reason: "no answer within the poll timeout"}, nil
@@ -389,7 +437,7 @@ func (p *poller) poll(ctx context.Context, a admitted) time.Time {
 			return r, err
 		}
 		f := classify(r)
-		g.observe(ch.AccountID, f)
+		g.observe(c.account, f)
 		if f == faultCarrier {
 			return r, errCarrierDown
 		}
@@ -397,36 +445,39 @@ func (p *poller) poll(ctx context.Context, a admitted) time.Time {
 	})
 	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		// The carrier is down: no call spent; try after the breaker's timeout.
-		return now.Add(p.cfg.BreakerTimeout)
+		return retry(now.Add(p.cfg.BreakerTimeout))
 	}
 	if err != nil && !errors.Is(err, errCarrierDown) {
 		if parent.Err() == nil {
 			log.Error("poll failed", "err", err)
-			return now.Add(p.cfg.RetryBase)
+			return retry(now.Add(p.cfg.RetryBase))
 		}
-		return time.Time{}
+		return outcome{}
 	}
-	made = true
-	if err := p.record(ctx, ch, res); err != nil {
+	out.res, out.made = res, true
+	if err := p.record(ctx, c, res); err != nil {
 		// Nothing counted: Kafka did not acknowledge. Try again soon.
 		log.Error("record poll", "err", err)
-		return now.Add(p.cfg.RetryBase)
+		return retry(now.Add(p.cfg.RetryBase))
 	}
 	switch res.Outcome {
 	case carrier.OutcomeSuccess, carrier.OutcomeNoData:
-		p.setStatus(ctx, ch.TrackingID, ConnConnected)
-		e.failures = 0
-		p.journeyFacts(ctx, log, e, ch, res)
-		return p.nextAfterExpected(res, ch.TrackingID, ch.SCAC, now, regular)
+		out.status = ConnConnected
+		out.fingerprint = p.journeyFacts(ctx, log, c, res)
+		next, expected := p.nextAfterExpected(res, c.id, c.scac, now, regular)
+		out.next, out.class = next, classRegular
+		if expected {
+			out.class = classExpected
+		}
 	case carrier.OutcomeUnauthorized:
-		p.setStatus(ctx, ch.TrackingID, ConnUnauthorized)
-		return regular
+		out.status, out.next, out.class = ConnUnauthorized, regular, classRegular
 	default:
-		p.setFailure(ctx, ch.TrackingID)
-		e.failures++
-		backoff := p.cfg.RetryBase << min(e.failures-1, 10)
-		return now.Add(min(backoff, interval))
+		out.status = ConnCarrierError
+		out.failures = c.failures + 1
+		backoff := p.cfg.RetryBase << min(out.failures-1, 10)
+		out.next, out.class = now.Add(min(backoff, interval)), classRegular
 	}
+	return out
 }
 
 func (p *poller) jitter(d time.Duration) time.Duration {
@@ -434,59 +485,25 @@ func (p *poller) jitter(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * (1 + j))
 }
 
-// errAccountInactive: the account is disabled or has no key left; its
-// trackings are not polled.
-var errAccountInactive = errors.New("poller: account inactive")
-
-// credentials returns the account's decrypted credentials for scac, nil if
-// none, or errAccountInactive.
-func (p *poller) credentials(ctx context.Context, accountID, scac string) (carrier.Credentials, error) {
-	var (
-		enc    []byte
-		active bool
-	)
-	err := p.deps.Pool.QueryRow(ctx, `SELECT a.active, c.fields_enc FROM accounts a
-		LEFT JOIN carrier_credentials c ON c.account_id = a.id AND c.scac = $2
-		WHERE a.id = $1`, accountID, scac).Scan(&active, &enc)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !active) {
-		return nil, errAccountInactive
-	}
-	if err != nil {
-		return nil, err
-	}
-	if enc == nil {
-		return nil, nil
-	}
-	plain, err := p.deps.Box.Open(enc, secretbox.CarrierCredentialsContext(accountID, scac))
-	if err != nil {
-		return nil, err
-	}
-	var creds carrier.Credentials
-	if err := json.Unmarshal(plain, &creds); err != nil {
-		return nil, fmt.Errorf("decode credentials: %w", err)
-	}
-	return creds, nil
-}
-
 // record produces the raw pages, then (only once Kafka has them) the attempt.
 // A page too large for one record is dead-lettered (oversized) instead: the
 // poll still counts, so the tracking keeps its normal interval.
-func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res carrier.Result) error {
+func (p *poller) record(ctx context.Context, ch claim, res carrier.Result) error {
 	now := p.deps.Now().UTC()
 	pollID := uuid.NewString()
 	var recs, dead []*kgo.Record
 	if res.Outcome == carrier.OutcomeSuccess {
 		for i, page := range res.Pages {
 			env := schemas.CarrierRaw{
-				ID: fmt.Sprintf("%s/%d", pollID, i), Format: string(res.Format), SCAC: ch.SCAC, Env: ch.Env,
-				AccountID: ch.AccountID, TrackingID: ch.TrackingID, ReceivedAt: now, Payload: page,
+				ID: fmt.Sprintf("%s/%d", pollID, i), Format: string(res.Format), SCAC: ch.scac, Env: ch.env,
+				AccountID: ch.account, TrackingID: ch.id, ReceivedAt: now, Payload: page,
 			}
 			v, err := schemas.EncodeCarrierRaw(&env)
 			if err != nil {
 				return err
 			}
-			rec := &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicCarrierRaw), Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
-				Type: schemas.TypeCarrierRaw, ID: env.ID, Account: ch.AccountID, Env: ch.Env,
+			rec := &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicCarrierRaw), Key: []byte(ch.id), Value: v, Headers: schemas.Headers{
+				Type: schemas.TypeCarrierRaw, ID: env.ID, Account: ch.account, Env: ch.env,
 			}.Kafka()}
 			tracing.Inject(ctx, rec) // the poll's trace goes on in the normaliser
 			if n := recordBytes(rec); n > p.cfg.MaxRecordBytes {
@@ -520,15 +537,16 @@ func (p *poller) record(ctx context.Context, ch schemas.SubscriptionChanged, res
 		outcome = string(carrier.OutcomeError)
 	}
 	att := schemas.PollAttempt{
-		ID: pollID, AccountID: ch.AccountID, Env: ch.Env, SCAC: ch.SCAC, TrackingID: ch.TrackingID,
+		ID: pollID, AccountID: ch.account, Env: ch.env, SCAC: ch.scac, TrackingID: ch.id,
 		Outcome: outcome, HTTPCode: res.HTTPCode, LatencyMS: res.Latency.Milliseconds(), EventCount: res.EventCount, At: now,
+		DueAt: ch.due.UTC(), PollClass: className(ch.class),
 	}
 	v, err := json.Marshal(att)
 	if err != nil {
 		return err
 	}
-	rec := &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicPollAttempts), Key: []byte(ch.TrackingID), Value: v, Headers: schemas.Headers{
-		Type: schemas.TypePollAttempt, ID: pollID, Account: ch.AccountID,
+	rec := &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicPollAttempts), Key: []byte(ch.id), Value: v, Headers: schemas.Headers{
+		Type: schemas.TypePollAttempt, ID: pollID, Account: ch.account,
 	}.Kafka()}
 	if err := p.deps.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		return fmt.Errorf("produce attempt: %w", err)
@@ -564,24 +582,6 @@ func recordBytes(r *kgo.Record) int {
 		n += len(h.Key) + len(h.Value) + 8
 	}
 	return n
-}
-
-func (p *poller) setStatus(ctx context.Context, trackingID, status string) {
-	_, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET connection_status = $2, updated_at = now()
-		WHERE id = $1 AND connection_status <> $2`, trackingID, status)
-	if err != nil && ctx.Err() == nil {
-		p.log.Error("update connection status", "tracking_id", trackingID, "err", err)
-	}
-}
-
-// setFailure marks a tracking that never connected; a connected one stays
-// CONNECTED through transient carrier errors.
-func (p *poller) setFailure(ctx context.Context, trackingID string) {
-	_, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET connection_status = $2, updated_at = now()
-		WHERE id = $1 AND connection_status IN ('PENDING', 'UNAUTHORIZED')`, trackingID, ConnCarrierError)
-	if err != nil && ctx.Err() == nil {
-		p.log.Error("update connection status", "tracking_id", trackingID, "err", err)
-	}
 }
 
 // SandboxAdapters returns adapters for sandbox trackings at sandboxURL

@@ -26,8 +26,9 @@ func (e *PausedError) Error() string {
 // Probe makes one call to a carrier for an account outside the poll
 // schedule (a health check, a shipment probe of carrier inference) through
 // the same gates as the account's polls: its (account, carrier) share —
-// rate and concurrency waited for, a pause refused (PausedError) — then the
-// carrier's concurrency, rate and breaker (open: ErrCarrierDown, no call),
+// rate and concurrency waited for, a pause refused (PausedError) — then,
+// for a carrier with a platform-wide cap, its concurrency and rate, and
+// the carrier's breaker (open: ErrCarrierDown, no call),
 // with the carrier's one adapter and so its cached tokens. The outcome
 // counts as a poll's does: failures pause the account, carrier faults feed
 // the breaker. ctx bounds the waits; the call is also bounded by
@@ -75,14 +76,16 @@ func (g *Gates) Probe(ctx context.Context, env, scac, account string,
 	if c.breaker.State() == gobreaker.StateOpen {
 		return carrier.Result{}, ErrCarrierDown
 	}
-	select {
-	case c.slots <- struct{}{}:
-	case <-ctx.Done():
-		return carrier.Result{}, ctx.Err()
-	}
-	defer func() { <-c.slots }()
-	if err := c.limiter.Wait(ctx); err != nil {
-		return carrier.Result{}, err
+	if c.slots != nil { // a carrier with a platform-wide cap
+		select {
+		case c.slots <- struct{}{}:
+		case <-ctx.Done():
+			return carrier.Result{}, ctx.Err()
+		}
+		defer func() { <-c.slots }()
+		if err := c.limiter.Wait(ctx); err != nil {
+			return carrier.Result{}, err
+		}
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.PollTimeout)

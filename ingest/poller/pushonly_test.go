@@ -2,16 +2,12 @@ package poller_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testkit"
-	"github.com/contrack/contrack/schemas"
 )
 
 // A tracking of a push-only carrier (a SCAC the registry does not know) is
@@ -28,12 +24,6 @@ func TestPollerSkipsPushOnlyCarriers(t *testing.T) {
 	pushOnly := uuid.NewString()
 	if _, err := w.db.Pool.Exec(ctx, `INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status, open_subscriptions)
 		VALUES ($1, $2, 'sandbox', 'XYZQ', 'container', 'CSQU3054383', 'PUSH_ONLY', 1)`, pushOnly, w.account); err != nil {
-		t.Fatal(err)
-	}
-	ch := schemas.SubscriptionChanged{ID: uuid.NewString(), AccountID: w.account, Env: "sandbox", TrackingID: pushOnly, SCAC: "XYZQ",
-		IdentifierKind: "container", Identifier: "CSQU3054383", Status: "OPEN", TrackingOpen: true, OccurredAt: time.Now()}
-	v, _ := json.Marshal(ch)
-	if err := kafka.ProduceSync(ctx, w.prod, &kgo.Record{Topic: w.kc.Topic(schemas.TopicSubscriptions), Key: []byte(pushOnly), Value: v}); err != nil {
 		t.Fatal(err)
 	}
 	sentinel := containers(1)[0]
