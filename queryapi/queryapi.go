@@ -47,7 +47,7 @@ func (d *Deps) defaults() {
 // Register adds the query endpoints to s.
 func Register(s *fuego.Server, deps Deps) {
 	deps.defaults()
-	registerAccount(s)
+	registerAccount(s, deps)
 	registerSubscriptions(s, deps)
 	registerCredentials(s, deps)
 	registerWebhookConfig(s, deps)

@@ -10,8 +10,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/go-fuego/fuego"
+
 	"github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
+	"github.com/contrack/contrack/queryapi"
 )
 
 // schedule inserts n trackings of the world's account in one poll class,
@@ -112,6 +117,7 @@ func TestIntervalsStretchEvenlyAndNewTrackingsStillGoFirst(t *testing.T) {
 	}
 	cfg := fastConfig()
 	cfg.Interval = map[string]time.Duration{"sandbox": 300 * time.Millisecond}
+	cfg.CapacityEvery = 500 * time.Millisecond
 	run(t, w, s, cfg)
 	testkit.Eventually(t, 60*time.Second, "four polls of every tracking", func() bool {
 		for _, c := range old {
@@ -134,6 +140,28 @@ func TestIntervalsStretchEvenlyAndNewTrackingsStillGoFirst(t *testing.T) {
 		p5.Round(time.Millisecond), p50.Round(time.Millisecond), p95.Round(time.Millisecond))
 	if p50 < 2*time.Second || p95 > p50*3/2 || p5 < p50*2/3 {
 		t.Errorf("intervals not stretched evenly: p5 %v, p50 %v, p95 %v", p5, p50, p95)
+	}
+	// The customer sees it: GET /account's pollingCapacity shows the
+	// stretched interval against the configured one, and the rate used.
+	api := testenv.NewAPI(t, w.db.Pool, func(srv *fuego.Server) { queryapi.Register(srv, queryapi.Deps{Pool: w.db.Pool}) })
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"}) // the world's account
+	var shown map[string]any
+	testkit.Eventually(t, 10*time.Second, "GET /account to show MAEU's polling capacity with its re-polls", func() bool {
+		r := api.Do("GET", "/account", key, nil)
+		list, _ := r.JSON["pollingCapacity"].([]any)
+		if len(list) != 1 {
+			return false
+		}
+		shown = list[0].(map[string]any)
+		return shown["intervalP50Seconds"] != nil && shown["intervalP50Seconds"].(float64) > 2
+	})
+	t.Logf("GET /account pollingCapacity: %v", shown)
+	if shown["scacCode"] != "MAEU" || shown["trackings"] != 60.0 || shown["awaitingFirstPoll"] != 0.0 ||
+		shown["configuredIntervalSeconds"] != 0.3 || shown["allowedPollsPerSecond"] != 20.0 {
+		t.Errorf("pollingCapacity %v", shown)
+	}
+	if p95, used := shown["intervalP95Seconds"].(float64), shown["pollsPerSecond"].(float64); p95 > 4.5 || used < 10 || used > 25 {
+		t.Errorf("pollingCapacity p95 %vs (want about 3), %v polls/s used (want about 20)", p95, used)
 	}
 	// New subscriptions into the backlog: their first polls come before
 	// the backlog's next round could (20 new at 20/s: about a second).

@@ -35,7 +35,7 @@ const bad = (e) => ({ kind: 'error', text: e.message || String(e) });
 
 function badgeClass(v) {
   if (['CONNECTED', 'OPEN', 'DELIVERED', 'OK', 'PUSH_ONLY'].includes(v)) return 'b-ok';
-  if (['PENDING', 'NO_CREDENTIALS', 'FAILED'].includes(v)) return 'b-warn';
+  if (['PENDING', 'NO_CREDENTIALS', 'FAILED', 'STRETCHED'].includes(v)) return 'b-warn';
   if (['UNAUTHORIZED', 'CARRIER_ERROR', 'DEAD', 'ERROR', 'UNREACHABLE'].includes(v)) return 'b-err';
   return 'b-muted';
 }
@@ -429,20 +429,31 @@ const LATENCY = [
   { key: 'p95LatencyMs', name: '95th percentile', color: '#8a4b00' },
 ];
 
+// duration reads seconds as 45 s, 3.5 min or 2.1 h.
+function duration(sec) {
+  if (sec < 90) return `${Math.round(sec * 10) / 10} s`;
+  if (sec < 5400) return `${Math.round(sec / 6) / 10} min`;
+  return `${Math.round(sec / 360) / 10} h`;
+}
+
 function Carriers() {
   const [creds, setCreds] = useState(null);
   const [health, setHealth] = useState({});
   const [win, setWin] = useState('7');
   const [metrics, setMetrics] = useState(null);
+  const [capacity, setCapacity] = useState(null);
   const [s, setS] = useState(null);
   const [form, setForm] = useState({ scac: '', kind: 'apiKey', apiKey: '', clientId: '', clientSecret: '' });
+  const loadCapacity = async () => {
+    try { setCapacity((await call('GET', '/account')).pollingCapacity || []); } catch (e) { setS(bad(e)); }
+  };
   const loadCreds = async () => {
     try { setCreds(await call('GET', '/carrier/credentials')); } catch (e) { setS(bad(e)); }
   };
   const loadMetrics = async (w = win) => {
     try { setMetrics(await call('GET', '/carrier/metrics' + qs({ window: w }))); } catch (e) { setS(bad(e)); }
   };
-  useEffect(() => { loadCreds(); loadMetrics(); }, []);
+  useEffect(() => { loadCreds(); loadMetrics(); loadCapacity(); }, []);
   const check = async (scac) => {
     setHealth({ ...health, [scac]: { status: '…' } });
     try {
@@ -515,6 +526,38 @@ function Carriers() {
             </>}
           <button type="submit">Store</button>
         </form>
+      </section>
+      <section aria-labelledby="cap-h">
+        <h2 id="cap-h">Polling capacity</h2>
+        <p class="muted">Your plan's poll rate per carrier against what your trackings need. When the achieved interval is above the configured one,
+          every tracking of that carrier is polled less often alike (new subscriptions still go first); a plan with a higher carrier rate shortens it.</p>
+        <form class="row" onSubmit={(e) => { e.preventDefault(); loadCapacity(); }}>
+          <button class="secondary" type="submit">Refresh capacity</button>
+        </form>
+        {capacity === null ? <p>Loading…</p> : capacity.length === 0 ? <p class="muted" id="no-capacity">No carrier polled yet.</p> : (
+          <div class="tablewrap">
+            <table class="cards-sm" id="capacity">
+              <caption>Per carrier, updated every few seconds</caption>
+              <thead><tr><th scope="col">Carrier</th><th scope="col">Trackings</th><th scope="col">Awaiting first poll</th>
+                <th scope="col">Interval achieved (p50 / p95)</th><th scope="col">Configured interval</th><th scope="col">Polls/s used of allowed</th><th scope="col">Updated</th></tr></thead>
+              <tbody>{capacity.map((c) => {
+                const stretched = c.intervalP50Seconds !== null && c.intervalP50Seconds > c.configuredIntervalSeconds * 1.2;
+                return (
+                  <tr key={c.scacCode}>
+                    <td data-label="Carrier"><strong>{c.scacCode}</strong></td>
+                    <td data-label="Trackings">{c.trackings.toLocaleString()}</td>
+                    <td data-label="Awaiting first poll">{c.awaitingFirstPoll.toLocaleString()}</td>
+                    <td data-label="Interval achieved (p50 / p95)">{c.intervalP50Seconds === null ? '—' : `${duration(c.intervalP50Seconds)} / ${duration(c.intervalP95Seconds)}`}
+                      {stretched && <> <Badge v="STRETCHED" /></>}</td>
+                    <td data-label="Configured interval">{duration(c.configuredIntervalSeconds)}</td>
+                    <td data-label="Polls/s used of allowed">{c.pollsPerSecond.toFixed(1)} of {c.allowedPollsPerSecond}</td>
+                    <td data-label="Updated">{when(c.updatedAt)}</td>
+                  </tr>
+                );
+              })}</tbody>
+            </table>
+          </div>
+        )}
       </section>
       <section aria-labelledby="m-h">
         <h2 id="m-h">Polling over the last {metrics ? metrics.window : win} day(s)</h2>
