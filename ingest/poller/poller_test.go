@@ -35,7 +35,7 @@ type sim struct {
 	times    map[string][]time.Time
 }
 
-func newSim(t *testing.T) *sim {
+func newSim(t testing.TB) *sim {
 	s := &sim{inflight: map[string]int{}, requests: map[string]int{}, times: map[string][]time.Time{}}
 	h := sandbox.NewHandler(sandbox.Config{SlowDelay: 50 * time.Millisecond})
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +79,7 @@ type world struct {
 	account string
 }
 
-func newWorld(t *testing.T, partitions int32) *world {
+func newWorld(t testing.TB, partitions int32) *world {
 	db := testenv.Postgres(t)
 	kc := testenv.Kafka(t, partitions)
 	brokers := kc.Brokers
@@ -98,7 +98,7 @@ func newWorld(t *testing.T, partitions int32) *world {
 	return w
 }
 
-func (w *world) credentials(t *testing.T, scac string, fields map[string]string) {
+func (w *world) credentials(t testing.TB, scac string, fields map[string]string) {
 	b, _ := json.Marshal(fields)
 	enc, _ := w.box.Seal(b, w.account+"/carrier-credentials/"+scac)
 	if _, err := w.db.Pool.Exec(context.Background(), `INSERT INTO carrier_credentials (account_id, scac, fields_enc) VALUES ($1, $2, $3)
@@ -109,7 +109,7 @@ func (w *world) credentials(t *testing.T, scac string, fields map[string]string)
 
 // track creates a tracking row as commandapi does (open == true, id ""),
 // or closes tracking id as the last subscription's close does.
-func (w *world) track(t *testing.T, scac, container string, open bool, id string) string {
+func (w *world) track(t testing.TB, scac, container string, open bool, id string) string {
 	ctx := context.Background()
 	if id == "" {
 		id = uuid.NewString()
@@ -132,12 +132,12 @@ func (w *world) status(t *testing.T, id string) string {
 	return s
 }
 
-func run(t *testing.T, w *world, s *sim, cfg poller.Config) context.CancelFunc {
+func run(t testing.TB, w *world, s *sim, cfg poller.Config) context.CancelFunc {
 	return runWith(t, w, s, cfg, nil)
 }
 
 // runWith runs a poller against s; tune, if set, adjusts its Deps.
-func runWith(t *testing.T, w *world, s *sim, cfg poller.Config, tune func(*poller.Deps)) context.CancelFunc {
+func runWith(t testing.TB, w *world, s *sim, cfg poller.Config, tune func(*poller.Deps)) context.CancelFunc {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	deps := poller.Deps{
