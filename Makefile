@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test test-kafka kafka test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale chaos clean sdk sdk-deps sdk-test
+.PHONY: build run test test-kafka kafka test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale e2e-population chaos clean sdk sdk-deps sdk-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -106,6 +106,15 @@ e2e-scale: services build
 	$(E2E) -topology scale -rate 500 -duration 60s -timeline 5s \
 		-kill api-1@8s+3s -kill normalize-1@16s+3s -kill delivery-1@24s+3s \
 		-kill projector-1@32s+3s -kill poller-1@40s+3s
+
+# A population of trackings polled (issue 29): POPULATION trackings over 1,000
+# sandbox accounts, subscribed in bulk at SUBSCRIBE_RATE/s, re-polled at 150/s
+# (the interval is POPULATION/150 s). 1,000,000 takes hours on 2 cores; try
+# `make e2e-population POPULATION=100000` first.
+POPULATION ?= 1000000
+SUBSCRIBE_RATE ?= 200
+e2e-population: services build
+	$(E2E) -population $(POPULATION) -accounts 1000 -subscribe-rate $(SUBSCRIBE_RATE)
 
 # The ledger under each fault in turn (SIGKILLs, broker and Postgres restarts,
 # ClickHouse down, the receiver down); stops and starts the local stores.

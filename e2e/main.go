@@ -10,6 +10,7 @@
 //	go run ./e2e -rate 5000 -batch 10 -duration 60s
 //	go run ./e2e -topology scale -kill api-1@10s+3s       # two processes per stage, one killed
 //	go run ./e2e -kafka 127.0.0.1:9192,127.0.0.1:9193,127.0.0.1:9194 -kafka-fault leader@10s+10s
+//	go run ./e2e -population 100000 -accounts 1000        # make e2e-population: polling a population
 //
 // It starts bin/contrack processes over fresh databases on the local
 // Postgres and ClickHouse (deploy/services.sh) and drops them afterwards.
@@ -53,6 +54,7 @@ type options struct {
 	timeline              time.Duration
 	limits                time.Duration
 	profile               string
+	population            populationOptions
 }
 
 func main() {
@@ -78,10 +80,25 @@ func main() {
 	flag.DurationVar(&o.limits, "limits", 0, "first measure the machine's limits for this long each (bare net/http, embedded broker, Postgres commits)")
 	flag.DurationVar(&o.timeline, "timeline", 0, "print latency per window of this length (e.g. 5s), to see the pause a fault caused")
 	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of each contrack process over the load to DIR/<process>.pprof (from its admin listener)")
+	flag.IntVar(&o.population.trackings, "population", 0, "instead of the ledger: subscribe this many trackings through POST /subscriptions/equipment and measure their polling (make e2e-population)")
+	flag.IntVar(&o.population.accounts, "accounts", 1000, "with -population: sandbox accounts the trackings are spread over")
+	flag.Float64Var(&o.population.subscribeRate, "subscribe-rate", 200, "with -population: trackings subscribed per second")
+	flag.DurationVar(&o.population.interval, "interval", 0, "with -population: the sandbox poll interval (default: the trackings at 150 re-polls/s)")
+	flag.DurationVar(&o.population.settle, "settle", 60*time.Second, "with -population: the steady window measured after the first events")
+	flag.DurationVar(&o.population.firstEventWait, "first-event-wait", 5*time.Minute, "with -population: how long to wait for every subscription's first event")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ok, err := run(ctx, o, os.Stdout)
+	var ok bool
+	var err error
+	if o.population.trackings > 0 {
+		if o.population.interval == 0 {
+			o.population.interval = (time.Duration(o.population.trackings) * time.Second / 150).Round(time.Second)
+		}
+		ok, err = runPopulation(ctx, o, o.population, os.Stdout)
+	} else {
+		ok, err = run(ctx, o, os.Stdout)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(2)
