@@ -1,11 +1,13 @@
 package projector
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -26,8 +28,8 @@ import (
 // Its state per tracking (journey.State: the latest version of each event,
 // the ETA history, the lookup key and status) lives in
 // journey_state_rows_g<N> (a header and one row per event, written as they
-// change) and, for the trackings of the partitions this member owns, in
-// memory. A record updates a journey without reading the events table: the state is
+// change) and, for the trackings of the partitions this member owns that
+// changed most recently, in memory, within Config.JourneyStateBytes. A record updates a journey without reading the events table: the state is
 // read from ClickHouse only on a cache miss (after a restart or a
 // rebalance), a point read by tracking id. Keeping it beside the read model
 // rather than re-reading the journey rows matters because the rows lack
@@ -55,18 +57,22 @@ type journeyProjection struct {
 	// wrote, if set, counts the bytes of the String values inserted per
 	// table (the benchmark's bytes per change).
 	wrote map[string]int64
+	// sizes is the estimated bytes of each state in memory, bytes their
+	// sum; used is the batch that last touched each, batch the current one.
+	sizes map[string]int64
+	used  map[string]uint64
+	bytes int64
+	batch uint64
 }
 
 // rebuildSettle is how long a rebuild that reads nothing more waits
 // before it takes a partition whose end it cannot reach as done.
 const rebuildSettle = 2 * time.Second
 
-// maxCachedStates bounds the in-memory states; beyond it the cache starts over.
-const maxCachedStates = 200_000
-
 func newJourneyProjection(cfg Config, deps Deps, gen uint32) *journeyProjection {
 	return &journeyProjection{cfg: cfg, deps: deps, gen: gen, states: map[string]*journey.State{},
 		chunks: map[string]writtenChunks{}, seen: map[string]map[int32]int64{},
+		sizes: map[string]int64{}, used: map[string]uint64{},
 		log: deps.Log.With("stage", "projector", "table", JourneysTable(gen))}
 }
 
@@ -143,23 +149,78 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 func (p *journeyProjection) forget() {
 	clear(p.states)
 	clear(p.chunks)
+	clear(p.sizes)
+	clear(p.used)
+	p.bytes = 0
+}
+
+// stateBytes estimates what a state holds in memory: its events' JSON,
+// about as much again parsed, and the rest per event and per state.
+func stateBytes(st *journey.State) int64 {
+	if st == nil {
+		return 0
+	}
+	n := int64(512 + 64*len(st.ETAs))
+	for _, e := range st.Events {
+		n += int64(2*len(e.Event)+len(e.ID)+len(e.Hash)) + 256
+	}
+	return n
+}
+
+// account re-estimates the states a batch touched and, beyond
+// Config.JourneyStateBytes, drops the least recently used of the others
+// (down to three quarters of it, so drops come in rounds, not per batch).
+func (p *journeyProjection) account(touched []string) {
+	for _, id := range touched {
+		n := stateBytes(p.states[id])
+		p.bytes += n - p.sizes[id]
+		p.sizes[id] = n
+		p.used[id] = p.batch
+	}
+	if p.bytes <= p.cfg.JourneyStateBytes {
+		return
+	}
+	ids := make([]string, 0, len(p.sizes))
+	for id := range p.sizes {
+		if p.used[id] != p.batch {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(p.used[a], p.used[b]) })
+	for _, id := range ids {
+		if p.bytes <= p.cfg.JourneyStateBytes*3/4 {
+			break
+		}
+		p.bytes -= p.sizes[id]
+		delete(p.states, id)
+		delete(p.chunks, id)
+		delete(p.sizes, id)
+		delete(p.used, id)
+	}
 }
 
 // apply applies a batch's records to the states (loading the missing ones)
 // and returns the trackings it changed, in order of first change.
 func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string, error) {
 	recs := b.Records
-	if p.drop.Swap(false) || len(p.states) > maxCachedStates {
+	if p.drop.Swap(false) {
 		p.forget()
 	}
-	var missing []string
+	p.batch++
+	var missing, touched []string
 	for _, r := range recs {
 		id := string(r.Key)
-		if _, ok := p.states[id]; !ok && id != "" {
+		if id == "" || p.used[id] == p.batch {
+			continue
+		}
+		p.used[id] = p.batch
+		touched = append(touched, id)
+		if _, ok := p.states[id]; !ok {
 			p.states[id] = nil
 			missing = append(missing, id)
 		}
 	}
+	defer func() { p.account(touched) }()
 	if err := p.load(ctx, missing); err != nil {
 		return nil, err
 	}

@@ -366,3 +366,53 @@ func trackingRecords(n, events int) []*kgo.Record {
 	}
 	return recs
 }
+
+// The states in memory stay within Config.JourneyStateBytes: the least
+// recently changed are dropped and, when their tracking changes again,
+// read back from ClickHouse, with the same journeys as if they had stayed.
+func TestJourneyStatesStayWithinTheirBound(t *testing.T) {
+	ch := testenv.ClickHouse(t)
+	if err := EnsureJourneyTables(context.Background(), ch.Conn, 1); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{JourneyStateBytes: 100 << 10}.WithDefaults()
+	p := newJourneyProjection(cfg, Deps{CH: ch.Conn, Log: testenv.Log(t)}, 1)
+	// 40 trackings of 10 events each, one batch per tracking: several
+	// times the bound in all.
+	for tr := range 40 {
+		batch := []*kgo.Record{benchSubscription(tr)}
+		for e := range 10 {
+			batch = append(batch, benchEvent(tr, e, 0))
+		}
+		applyBatch(t, p, batch...)
+		if limit := cfg.JourneyStateBytes + p.sizes[benchTracking(tr)]; p.bytes > limit {
+			t.Fatalf("after tracking %d: %d bytes of states, over the bound %d", tr, p.bytes, cfg.JourneyStateBytes)
+		}
+	}
+	var sum int64
+	for id, st := range p.states {
+		sum += stateBytes(st)
+		if p.sizes[id] != stateBytes(st) {
+			t.Fatalf("%s: accounted %d bytes, holds %d", id, p.sizes[id], stateBytes(st))
+		}
+	}
+	t.Logf("%d of 40 states in memory, %d bytes (bound %d; one state about %d)", len(p.states), sum, cfg.JourneyStateBytes, p.sizes[benchTracking(39)])
+	if sum != p.bytes || len(p.states) >= 40 || len(p.states) == 0 {
+		t.Fatalf("%d states, %d bytes accounted, %d held", len(p.states), p.bytes, sum)
+	}
+	if _, ok := p.states[benchTracking(0)]; ok {
+		t.Fatal("the least recently changed state is still in memory")
+	}
+	// Tracking 0 changes again: its state is read back and its journeys
+	// are what a projection that never dropped it derives.
+	applyBatch(t, p, benchEvent(0, 3, 1), benchEvent(0, 10, 0))
+	kept := newStateProjection(t, testenv.ClickHouse(t))
+	seed := []*kgo.Record{benchSubscription(0)}
+	for e := range 10 {
+		seed = append(seed, benchEvent(0, e, 0))
+	}
+	applyBatch(t, kept, seed...)
+	applyBatch(t, kept, benchEvent(0, 3, 1), benchEvent(0, 10, 0))
+	sameState(t, "reloaded after a drop", p.states[benchTracking(0)], kept.states[benchTracking(0)])
+	sameJourneys(t, ch, p.states[benchTracking(0)])
+}

@@ -31,6 +31,14 @@ type Config struct {
 	// GenerationCheck is how often the journey projection looks for a
 	// rebuilt generation (default 5 s).
 	GenerationCheck time.Duration
+	// JourneyStateBytes bounds the journey states kept in memory, by an
+	// estimate of their bytes (default 256 MiB): beyond it the states least
+	// recently used are dropped and read again from ClickHouse when their
+	// tracking next changes. A tracking with about a dozen events holds
+	// some 30 KB (its events' JSON and what is parsed of them), so the
+	// default keeps about 8,000 busy trackings; the rest cost a point read
+	// when they change.
+	JourneyStateBytes int64
 	// Retry is the backoff of a failed batch (an insert ClickHouse
 	// refused): default 100 ms doubling to 10 s, 8 attempts (about 40 s),
 	// then the projector stops with the error.
@@ -52,6 +60,9 @@ func (c Config) WithDefaults() Config {
 	if c.GenerationCheck <= 0 {
 		c.GenerationCheck = 5 * time.Second
 	}
+	if c.JourneyStateBytes <= 0 {
+		c.JourneyStateBytes = 256 << 20
+	}
 	if c.Retry.Initial <= 0 {
 		c.Retry.Initial = 100 * time.Millisecond
 	}
@@ -67,7 +78,7 @@ func (c Config) WithDefaults() Config {
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
 	var errs []error
-	if c.MaxBatch < 0 || c.MaxWait < 0 || c.JourneyMaxWait < 0 || c.GenerationCheck < 0 {
+	if c.MaxBatch < 0 || c.MaxWait < 0 || c.JourneyMaxWait < 0 || c.GenerationCheck < 0 || c.JourneyStateBytes < 0 {
 		errs = append(errs, errors.New("projector: negative batch size or durations"))
 	}
 	return errors.Join(errs...)

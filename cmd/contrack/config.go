@@ -212,6 +212,7 @@ var envVars = []envVar{
 	{"CONTRACK_PROJECTOR_MAX_BATCH", "20000", "rows per ClickHouse insert of the projector", false, "Projector.MaxBatch"},
 	{"CONTRACK_PROJECTOR_MAX_WAIT", "1s", "how long a partial projector batch waits", false, "Projector.MaxWait"},
 	{"CONTRACK_PROJECTOR_JOURNEY_MAX_WAIT", "250ms", "how long the journey projection batches (a pull is fresh this long after the event plus an insert)", false, "Projector.JourneyMaxWait"},
+	{"CONTRACK_PROJECTOR_JOURNEY_STATE_BYTES", "268435456", "bytes (estimated) of journey states the projector keeps in memory; beyond it the least recently changed are dropped and read from ClickHouse when they change again", false, "Projector.JourneyStateBytes"},
 	{"CONTRACK_PROJECTOR_GENERATION_CHECK", "5s", "how often the journey projection looks for a rebuilt generation", false, "Projector.GenerationCheck"},
 	{"CONTRACK_PROJECTOR_RETRY_INITIAL", "100ms", "first wait before a failed projector batch (an insert ClickHouse refused) is tried again, doubled per attempt", false, "Projector.Retry.Initial"},
 	{"CONTRACK_PROJECTOR_RETRY_MAX", "10s", "longest wait between tries of a failed projector batch", false, "Projector.Retry.Max"},
