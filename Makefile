@@ -108,11 +108,11 @@ e2e-scale: services build
 		-kill projector-1@32s+3s -kill poller-1@40s+3s
 
 # A population of trackings polled (issue 29): POPULATION trackings over 1,000
-# sandbox accounts, subscribed in bulk at SUBSCRIBE_RATE/s, re-polled at 150/s
-# (the interval is POPULATION/150 s). 1,000,000 takes hours on 2 cores; try
-# `make e2e-population POPULATION=100000` first.
+# sandbox accounts, subscribed in bulk at SUBSCRIBE_RATE/s, re-polled at 100/s
+# (the interval is POPULATION/100 s). 1,000,000 takes about 3 hours on 2 cores;
+# try `make e2e-population POPULATION=100000` (about 20 minutes) first.
 POPULATION ?= 1000000
-SUBSCRIBE_RATE ?= 200
+SUBSCRIBE_RATE ?= 100
 e2e-population: services build
 	$(E2E) -population $(POPULATION) -accounts 1000 -subscribe-rate $(SUBSCRIBE_RATE)
 

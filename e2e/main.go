@@ -82,8 +82,9 @@ func main() {
 	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of each contrack process over the load to DIR/<process>.pprof (from its admin listener)")
 	flag.IntVar(&o.population.trackings, "population", 0, "instead of the ledger: subscribe this many trackings through POST /subscriptions/equipment and measure their polling (make e2e-population)")
 	flag.IntVar(&o.population.accounts, "accounts", 1000, "with -population: sandbox accounts the trackings are spread over")
-	flag.Float64Var(&o.population.subscribeRate, "subscribe-rate", 200, "with -population: trackings subscribed per second")
-	flag.DurationVar(&o.population.interval, "interval", 0, "with -population: the sandbox poll interval (default: the trackings at 150 re-polls/s)")
+	flag.Float64Var(&o.population.subscribeRate, "subscribe-rate", 100, "with -population: trackings subscribed per second")
+	flag.DurationVar(&o.population.interval, "interval", 0, "with -population: the sandbox poll interval (default: the trackings re-polled at -repoll-rate)")
+	flag.Float64Var(&o.population.repollRate, "repoll-rate", 100, "with -population and no -interval: the re-polls per second the interval is chosen for")
 	flag.DurationVar(&o.population.settle, "settle", 60*time.Second, "with -population: the steady window measured after the first events")
 	flag.DurationVar(&o.population.firstEventWait, "first-event-wait", 5*time.Minute, "with -population: how long to wait for every subscription's first event")
 	flag.Parse()
@@ -93,7 +94,7 @@ func main() {
 	var err error
 	if o.population.trackings > 0 {
 		if o.population.interval == 0 {
-			o.population.interval = (time.Duration(o.population.trackings) * time.Second / 150).Round(time.Second)
+			o.population.interval = time.Duration(float64(o.population.trackings) / o.population.repollRate * float64(time.Second)).Round(time.Second)
 		}
 		ok, err = runPopulation(ctx, o, o.population, os.Stdout)
 	} else {
