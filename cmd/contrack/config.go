@@ -207,6 +207,7 @@ var envVars = []envVar{
 	{"CONTRACK_NORMALIZE_TRANSACTION_LINGER", "10ms", "how long a normaliser transaction's first raw records wait for more (fewer transactions at low rates)", false, "Normalize.TransactionLinger"},
 	{"CONTRACK_NORMALIZE_TRANSACTIONAL_ID", "", "Kafka transactional id of this normaliser; unique per running instance (empty: random at every start)", false, "Normalize.TransactionalID"},
 	{"CONTRACK_NORMALIZE_SEEN_CAPACITY", "200000", "entries of the normaliser's in-memory dedupe cache", false, "Normalize.SeenCapacity"},
+	{"CONTRACK_NORMALIZE_ROUTING_CACHE_KEYS", "100000", "looked-up routes of pushed events the normaliser keeps in memory (the routes are in Postgres)", false, "Normalize.RoutingCacheKeys"},
 	{"CONTRACK_NORMALIZE_ROUTING_WAIT", "10s", "how long pushed events wait at start-up for the routing index to catch up", false, "Normalize.RoutingWait"},
 
 	{"CONTRACK_PROJECTOR_MAX_BATCH", "20000", "rows per ClickHouse insert of the projector", false, "Projector.MaxBatch"},

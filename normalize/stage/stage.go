@@ -42,6 +42,9 @@ type Config struct {
 	TransactionalID string
 	// SeenCapacity bounds the in-memory dedupe cache (default 200,000 entries).
 	SeenCapacity int
+	// RoutingCacheKeys bounds the looked-up routes of pushed events kept in
+	// memory (default 100,000 keys); the routes themselves are in Postgres.
+	RoutingCacheKeys int
 	// RoutingWait is how long pushed events may wait at start-up for the
 	// routing index to catch up with the subscriptions topic before the wait
 	// is logged as an error (default 10 s). They are never routed before:
@@ -65,6 +68,9 @@ func (c Config) Validate() error {
 	if c.SeenCapacity < 0 {
 		errs = append(errs, errors.New("normalize: SeenCapacity must not be negative"))
 	}
+	if c.RoutingCacheKeys < 0 {
+		errs = append(errs, errors.New("normalize: RoutingCacheKeys must not be negative"))
+	}
 	if c.RoutingWait < 0 {
 		errs = append(errs, errors.New("normalize: RoutingWait must not be negative"))
 	}
@@ -85,6 +91,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.SeenCapacity == 0 {
 		c.SeenCapacity = 200_000
+	}
+	if c.RoutingCacheKeys == 0 {
+		c.RoutingCacheKeys = 100_000
 	}
 	if c.RoutingWait == 0 {
 		c.RoutingWait = 10 * time.Second
@@ -127,7 +136,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	}
 	log := deps.Log.With("stage", "normalize")
 	s := &stage{cfg: cfg, deps: deps, log: log, seen: newSeenStore(deps.Pool, cfg.SeenCapacity),
-		index: newRoutingIndex(time.Now().Add(cfg.RoutingWait), cfg.RoutingWait)}
+		index: newRoutingIndex(deps.Pool, cfg.RoutingCacheKeys, time.Now().Add(cfg.RoutingWait), cfg.RoutingWait)}
 
 	g, ctx := errgroup.WithContext(parent)
 	idxCtx, stopIdx := context.WithCancel(ctx)
@@ -195,7 +204,7 @@ func (s *stage) batch(ctx context.Context, tx *kafka.TxBatch) error {
 			trace.WithAttributes(attribute.String("messaging.destination.name", r.Topic),
 				attribute.Int("messaging.destination.partition.id", int(r.Partition)), attribute.Int64("messaging.kafka.offset", r.Offset)))
 		spans = append(spans, span)
-		p, dead, err := s.prepare(r)
+		p, dead, err := s.prepare(ctx, r)
 		if err != nil {
 			// The routing index is not there: nothing of the batch is
 			// committed (retried, or the stage stops with the reason).
@@ -254,7 +263,7 @@ type item struct {
 
 // prepare decodes and parses one raw record, or returns its dead letter;
 // an error when a pushed record cannot be routed yet.
-func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record, error) {
+func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Record, error) {
 	var raw schemas.CarrierRaw
 	if err := schemas.DecodeCarrierRaw(r.Value, &raw); err != nil {
 		return prepared{}, s.deadLetter(r, raw, "", "undecodable envelope: "+err.Error()), nil
@@ -282,7 +291,10 @@ func (s *stage) prepare(r *kgo.Record) (prepared, *kgo.Record, error) {
 		if ev.EventID == "" {
 			ev.EventID = identity.EventIDFromFields(ev, raw.SCAC)
 		}
-		rts := s.routes(raw, ev)
+		rts, err := s.routes(ctx, raw, ev)
+		if err != nil {
+			return prepared{}, nil, err
+		}
 		if len(rts) == 0 && raw.TrackingID == "" {
 			p.unmatched++
 			p.unmatchedRef = reference(ev)
@@ -342,9 +354,9 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 // carrier key's SCAC (raw.SCAC, set by POST /events from the key, never
 // from the body) following its container or one of its booking / bill of
 // lading references.
-func (s *stage) routes(raw schemas.CarrierRaw, ev dcsa.Event) []Route {
+func (s *stage) routes(ctx context.Context, raw schemas.CarrierRaw, ev dcsa.Event) ([]Route, error) {
 	if raw.TrackingID != "" {
-		return []Route{{TrackingID: raw.TrackingID, AccountID: raw.AccountID, Env: raw.Env, SCAC: raw.SCAC}}
+		return []Route{{TrackingID: raw.TrackingID, AccountID: raw.AccountID, Env: raw.Env, SCAC: raw.SCAC}}, nil
 	}
 	// prepare checked that the index is caught up (index.usable).
 	seen := map[string]bool{}
@@ -357,18 +369,29 @@ func (s *stage) routes(raw schemas.CarrierRaw, ev dcsa.Event) []Route {
 			}
 		}
 	}
-	if ev.EquipmentReference != "" {
-		add(s.index.lookup(raw.Env, raw.SCAC, "container", ev.EquipmentReference))
+	look := func(kind, value string) error {
+		rs, err := s.index.lookup(ctx, raw.Env, raw.SCAC, kind, value)
+		add(rs)
+		return err
 	}
-	for _, d := range ev.DocumentReferences {
-		switch d.DocumentReferenceType {
-		case dcsa.DocBooking:
-			add(s.index.lookup(raw.Env, raw.SCAC, "booking", d.DocumentReferenceValue))
-		case dcsa.DocTransportDoc:
-			add(s.index.lookup(raw.Env, raw.SCAC, "bill", d.DocumentReferenceValue))
+	if ev.EquipmentReference != "" {
+		if err := look("container", ev.EquipmentReference); err != nil {
+			return nil, err
 		}
 	}
-	return out
+	for _, d := range ev.DocumentReferences {
+		var err error
+		switch d.DocumentReferenceType {
+		case dcsa.DocBooking:
+			err = look("booking", d.DocumentReferenceValue)
+		case dcsa.DocTransportDoc:
+			err = look("bill", d.DocumentReferenceValue)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // safeParse turns a parser panic into a parse error: a bug in one parser
