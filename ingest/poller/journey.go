@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/contrack/contrack/ingest/carrier"
-	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
@@ -27,21 +25,13 @@ import (
 //     (journeyEnded), if not already seen since the newest open
 //     subscription was created, written here.
 //
-// Without a parser for the result's format nothing is recorded.
-func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, c claim, res carrier.Result) string {
-	parse := p.deps.Parsers[res.Format]
-	if parse == nil {
-		return ""
+// Without a parser for the result's format, or with a page it cannot
+// read, nothing is recorded.
+func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, c claim, pp parsedPoll) string {
+	if !pp.ok || !pp.all {
+		return "" // no facts from a page we cannot read (the normaliser dead-letters it)
 	}
-	var events []dcsa.Event
-	env := normalize.Envelope{SCAC: c.scac, TrackingID: c.id, ReceivedAt: p.deps.Now()}
-	for _, page := range res.Pages {
-		evs, err := parse(page, env)
-		if err != nil {
-			return "" // the normaliser dead-letters it; no facts from a page we cannot read
-		}
-		events = append(events, evs...)
-	}
+	events := pp.events
 	changed := ""
 	if fp := fingerprint(events); fp != c.fingerprint {
 		changed = fp

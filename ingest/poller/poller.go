@@ -463,8 +463,9 @@ func (p *poller) poll(ctx context.Context, c claim, ag *accountGate) (out outcom
 	switch res.Outcome {
 	case carrier.OutcomeSuccess, carrier.OutcomeNoData:
 		out.status = ConnConnected
-		out.fingerprint = p.journeyFacts(ctx, log, c, res)
-		next, expected := p.nextAfterExpected(res, c.id, c.scac, now, regular)
+		pp := p.parsePoll(res, c.id, c.scac, now)
+		out.fingerprint = p.journeyFacts(ctx, log, c, pp)
+		next, expected := p.nextAfterEvents(pp, now, regular)
 		out.next, out.class = next, classRegular
 		if expected {
 			out.class = classExpected
