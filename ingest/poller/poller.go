@@ -91,10 +91,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}
 	}
 	defer p.leave()
-	// The first refresh must work: a poller that cannot read its accounts
-	// polls nothing and says so.
-	if err := p.refresh(ctx); err != nil {
-		return fmt.Errorf("poller: %w", err)
+	// A first refresh that fails (Postgres not there yet) is logged,
+	// counted and tried again by the refresh loop; nothing is polled until
+	// one succeeds.
+	if err := p.refresh(ctx); err != nil && ctx.Err() == nil {
+		p.metrics.failures.WithLabelValues("refresh").Inc()
+		p.log.Error("poller refresh failed", "err", err)
 	}
 	// Refreshes and capacity writes recover by themselves (logged and
 	// counted); the claim loop ends with ctx only.
