@@ -75,6 +75,7 @@ type BulkSubscribeResponse struct {
 func registerBulk(s *fuego.Server, deps api) {
 	h := subscriptionHandlers{deps}
 	fuego.Post(s, "/subscriptions/equipment", h.bulkCreate,
+		option.OperationID("createSubscriptions"),
 		option.Summary("Subscribe to many shipments at once"),
 		option.Description("Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns "+
 			"(scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). "+
