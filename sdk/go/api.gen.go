@@ -19,11 +19,12 @@ import (
 
 // AccountResponse AccountResponse schema
 type AccountResponse struct {
-	AuthMethod  string    `json:"authMethod"`
-	ClientName  string    `json:"clientName"`
-	DisplayName string    `json:"displayName"`
-	Environment string    `json:"environment"`
-	UsagePlan   UsagePlan `json:"usagePlan"`
+	AuthMethod      string            `json:"authMethod"`
+	ClientName      string            `json:"clientName"`
+	DisplayName     string            `json:"displayName"`
+	Environment     string            `json:"environment"`
+	PollingCapacity []CarrierCapacity `json:"pollingCapacity"`
+	UsagePlan       UsagePlan         `json:"usagePlan"`
 }
 
 // ActivateWebhookBody ActivateWebhookBody schema
@@ -41,6 +42,41 @@ type Body struct {
 	// DateOfRequest RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
 	DateOfRequest Time   `json:"dateOfRequest,omitempty"`
 	Message       string `json:"message"`
+}
+
+// BulkResult defines model for BulkResult.
+type BulkResult struct {
+	Index                 int    `json:"index"`
+	Message               string `json:"message"`
+	ScacCode              string `json:"scacCode,omitempty"`
+	Status                string `json:"status"`
+	SubscriptionReference string `json:"subscriptionReference"`
+}
+
+// BulkSubscribeResponse BulkSubscribeResponse schema
+type BulkSubscribeResponse struct {
+	Created int `json:"created"`
+
+	// DateOfRequest RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	DateOfRequest Time         `json:"dateOfRequest"`
+	Exists        int          `json:"exists"`
+	Invalid       int          `json:"invalid"`
+	Results       []BulkResult `json:"results"`
+}
+
+// CarrierCapacity defines model for CarrierCapacity.
+type CarrierCapacity struct {
+	AllowedPollsPerSecond     float64 `json:"allowedPollsPerSecond"`
+	AwaitingFirstPoll         int     `json:"awaitingFirstPoll"`
+	ConfiguredIntervalSeconds float64 `json:"configuredIntervalSeconds"`
+	IntervalP50Seconds        float64 `json:"intervalP50Seconds"`
+	IntervalP95Seconds        float64 `json:"intervalP95Seconds"`
+	PollsPerSecond            float64 `json:"pollsPerSecond"`
+	ScacCode                  string  `json:"scacCode"`
+	Trackings                 int     `json:"trackings"`
+
+	// UpdatedAt RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	UpdatedAt Time `json:"updatedAt"`
 }
 
 // CarrierMetrics defines model for CarrierMetrics.
@@ -430,6 +466,9 @@ type ListSubscriptionsParams struct {
 	NextToken *string `form:"nextToken,omitempty" json:"nextToken,omitempty"`
 }
 
+// CreateSubscriptionsJSONBody defines parameters for CreateSubscriptions.
+type CreateSubscriptionsJSONBody = []CreateSubscriptionBody
+
 // ReadFeedParams defines parameters for ReadFeed.
 type ReadFeedParams struct {
 	// Cursor opaque cursor: the nextCursor of the previous response, unchanged; without it the feed starts at the oldest retained event (events are kept at least 30 days)
@@ -471,6 +510,9 @@ type PushEventsJSONRequestBody PushEventsJSONBody
 
 // CreateSubscriptionJSONRequestBody defines body for CreateSubscription for application/json ContentType.
 type CreateSubscriptionJSONRequestBody = CreateSubscriptionBody
+
+// CreateSubscriptionsJSONRequestBody defines body for CreateSubscriptions for application/json ContentType.
+type CreateSubscriptionsJSONRequestBody = CreateSubscriptionsJSONBody
 
 // ActivateWebhookJSONRequestBody defines body for ActivateWebhook for application/json ContentType.
 type ActivateWebhookJSONRequestBody = ActivateWebhookBody
@@ -616,7 +658,7 @@ type ClientInterface interface {
 
 	// GetAccount The calling key's account
 	//
-	// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+	// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to. pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95) against the configured one, and the polls per second used of the plan's carrier rate.
 	//
 	// Corresponds with GET /account (the `GetAccount` operationId).
 	GetAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -754,6 +796,24 @@ type ClientInterface interface {
 	// Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 	ListSubscriptions(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateSubscriptionsWithBody Subscribe to many shipments at once
+	//
+	// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+	CreateSubscriptionsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSubscriptions Subscribe to many shipments at once
+	//
+	// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+	CreateSubscriptions(ctx context.Context, body CreateSubscriptionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ReadFeed Read the account event feed
 	//
 	// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present.
@@ -824,7 +884,7 @@ type ClientInterface interface {
 
 // GetAccount The calling key's account
 //
-// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to. pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95) against the configured one, and the polls per second used of the plan's carrier rate.
 //
 // Corresponds with GET /account (the `GetAccount` operationId).
 func (c *RawClient) GetAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1132,6 +1192,44 @@ func (c *RawClient) GetSubscription(ctx context.Context, subscriptionId string, 
 // Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 func (c *RawClient) ListSubscriptions(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListSubscriptionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSubscriptionsWithBody Subscribe to many shipments at once
+//
+// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+func (c *RawClient) CreateSubscriptionsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSubscriptionsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSubscriptions Subscribe to many shipments at once
+//
+// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+func (c *RawClient) CreateSubscriptions(ctx context.Context, body CreateSubscriptionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSubscriptionsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1998,6 +2096,46 @@ func NewListSubscriptionsRequest(server string, params *ListSubscriptionsParams)
 	return req, nil
 }
 
+// NewCreateSubscriptionsRequest calls the generic CreateSubscriptions builder with application/json body
+func NewCreateSubscriptionsRequest(server string, body CreateSubscriptionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSubscriptionsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateSubscriptionsRequestWithBody constructs an http.Request for the CreateSubscriptions method, with any body, and a specified content type
+func NewCreateSubscriptionsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscriptions/equipment")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewReadFeedRequest constructs an http.Request for the ReadFeed method
 func NewReadFeedRequest(server string, params *ReadFeedParams) (*http.Request, error) {
 	var err error
@@ -2380,7 +2518,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetAccountWithResponse The calling key's account
 	//
-	// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+	// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to. pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95) against the configured one, and the polls per second used of the plan's carrier rate.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2533,6 +2671,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 	ListSubscriptionsWithResponse(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*ListSubscriptionsResponse, error)
+
+	// CreateSubscriptionsWithBodyWithResponse Subscribe to many shipments at once
+	//
+	// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+	CreateSubscriptionsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSubscriptionsResponse, error)
+
+	// CreateSubscriptionsWithResponse Subscribe to many shipments at once
+	//
+	// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+	CreateSubscriptionsWithResponse(ctx context.Context, body CreateSubscriptionsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSubscriptionsResponse, error)
 
 	// ReadFeedWithResponse Read the account event feed
 	//
@@ -3530,6 +3686,82 @@ func (r ListSubscriptionsResponse) ContentType() string {
 	return ""
 }
 
+type CreateSubscriptionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BulkSubscribeResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateSubscriptionsResponse) GetJSON200() *BulkSubscribeResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateSubscriptionsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateSubscriptionsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateSubscriptionsResponse) GetJSON413() *Body {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateSubscriptionsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateSubscriptionsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateSubscriptionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateSubscriptionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateSubscriptionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateSubscriptionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ReadFeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4029,7 +4261,7 @@ func (r TestWebhookResponse) ContentType() string {
 
 // GetAccountWithResponse The calling key's account
 //
-// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+// Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to. pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95) against the configured one, and the polls per second used of the plan's carrier rate.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4289,6 +4521,36 @@ func (c *ClientWithResponses) ListSubscriptionsWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseListSubscriptionsResponse(rsp)
+}
+
+// CreateSubscriptionsWithBodyWithResponse Subscribe to many shipments at once
+//
+// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+func (c *ClientWithResponses) CreateSubscriptionsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSubscriptionsResponse, error) {
+	rsp, err := c.CreateSubscriptionsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSubscriptionsResponse(rsp)
+}
+
+// CreateSubscriptionsWithResponse Subscribe to many shipments at once
+//
+// Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /subscriptions/equipment (the `CreateSubscriptions` operationId).
+func (c *ClientWithResponses) CreateSubscriptionsWithResponse(ctx context.Context, body CreateSubscriptionsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSubscriptionsResponse, error) {
+	rsp, err := c.CreateSubscriptions(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSubscriptionsResponse(rsp)
 }
 
 // ReadFeedWithResponse Read the account event feed
@@ -5131,6 +5393,67 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateSubscriptionsResponse parses an HTTP response from a CreateSubscriptionsWithResponse call
+func ParseCreateSubscriptionsResponse(rsp *http.Response) (*CreateSubscriptionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateSubscriptionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BulkSubscribeResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest Body

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * The calling key's account
-         * @description Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+         * @description Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to. pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95) against the configured one, and the polls per second used of the plan's carrier rate.
          */
         get: operations["getAccount"];
         put?: never;
@@ -194,6 +194,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions/equipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe to many shipments at once
+         * @description Up to 1000 create bodies of POST /subscription/equipment in one request: a JSON array of them, or text/csv with a header row naming the same columns (scacCode, containerNumber, bookingNumber, billNumber, subscriptionReference; in any order, unknown columns ignored). Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: CREATED (message "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: message "Subscription Reference Already Exists", or "Subscription Reference Already Exists for another shipment" when it names a different shipment), or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one request: the limit is 1000".
+         */
+        post: operations["createSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions/events": {
         parameters: {
             query?: never;
@@ -325,6 +345,7 @@ export interface components {
             clientName: string | null;
             displayName: string;
             environment: string;
+            pollingCapacity: components["schemas"]["CarrierCapacity"][] | null;
             usagePlan: components["schemas"]["UsagePlan"] | null;
         };
         /** @description ActivateWebhookBody schema */
@@ -339,6 +360,37 @@ export interface components {
         Body: {
             dateOfRequest?: components["schemas"]["Time"];
             message: string;
+        };
+        BulkResult: {
+            index: number;
+            message: string;
+            scacCode?: string;
+            status: string;
+            subscriptionReference: string;
+        };
+        /** @description BulkSubscribeResponse schema */
+        BulkSubscribeResponse: {
+            created: number;
+            dateOfRequest: components["schemas"]["Time"];
+            exists: number;
+            invalid: number;
+            results: components["schemas"]["BulkResult"][] | null;
+        };
+        CarrierCapacity: {
+            /** Format: double */
+            allowedPollsPerSecond: number;
+            awaitingFirstPoll: number;
+            /** Format: double */
+            configuredIntervalSeconds: number;
+            /** Format: double */
+            intervalP50Seconds: number | null;
+            /** Format: double */
+            intervalP95Seconds: number | null;
+            /** Format: double */
+            pollsPerSecond: number;
+            scacCode: string;
+            trackings: number;
+            updatedAt: components["schemas"]["Time"];
         };
         CarrierMetrics: {
             attempts: number;
@@ -1419,6 +1471,77 @@ export interface operations {
             };
             /** @description Missing, unknown or revoked x-api-key */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    createSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Request body for []commandapi.CreateSubscriptionBody */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSubscriptionBody"][];
+                "text/csv": components["schemas"]["CreateSubscriptionBody"][];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkSubscribeResponse"];
+                };
+            };
+            /** @description Not an array of subscriptions, an empty one, or a CSV without a header row */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description More than 1000 items, or a body over 1 MiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

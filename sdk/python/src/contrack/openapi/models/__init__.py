@@ -4,6 +4,9 @@ from .account_response import AccountResponse
 from .activate_webhook_body import ActivateWebhookBody
 from .added_response import AddedResponse
 from .body import Body
+from .bulk_result import BulkResult
+from .bulk_subscribe_response import BulkSubscribeResponse
+from .carrier_capacity import CarrierCapacity
 from .carrier_metrics import CarrierMetrics
 from .configure_webhook_body import ConfigureWebhookBody
 from .create_subscription_body import CreateSubscriptionBody
@@ -59,6 +62,9 @@ __all__ = (
     "ActivateWebhookBody",
     "AddedResponse",
     "Body",
+    "BulkResult",
+    "BulkSubscribeResponse",
+    "CarrierCapacity",
     "CarrierMetrics",
     "ConfigureWebhookBody",
     "CreateSubscriptionBody",

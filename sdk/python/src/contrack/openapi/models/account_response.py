@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
+    from ..models.carrier_capacity import CarrierCapacity
     from ..models.usage_plan import UsagePlan
 
 
@@ -22,6 +23,7 @@ class AccountResponse:
         client_name (None | str):
         display_name (str):
         environment (str):
+        polling_capacity (list[CarrierCapacity] | None):
         usage_plan (None | UsagePlan):
     """
 
@@ -29,6 +31,7 @@ class AccountResponse:
     client_name: None | str
     display_name: str
     environment: str
+    polling_capacity: list[CarrierCapacity] | None
     usage_plan: None | UsagePlan
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -44,6 +47,18 @@ class AccountResponse:
 
         environment = self.environment
 
+        polling_capacity: list[dict[str, Any]] | None
+        if isinstance(self.polling_capacity, list):
+            polling_capacity = []
+            for polling_capacity_type_0_item_data in self.polling_capacity:
+                polling_capacity_type_0_item = (
+                    polling_capacity_type_0_item_data.to_dict()
+                )
+                polling_capacity.append(polling_capacity_type_0_item)
+
+        else:
+            polling_capacity = self.polling_capacity
+
         usage_plan: dict[str, Any] | None
         if isinstance(self.usage_plan, UsagePlan):
             usage_plan = self.usage_plan.to_dict()
@@ -58,6 +73,7 @@ class AccountResponse:
                 "clientName": client_name,
                 "displayName": display_name,
                 "environment": environment,
+                "pollingCapacity": polling_capacity,
                 "usagePlan": usage_plan,
             }
         )
@@ -66,6 +82,7 @@ class AccountResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.carrier_capacity import CarrierCapacity
         from ..models.usage_plan import UsagePlan
 
         d = dict(src_dict)
@@ -81,6 +98,28 @@ class AccountResponse:
         display_name = d.pop("displayName")
 
         environment = d.pop("environment")
+
+        def _parse_polling_capacity(data: object) -> list[CarrierCapacity] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                polling_capacity_type_0 = []
+                _polling_capacity_type_0 = data
+                for polling_capacity_type_0_item_data in _polling_capacity_type_0:
+                    polling_capacity_type_0_item = CarrierCapacity.from_dict(
+                        polling_capacity_type_0_item_data
+                    )
+
+                    polling_capacity_type_0.append(polling_capacity_type_0_item)
+
+                return polling_capacity_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[CarrierCapacity] | None, data)
+
+        polling_capacity = _parse_polling_capacity(d.pop("pollingCapacity"))
 
         def _parse_usage_plan(data: object) -> None | UsagePlan:
             if data is None:
@@ -102,6 +141,7 @@ class AccountResponse:
             client_name=client_name,
             display_name=display_name,
             environment=environment,
+            polling_capacity=polling_capacity,
             usage_plan=usage_plan,
         )
 

@@ -72,6 +72,8 @@ def sync_detailed(
     """The calling key's account
 
      Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+    pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95)
+    against the configured one, and the polls per second used of the plan's carrier rate.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -97,6 +99,8 @@ def sync(
     """The calling key's account
 
      Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+    pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95)
+    against the configured one, and the polls per second used of the plan's carrier rate.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,6 +122,8 @@ async def asyncio_detailed(
     """The calling key's account
 
      Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+    pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95)
+    against the configured one, and the polls per second used of the plan's carrier rate.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -141,6 +147,8 @@ async def asyncio(
     """The calling key's account
 
      Confirms which client, environment (live or sandbox) and usage plan the API key is scoped to.
+    pollingCapacity shows, per carrier, the open trackings, the poll interval achieved (p50, p95)
+    against the configured one, and the polls per second used of the plan's carrier rate.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
