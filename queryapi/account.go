@@ -21,9 +21,10 @@ type AccountResponse struct {
 	AuthMethod  string     `json:"authMethod"`
 	UsagePlan   *UsagePlan `json:"usagePlan"`
 	// PollingCapacity is, per carrier the account polls, what it gets of
-	// its plan's poll rate (beyond the spec's table; empty until the poller
-	// has written figures, within seconds of the first credentials).
-	PollingCapacity []CarrierCapacity `json:"pollingCapacity"`
+	// its plan's poll rate (beyond the spec's table, so optional in the
+	// OpenAPI document: absent until the poller has written figures, within
+	// seconds of the first credentials).
+	PollingCapacity []CarrierCapacity `json:"pollingCapacity,omitempty"`
 }
 
 // CarrierCapacity is one carrier's polling of the account's trackings: how

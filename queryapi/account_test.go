@@ -19,9 +19,9 @@ func TestGetAccountIsScopedToTheKey(t *testing.T) {
 	noPlan := api.Key(auth.CreateKeyParams{ClientSlug: "initech", Env: "live", Plan: auth.PlanNone})
 
 	cases := []struct{ key, want string }{
-		{acme, `{"clientName":"acme-corp","displayName":"ACME Corporation","environment":"sandbox","authMethod":"api-key","usagePlan":{"id":"plan-sandbox","name":"sandbox","displayName":"Sandbox"},"pollingCapacity":[]}`},
-		{globex, `{"clientName":"globex","displayName":"globex","environment":"live","authMethod":"api-key","usagePlan":{"id":"plan-enterprise","name":"enterprise","displayName":"Enterprise"},"pollingCapacity":[]}`},
-		{noPlan, `{"clientName":"initech","displayName":"initech","environment":"live","authMethod":"api-key","usagePlan":null,"pollingCapacity":[]}`},
+		{acme, `{"clientName":"acme-corp","displayName":"ACME Corporation","environment":"sandbox","authMethod":"api-key","usagePlan":{"id":"plan-sandbox","name":"sandbox","displayName":"Sandbox"}}`},
+		{globex, `{"clientName":"globex","displayName":"globex","environment":"live","authMethod":"api-key","usagePlan":{"id":"plan-enterprise","name":"enterprise","displayName":"Enterprise"}}`},
+		{noPlan, `{"clientName":"initech","displayName":"initech","environment":"live","authMethod":"api-key","usagePlan":null}`},
 	}
 	for _, c := range cases {
 		r := api.Do("GET", "/account", c.key, nil)

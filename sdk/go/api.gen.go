@@ -23,7 +23,7 @@ type AccountResponse struct {
 	ClientName      string            `json:"clientName"`
 	DisplayName     string            `json:"displayName"`
 	Environment     string            `json:"environment"`
-	PollingCapacity []CarrierCapacity `json:"pollingCapacity"`
+	PollingCapacity []CarrierCapacity `json:"pollingCapacity,omitempty"`
 	UsagePlan       UsagePlan         `json:"usagePlan"`
 }
 

@@ -345,7 +345,7 @@ export interface components {
             clientName: string | null;
             displayName: string;
             environment: string;
-            pollingCapacity: components["schemas"]["CarrierCapacity"][] | null;
+            pollingCapacity?: components["schemas"]["CarrierCapacity"][] | null;
             usagePlan: components["schemas"]["UsagePlan"] | null;
         };
         /** @description ActivateWebhookBody schema */

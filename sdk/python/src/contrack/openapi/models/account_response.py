@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.carrier_capacity import CarrierCapacity
     from ..models.usage_plan import UsagePlan
@@ -23,16 +25,16 @@ class AccountResponse:
         client_name (None | str):
         display_name (str):
         environment (str):
-        polling_capacity (list[CarrierCapacity] | None):
         usage_plan (None | UsagePlan):
+        polling_capacity (list[CarrierCapacity] | None | Unset):
     """
 
     auth_method: str
     client_name: None | str
     display_name: str
     environment: str
-    polling_capacity: list[CarrierCapacity] | None
     usage_plan: None | UsagePlan
+    polling_capacity: list[CarrierCapacity] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -47,8 +49,16 @@ class AccountResponse:
 
         environment = self.environment
 
-        polling_capacity: list[dict[str, Any]] | None
-        if isinstance(self.polling_capacity, list):
+        usage_plan: dict[str, Any] | None
+        if isinstance(self.usage_plan, UsagePlan):
+            usage_plan = self.usage_plan.to_dict()
+        else:
+            usage_plan = self.usage_plan
+
+        polling_capacity: list[dict[str, Any]] | None | Unset
+        if isinstance(self.polling_capacity, Unset):
+            polling_capacity = UNSET
+        elif isinstance(self.polling_capacity, list):
             polling_capacity = []
             for polling_capacity_type_0_item_data in self.polling_capacity:
                 polling_capacity_type_0_item = (
@@ -59,12 +69,6 @@ class AccountResponse:
         else:
             polling_capacity = self.polling_capacity
 
-        usage_plan: dict[str, Any] | None
-        if isinstance(self.usage_plan, UsagePlan):
-            usage_plan = self.usage_plan.to_dict()
-        else:
-            usage_plan = self.usage_plan
-
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -73,10 +77,11 @@ class AccountResponse:
                 "clientName": client_name,
                 "displayName": display_name,
                 "environment": environment,
-                "pollingCapacity": polling_capacity,
                 "usagePlan": usage_plan,
             }
         )
+        if polling_capacity is not UNSET:
+            field_dict["pollingCapacity"] = polling_capacity
 
         return field_dict
 
@@ -99,8 +104,27 @@ class AccountResponse:
 
         environment = d.pop("environment")
 
-        def _parse_polling_capacity(data: object) -> list[CarrierCapacity] | None:
+        def _parse_usage_plan(data: object) -> None | UsagePlan:
             if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                usage_plan_type_0 = UsagePlan.from_dict(data)
+
+                return usage_plan_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UsagePlan, data)
+
+        usage_plan = _parse_usage_plan(d.pop("usagePlan"))
+
+        def _parse_polling_capacity(
+            data: object,
+        ) -> list[CarrierCapacity] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
                 return data
             try:
                 if not isinstance(data, list):
@@ -117,32 +141,17 @@ class AccountResponse:
                 return polling_capacity_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[CarrierCapacity] | None, data)
+            return cast(list[CarrierCapacity] | None | Unset, data)
 
-        polling_capacity = _parse_polling_capacity(d.pop("pollingCapacity"))
-
-        def _parse_usage_plan(data: object) -> None | UsagePlan:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                usage_plan_type_0 = UsagePlan.from_dict(data)
-
-                return usage_plan_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | UsagePlan, data)
-
-        usage_plan = _parse_usage_plan(d.pop("usagePlan"))
+        polling_capacity = _parse_polling_capacity(d.pop("pollingCapacity", UNSET))
 
         account_response = cls(
             auth_method=auth_method,
             client_name=client_name,
             display_name=display_name,
             environment=environment,
-            polling_capacity=polling_capacity,
             usage_plan=usage_plan,
+            polling_capacity=polling_capacity,
         )
 
         account_response.additional_properties = d
