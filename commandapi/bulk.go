@@ -82,7 +82,7 @@ func registerBulk(s *fuego.Server, deps api) {
 			"Each item is checked exactly as the single endpoint checks its body, and answered on its own, in order: "+
 			"CREATED (message \"Successfully Subscribed\"), EXISTS (the subscriptionReference is already taken, by an earlier request or an earlier item of this one: "+
 			"message \"Subscription Reference Already Exists\", or \"Subscription Reference Already Exists for another shipment\" when it names a different shipment), "+
-			"or INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and sending the same batch again is safe. "+
+			"or INVALID (message: the single endpoint's 400 message; an item beyond the plan's open subscriptions gets its 429 message, \"Subscription limit reached for this plan: …\"). One bad item never fails the others, and sending the same batch again is safe. "+
 			"More than 1000 items: 413 \"Too many subscriptions in one request: the limit is 1000\"."),
 		option.RequestBody(fuego.RequestBody{Type: []CreateSubscriptionBody{}, ContentTypes: []string{"application/json", "text/csv"}}),
 		option.AddResponse(400, "Not an array of subscriptions, an empty one, or a CSV without a header row", fuego.Response{Type: httpapi.Body{}}),
@@ -100,10 +100,12 @@ type bulkItem struct {
 	push   bool
 	// infer: the item has no scacCode and passed every other check.
 	infer bool
+	// rejected: the item failed the checks (INVALID whatever the store holds).
+	rejected bool
 }
 
 func (it *bulkItem) invalid(msg string) {
-	it.result.Status, it.result.Message = BulkInvalid, msg
+	it.result.Status, it.result.Message, it.rejected = BulkInvalid, msg, true
 }
 
 func (h subscriptionHandlers) bulkCreate(c fuego.ContextNoBody) (BulkSubscribeResponse, error) {
@@ -119,9 +121,10 @@ func (h subscriptionHandlers) bulkCreate(c fuego.ContextNoBody) (BulkSubscribeRe
 	}
 	// A transaction that meets a reference taken since it looked is tried
 	// again: the next look finds it and answers EXISTS.
+	limit := k.Account.Limits().OpenSubscriptions
 	for attempt := 0; ; attempt++ {
 		err = pgx.BeginFunc(ctx, h.deps.Pool, func(tx pgx.Tx) error {
-			return h.subscribeBulk(ctx, tx, k.Account, items, now)
+			return h.subscribeBulk(ctx, tx, k.Account, limit, items, now)
 		})
 		if !errors.Is(err, errReferenceRace) || attempt == 2 {
 			break
@@ -375,14 +378,23 @@ func (it *bulkItem) shipment() shipment {
 // trackingKey is a tracking's identity within an account.
 type trackingKey struct{ scac, kind, value string }
 
-// subscribeBulk creates the valid items whose references are free, in tx:
-// one statement per table for the whole batch (trackings upserted with
-// their counts, subscriptions, outbox rows), then one NOTIFY.
-func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct auth.Account, items []*bulkItem, now time.Time) error {
+// subscribeBulk creates the valid items whose references are free, as
+// many as the account's open subscriptions allow (limit), in tx: one
+// statement per table for the whole batch (the account's count, trackings
+// upserted with their counts, subscriptions, outbox rows), then one NOTIFY.
+func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct auth.Account, limit int64, items []*bulkItem, now time.Time) error {
+	// First, as a single subscribe does: the account's row before any
+	// tracking's, so its count is exact under the lock and no two
+	// transactions wait on each other in opposite orders.
+	var open int64
+	if err := tx.QueryRow(ctx, `SELECT open_subscriptions FROM accounts WHERE id = $1 FOR UPDATE`, acct.ID).Scan(&open); err != nil {
+		return fmt.Errorf("count open subscriptions: %w", err)
+	}
+	room := max(limit-open, 0)
 	// Earlier attempts' answers are redone from scratch.
 	var refs []string
 	for _, it := range items {
-		if it.result.Status != BulkInvalid {
+		if !it.rejected {
 			it.result.Status, it.result.Message, it.result.ScacCode = "", "", ""
 			refs = append(refs, it.body.SubscriptionReference)
 		}
@@ -416,7 +428,7 @@ func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct
 	counts := map[trackingKey]int{}
 	status := map[trackingKey]string{}
 	for _, it := range items {
-		if it.result.Status == BulkInvalid {
+		if it.rejected {
 			continue
 		}
 		ref := it.body.SubscriptionReference
@@ -426,6 +438,10 @@ func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct
 			if s != it.shipment() {
 				it.result.Message = msgReferenceOther
 			}
+			continue
+		}
+		if int64(len(fresh)) >= room {
+			it.result.Status, it.result.Message, it.result.ScacCode = BulkInvalid, msgSubscriptionLimit(limit), ""
 			continue
 		}
 		taken[ref] = it.shipment() // a later item with the same reference: EXISTS
@@ -444,6 +460,9 @@ func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct
 	}
 	if len(fresh) == 0 {
 		return nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE accounts SET open_subscriptions = open_subscriptions + $2 WHERE id = $1`, acct.ID, len(fresh)); err != nil {
+		return fmt.Errorf("count open subscriptions: %w", err)
 	}
 
 	// Trackings in a fixed order, so two batches of one account lock shared

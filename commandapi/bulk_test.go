@@ -137,7 +137,7 @@ func TestBulkSubscribeIsIdempotentPerReference(t *testing.T) {
 		t.Fatalf("again:\n got %q\nwant %q", got, want)
 	}
 	var trackings, open, outbox int
-	err := db.Pool.QueryRow(context.Background(), `SELECT count(*), sum(open_subscriptions) FROM trackings t
+	err := db.Pool.QueryRow(context.Background(), `SELECT count(*), sum(t.open_subscriptions) FROM trackings t
 		JOIN accounts a ON a.id = t.account_id WHERE t.identifier = $1`, container).Scan(&trackings, &open)
 	if err != nil || trackings != 1 || open != 2 {
 		t.Fatalf("trackings of the container: %d with %d open subscriptions (%v), want 1 with 2", trackings, open, err)
@@ -233,5 +233,48 @@ func TestBulkSubscribeLimits(t *testing.T) {
 	}
 	if o := api.Do("GET", "/openapi.json", "", nil); !strings.Contains(string(o.Raw), `"/subscriptions/equipment"`) || !strings.Contains(string(o.Raw), `"text/csv"`) {
 		t.Fatal("POST /subscriptions/equipment is not in the OpenAPI document with its CSV body")
+	}
+}
+
+// The plan's open subscriptions count bulk subscribes as single ones do:
+// the items beyond the limit are INVALID with the single endpoint's 429
+// message, the others created, and the account's count is exact.
+func TestBulkSubscribeStopsAtThePlansOpenSubscriptions(t *testing.T) {
+	api, db := newAPI(t)
+	ctx := context.Background()
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO usage_plans (name, id, display_name, rate_per_second, burst, open_subscriptions)
+		VALUES ('three', 'plan-three', 'Three', 100, 100, 3)`); err != nil {
+		t.Fatal(err)
+	}
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox", Plan: "three"})
+	if r := api.Do("POST", "/subscription/equipment", key, sub("single", "bookingNumber", "BK-0")); r.Status != 200 {
+		t.Fatalf("single: %d %s", r.Status, r.Raw)
+	}
+	limit := "Subscription limit reached for this plan: 3 open subscriptions; close some (DELETE /subscription/{subscription_id}) or change plans"
+	r := api.Do("POST", "/subscriptions/equipment", key, []any{
+		sub("b-1", "bookingNumber", "BK-1"),
+		sub("bad", "containerNumber", "CSQU3054384"),
+		sub("b-2", "bookingNumber", "BK-2"),
+		sub("b-3", "bookingNumber", "BK-3"),
+		sub("single", "bookingNumber", "BK-0"),
+	})
+	want := []string{
+		"b-1 CREATED Successfully Subscribed",
+		"bad INVALID Invalid container number 'CSQU3054384'",
+		"b-2 CREATED Successfully Subscribed",
+		"b-3 INVALID " + limit,
+		"single EXISTS Subscription Reference Already Exists",
+	}
+	if got := bulkResults(t, r); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("at the limit:\n got %q\nwant %q", got, want)
+	}
+	var open int64
+	if err := db.Pool.QueryRow(ctx, `SELECT open_subscriptions FROM accounts WHERE client_slug = 'acme'`).Scan(&open); err != nil || open != 3 {
+		t.Fatalf("the account counts %d open subscriptions (%v), want 3", open, err)
+	}
+	// A close makes room for one more.
+	api.Do("DELETE", "/subscription/b-1", key, nil)
+	if got := bulkResults(t, api.Do("POST", "/subscriptions/equipment", key, []any{sub("b-3", "bookingNumber", "BK-3")})); fmt.Sprint(got) != "[b-3 CREATED Successfully Subscribed]" {
+		t.Fatalf("after a close: %q", got)
 	}
 }
