@@ -101,9 +101,10 @@ def sync_detailed(
     "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier
     request or an earlier item of this one: message "Subscription Reference Already Exists", or
     "Subscription Reference Already Exists for another shipment" when it names a different shipment), or
-    INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and
-    sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one
-    request: the limit is 1000".
+    INVALID (message: the single endpoint's 400 message; an item beyond the plan's open subscriptions
+    gets its 429 message, "Subscription limit reached for this plan: …"). One bad item never fails the
+    others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions
+    in one request: the limit is 1000".
 
     Args:
         body (list[CreateSubscriptionBody]):
@@ -142,9 +143,10 @@ def sync(
     "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier
     request or an earlier item of this one: message "Subscription Reference Already Exists", or
     "Subscription Reference Already Exists for another shipment" when it names a different shipment), or
-    INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and
-    sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one
-    request: the limit is 1000".
+    INVALID (message: the single endpoint's 400 message; an item beyond the plan's open subscriptions
+    gets its 429 message, "Subscription limit reached for this plan: …"). One bad item never fails the
+    others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions
+    in one request: the limit is 1000".
 
     Args:
         body (list[CreateSubscriptionBody]):
@@ -178,9 +180,10 @@ async def asyncio_detailed(
     "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier
     request or an earlier item of this one: message "Subscription Reference Already Exists", or
     "Subscription Reference Already Exists for another shipment" when it names a different shipment), or
-    INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and
-    sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one
-    request: the limit is 1000".
+    INVALID (message: the single endpoint's 400 message; an item beyond the plan's open subscriptions
+    gets its 429 message, "Subscription limit reached for this plan: …"). One bad item never fails the
+    others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions
+    in one request: the limit is 1000".
 
     Args:
         body (list[CreateSubscriptionBody]):
@@ -217,9 +220,10 @@ async def asyncio(
     "Successfully Subscribed"), EXISTS (the subscriptionReference is already taken, by an earlier
     request or an earlier item of this one: message "Subscription Reference Already Exists", or
     "Subscription Reference Already Exists for another shipment" when it names a different shipment), or
-    INVALID (message: the single endpoint's 400 message). One bad item never fails the others, and
-    sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions in one
-    request: the limit is 1000".
+    INVALID (message: the single endpoint's 400 message; an item beyond the plan's open subscriptions
+    gets its 429 message, "Subscription limit reached for this plan: …"). One bad item never fails the
+    others, and sending the same batch again is safe. More than 1000 items: 413 "Too many subscriptions
+    in one request: the limit is 1000".
 
     Args:
         body (list[CreateSubscriptionBody]):
