@@ -27,8 +27,14 @@ func Path(elem ...string) string { return filepath.Join(append([]string{dir}, el
 // EVENT_DOMAIN 2.0.2 and the Track & Trace APIs).
 func DCSA() string { return Path("dcsa") }
 
-// Samples is the directory of real TNT 2.2 responses, good and broken.
+// Samples is the directory of DCSA's example messages: real TNT 2.2
+// responses, good and broken, and the TNT 3.0 requests and responses
+// (tnt-300-*.json).
 func Samples() string { return Path("dcsa", "samples") }
+
+// TNT3 is DCSA Track & Trace 3.0.0, the OpenAPI document every TNT 3.0
+// message contrack reads or emits is held to.
+func TNT3() string { return Path("dcsa", "TNT_v3.0.0.yaml") }
 
 // Messages is the interface's error table and success messages as JSON
 // (docs/interface.md, "Errors"), the data the contract tests are driven by.

@@ -68,7 +68,7 @@ func TestChecksums(t *testing.T) {
 
 func TestPathsExist(t *testing.T) {
 	for _, p := range []string{reference.DCSA(), reference.Samples(), reference.Messages(), reference.StandardWebhooksVector(),
-		reference.Path("dcsa", "event_domain_v2.0.2.yaml"), reference.Path("dcsa", "LICENSE")} {
+		reference.Path("dcsa", "event_domain_v2.0.2.yaml"), reference.Path("dcsa", "LICENSE"), reference.TNT3()} {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}
