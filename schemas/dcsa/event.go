@@ -50,6 +50,13 @@ type Event struct {
 	DocumentReferences []DocumentReference `json:"documentReferences,omitempty"`
 	References         []Reference         `json:"references,omitempty"`
 	Seals              []Seal              `json:"seals,omitempty"`
+
+	// Retracted is set only in a parser's output, by formats that can
+	// withdraw an event (DCSA TNT 3.0's isRetracted): the value is then no
+	// event but the withdrawal of every version of the event EventID, and
+	// no other field is set. Not part of EVENT_DOMAIN 2.0.2: never on the
+	// wire, never in a content hash.
+	Retracted bool `json:"-"`
 }
 
 // Location is LOCATION_DOMAIN 2.0.2's location: any of a geo position,

@@ -269,3 +269,18 @@ type FeedbackElement struct {
 type Events struct {
 	Events []Event `json:"events"`
 }
+
+// Verdict is what POST /events answers a 3.0 body before anything is
+// stored: the body refused whole (Message), or each event accepted, not
+// carried or refused, with feedback for the last two.
+type Verdict struct {
+	// Message refuses the whole body (empty, not JSON, no events array).
+	Message string
+	// Feedback has one element per event not processed as sent: ERROR for
+	// a refused event, WARN for one accepted but not forwarded.
+	Feedback []FeedbackElement
+	// Accepted events are forwarded (or withdraw earlier ones); NotCarried
+	// events are accepted but have no EVENT_DOMAIN 2.0.2 form; Refused
+	// events are not processed.
+	Accepted, NotCarried, Refused int
+}

@@ -1,0 +1,77 @@
+package tnt3
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/validate"
+	"github.com/contrack/contrack/reference"
+	"github.com/contrack/contrack/schemas/dcsa"
+)
+
+// FuzzParse: no input panics; every failure is a ParseError; anything
+// accepted is valid JSON, and every event it yields (retractions aside,
+// which carry only their id) meets the 2.0.2 structural contract; parsing
+// is deterministic; a pushed body's verdict counts exactly the events
+// ParsePushed yields, and Parse accepts a body only when nothing in it is
+// refused.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join(reference.Samples(), "tnt-300-*.json"))
+	seeds = append(seeds, "testdata/mapping.input.json")
+	for _, p := range seeds {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"events":[{"eventID":"a","isRetracted":true},{"eventID":"\ud83d\ude00\udc00"}]}`))
+	f.Add([]byte(`{"events":[{"eventClassification":{"eventTypeCode":"TRANSPORT","eventClassifierCode":"EST","transportEventTypeCode":"ARRI"},"eventDateTime":"2026-01-01T00:00:00Z","transportDetails":{"transportCall":{"modeOfTransport":"MULTIMODAL"}}}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		events, err := Parse(raw, env)
+		if err != nil {
+			var pe *normalize.ParseError
+			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
+				t.Fatalf("error %T %v is not a ParseError", err, err)
+			}
+		} else {
+			if !json.Valid(raw) {
+				t.Fatalf("accepted invalid JSON %q", raw)
+			}
+			for i, e := range events {
+				if e.Retracted {
+					if e.EventID == "" || !reflect.DeepEqual(e, dcsa.Event{EventID: e.EventID, Retracted: true}) {
+						t.Fatalf("retraction %d carries more than its id: %+v", i, e)
+					}
+					continue
+				}
+				if err := validate.Structural(e); err != nil {
+					t.Fatalf("event %d breaks the 2.0.2 contract: %v\ninput: %q", i, err, raw)
+				}
+			}
+			again, err := Parse(raw, env)
+			if err != nil || !reflect.DeepEqual(events, again) {
+				t.Fatalf("second parse differs: %v", err)
+			}
+		}
+		v := Check(raw, env.SCAC, env.ReceivedAt)
+		pushed, perr := ParsePushed(raw, env)
+		switch {
+		case v.Message != "":
+			if perr == nil {
+				t.Fatalf("Check refused the body (%s), ParsePushed accepted it", v.Message)
+			}
+		case perr != nil:
+			t.Fatalf("Check accepted the body, ParsePushed: %v", perr)
+		case v.Accepted != len(pushed):
+			t.Fatalf("Check accepts %d events, ParsePushed yields %d", v.Accepted, len(pushed))
+		case len(v.Feedback) != v.Refused+v.NotCarried:
+			t.Fatalf("%d feedback elements for %d refused and %d not carried", len(v.Feedback), v.Refused, v.NotCarried)
+		}
+	})
+}

@@ -1,0 +1,217 @@
+package tnt3
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/normalize/validate/validatetest"
+	"github.com/contrack/contrack/reference"
+	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/tnt3"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// receivedAt is after every actual event of the fixtures and samples.
+var receivedAt = time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
+
+var env = normalize.Envelope{SCAC: "ZIMU", ReceivedAt: receivedAt}
+
+// events without the retractions, which are no 2.0.2 events.
+func emitted(evs []dcsa.Event) []dcsa.Event {
+	var out []dcsa.Event
+	for _, e := range evs {
+		if !e.Retracted {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// DCSA's published 3.0 messages and contrack's own fixture, polled: each
+// golden file holds the 2.0.2 events, each valid against EVENT_DOMAIN 2.0.2.
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(reference.Samples(), "tnt-300-*.json"))
+	files = append(files, "testdata/mapping.input.json")
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".json"), ".input")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs, err := Parse(raw, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			validatetest.ValidateAll(t, emitted(evs))
+			var out []any
+			for _, e := range evs {
+				if e.Retracted {
+					out = append(out, map[string]string{"retracted": e.EventID})
+					continue
+				}
+				out = append(out, e)
+			}
+			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), out, *update)
+		})
+	}
+}
+
+// TestMapping pins the rules the golden files only show by example.
+func TestMapping(t *testing.T) {
+	raw, err := os.ReadFile("testdata/mapping.input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := Parse(raw, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 4 {
+		t.Fatalf("got %d, want 4: LOAD, DEPA, DEPA's retraction, GTIN (IOT and CUSR not carried)", len(evs))
+	}
+	load, depa, retract, gtin := evs[0], evs[1], evs[2], evs[3]
+	t.Run("a UUID eventID gives the id a 2.2 carrier's would, whatever its case", func(t *testing.T) {
+		if want := identity.EventID("ZIMU", "5b7f64d8-2f1e-4c55-9a51-0d5b3c1e9a02"); load.EventID != want {
+			t.Errorf("eventID %s, want %s", load.EventID, want)
+		}
+	})
+	t.Run("any other eventID is the source id as it is", func(t *testing.T) {
+		if want := identity.EventID("ZIMU", "zim-depa-rtm-12W"); depa.EventID != want {
+			t.Errorf("eventID %s, want %s", depa.EventID, want)
+		}
+	})
+	t.Run("a retraction names the same id and nothing else", func(t *testing.T) {
+		if !retract.Retracted || retract.EventID != depa.EventID || retract.EventType != "" {
+			t.Errorf("retraction %+v", retract)
+		}
+	})
+	t.Run("no eventID: the id from the fields", func(t *testing.T) {
+		e := gtin
+		e.EventID = ""
+		if want := identity.EventIDFromFields(e, "ZIMU"); gtin.EventID != want {
+			t.Errorf("eventID %s, want %s", gtin.EventID, want)
+		}
+	})
+	t.Run("eventUpdatedDateTime is eventCreatedDateTime; the time received when absent", func(t *testing.T) {
+		if load.EventCreatedDateTime != "2026-03-02T07:20:00Z" {
+			t.Errorf("created %s", load.EventCreatedDateTime)
+		}
+		if gtin.EventCreatedDateTime != receivedAt.Format(time.RFC3339Nano) {
+			t.Errorf("created %s, want the time received", gtin.EventCreatedDateTime)
+		}
+	})
+	t.Run("document replacements route to the old and new documents", func(t *testing.T) {
+		var got []string
+		for _, d := range depa.DocumentReferences {
+			got = append(got, d.DocumentReferenceType+":"+d.DocumentReferenceValue)
+		}
+		if strings.Join(got, ",") != "BKG:ZIMU12345,BKG:ZIMU12345A,BKG:ZIMU12345B" {
+			t.Errorf("documentReferences %v", got)
+		}
+	})
+	t.Run("codes 2.0.2 lacks are left out", func(t *testing.T) {
+		if len(load.DocumentReferences) != 2 || len(load.References) != 1 || len(load.Seals) != 1 {
+			t.Errorf("INV, AES and a seal without type kept: %+v %+v %+v", load.DocumentReferences, load.References, load.Seals)
+		}
+		if depa.FacilityTypeCode != "BOCR" || depa.DelayReasonCode != "WEA" {
+			t.Errorf("BORD → BOCR, first delay code: %q %q", depa.FacilityTypeCode, depa.DelayReasonCode)
+		}
+	})
+	t.Run("a transport event without a call gets one at its place", func(t *testing.T) {
+		tc := depa.TransportCall
+		if tc == nil || tc.ModeOfTransport != "VESSEL" || tc.UNLocationCode != "NLRTM" || tc.TransportCallID == "" {
+			t.Errorf("transportCall %+v", tc)
+		}
+	})
+	t.Run("the voyage under all three 2.0.2 names, the vessel kept", func(t *testing.T) {
+		tc := load.TransportCall
+		if tc.CarrierVoyageNumber != "12W" || tc.ExportVoyageNumber != "12W" || tc.CarrierExportVoyageNumber != "12W" ||
+			tc.Vessel == nil || tc.Vessel.VesselIMONumber != "9839284" || tc.Vessel.VesselOperatorCarrierCodeListProvider != "NMFTA" {
+			t.Errorf("transportCall %+v vessel %+v", tc, tc.Vessel)
+		}
+	})
+}
+
+func TestCheck(t *testing.T) {
+	raw, _ := os.ReadFile("testdata/mapping.input.json")
+	v := Check(raw, "ZIMU", receivedAt)
+	if v.Message != "" || v.Accepted != 4 || v.NotCarried != 2 || v.Refused != 0 {
+		t.Fatalf("verdict %+v", v)
+	}
+	if len(v.Feedback) != 2 || v.Feedback[0].Severity != tnt3.SeverityWarn || v.Feedback[0].PropertyPath != "$.events[3]" ||
+		!strings.Contains(v.Feedback[0].Message, "IOT events have no EVENT_DOMAIN 2.0.2 form") ||
+		v.Feedback[1].PropertyPath != "$.events[4]" || !strings.Contains(v.Feedback[1].Message, "CUSR (customs released)") {
+		t.Errorf("feedback %+v", v.Feedback)
+	}
+
+	for name, c := range map[string]struct {
+		body, message, path, reason string
+	}{
+		"empty":                 {body: " \n", message: MsgNoBody},
+		"no events":             {body: `{"events":[]}`, message: MsgNoBody},
+		"not JSON":              {body: `{"events":[`, message: MsgMalformedPrefix + "unexpected end of JSON input"},
+		"an array":              {body: `[{"eventType":"EQUIPMENT"}]`, message: MsgNotEventList},
+		"events not an array":   {body: `{"events":{}}`, message: MsgNotEventList},
+		"not an object":         {body: `{"events":[1]}`, path: "$.events[0]", reason: "not a JSON object"},
+		"wrong type":            {body: `{"events":[{"eventID":7}]}`, path: "$.events[0].eventID", reason: "must be a string"},
+		"no type":               {body: `{"events":[{"eventID":"a"}]}`, path: "$.events[0].eventClassification.eventTypeCode", reason: "required"},
+		"retraction without id": {body: `{"events":[{"isRetracted":true}]}`, path: "$.events[0].eventID", reason: "required to retract"},
+		"bad date": {body: `{"events":[{"eventDateTime":"2026-03-02","eventClassification":{"eventTypeCode":"TRANSPORT","eventClassifierCode":"ACT","transportEventTypeCode":"ARRI"},"shipmentDetails":{"documentReference":{"typeCode":"BKG","reference":"B"}}}]}`,
+			path: "$.events[0].eventDateTime", reason: "not an RFC 3339 date-time"},
+		"nothing to route by": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"TRANSPORT","eventClassifierCode":"ACT","transportEventTypeCode":"ARRI"}}]}`,
+			path: "$.events[0]", reason: "names no equipmentReference, booking (BKG) or transport document (TRD)"},
+		"bad UN/LOCODE": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventLocation":{"UNLocationCode":"nlrtm"},"eventClassification":{"eventTypeCode":"EQUIPMENT","eventClassifierCode":"ACT","equipmentEventTypeCode":"GTIN"},"equipmentDetails":{"equipmentReference":"ZCSU8823456","emptyIndicatorCode":"LADEN"}}]}`,
+			path: "$.events[0].eventLocation.UNLocationCode", reason: "is not a UN/LOCODE"},
+		"no empty indicator": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"EQUIPMENT","eventClassifierCode":"ACT","equipmentEventTypeCode":"GTIN"},"equipmentDetails":{"equipmentReference":"ZCSU8823456"}}]}`,
+			path: "$.events[0].equipmentDetails.emptyIndicatorCode", reason: "required"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := Check([]byte(c.body), "ZIMU", receivedAt)
+			if c.message != "" {
+				if v.Message != c.message {
+					t.Errorf("message %q, want %q", v.Message, c.message)
+				}
+				return
+			}
+			if v.Message != "" || v.Refused != 1 || len(v.Feedback) != 1 || v.Feedback[0].Severity != tnt3.SeverityError ||
+				v.Feedback[0].PropertyPath != c.path || !strings.Contains(v.Feedback[0].Message, c.reason) {
+				t.Errorf("verdict %+v, want one ERROR at %s about %q", v, c.path, c.reason)
+			}
+			// Pushed, the refused event is skipped; polled, it fails the page.
+			if evs, err := ParsePushed([]byte(c.body), env); err != nil || len(evs) != 0 {
+				t.Errorf("ParsePushed: %v %v", evs, err)
+			}
+			if name == "nothing to route by" {
+				return // a polled event belongs to the tracking polled
+			}
+			var pe *normalize.ParseError
+			if _, err := Parse([]byte(c.body), env); !errors.As(err, &pe) || pe.Format != Format {
+				t.Errorf("Parse: %v, want a ParseError", err)
+			}
+		})
+	}
+}
+
+// A pushed body's verdict counts exactly the events ParsePushed yields.
+func TestCheckAgreesWithParsePushed(t *testing.T) {
+	raw, _ := os.ReadFile("testdata/mapping.input.json")
+	var body map[string][]json.RawMessage
+	json.Unmarshal(raw, &body)
+	body["events"] = append(body["events"], json.RawMessage(`{"eventID":"x","eventClassification":{"eventTypeCode":"NOPE"}}`))
+	raw, _ = json.Marshal(body)
+	v := Check(raw, "ZIMU", receivedAt)
+	evs, err := ParsePushed(raw, env)
+	if err != nil || v.Accepted != len(evs) || v.Refused != 1 {
+		t.Errorf("verdict %+v, ParsePushed %d events, %v", v, len(evs), err)
+	}
+}
