@@ -14,8 +14,14 @@ const (
 	FormatTNT12  Format = "dcsa-tnt-1.2"
 	FormatIFTSTA Format = "edifact-iftsta"
 	FormatCOSCO  Format = "cosco-json"
+	// FormatTNT3 is a DCSA Track & Trace 3.0 producer's GET /events page.
+	FormatTNT3 Format = "dcsa-tnt-3.0"
 	// FormatPushed is a DCSA event (or array of them) pushed to POST /events.
 	FormatPushed Format = "dcsa-pushed"
+	// FormatPushedTNT3 is a DCSA Track & Trace 3.0 event list pushed to
+	// POST /events ({"events": [...]}, recognised by its shape or by
+	// API-Version 3).
+	FormatPushedTNT3 Format = "dcsa-pushed-tnt-3.0"
 )
 
 // Credential field names.
