@@ -267,6 +267,13 @@ var adapters = map[string]func(base) Adapter{
 	"COSU": func(b base) Adapter {
 		return &coscoAdapter{base: b, path: "/tracking/v1/cargoTracking", auth: hmacAuth{clock: b.opts.clock}}
 	},
+	// A DCSA Track & Trace 3.0 producer serves GET /events under its base
+	// URL (the standard's path); authentication is outside the standard,
+	// ZIM's is OAuth2 client credentials.
+	"ZIMU": func(b base) Adapter {
+		return &dcsaAdapter{base: b, path: "/events", version: tnt3,
+			auth: newBearerAuth(b, oauth2Token(b, "/oauth2/token"))}
+	},
 }
 
 // base is what every adapter shares.

@@ -94,7 +94,12 @@ func creds(c carriers.Carrier, value string) carrier.Credentials {
 	return out
 }
 
-func isTokenCarrier(scac string) bool { return scac == "EGLV" || scac == "MSCU" || scac == "ONEY" }
+func isTokenCarrier(scac string) bool {
+	return scac == "EGLV" || scac == "MSCU" || scac == "ONEY" || scac == "ZIMU"
+}
+
+// paged formats split a shipment's events over pages.
+func pagedFormat(f carriers.Format) bool { return f == carriers.FormatTNT22 || f == carriers.FormatTNT3 }
 
 const container = "MSKU9070323"
 
@@ -129,6 +134,17 @@ func countInPage(t *testing.T, f carriers.Format, page []byte) int {
 			}
 		}
 		return len(list)
+	case carriers.FormatTNT3:
+		var body struct{ Events *[]map[string]any }
+		if err := json.Unmarshal(page, &body); err != nil || body.Events == nil {
+			t.Fatalf("TNT 3.0 page is not {\"events\": [...]}: %v", err)
+		}
+		for _, e := range *body.Events {
+			if e["eventID"] == "" || (e["eventClassification"] == nil && e["isRetracted"] != true) {
+				t.Fatalf("event without id or classification: %v", e)
+			}
+		}
+		return len(*body.Events)
 	case carriers.FormatTNT12:
 		var body struct{ Events []map[string]any }
 		if err := json.Unmarshal(page, &body); err != nil {
@@ -245,7 +261,7 @@ func runSuite(t *testing.T, c carriers.Carrier) {
 			if r.EventCount != all.EventCount || r.Truncated {
 				t.Fatalf("%s: paged %d events (truncated %v), unpaged %d", q.Value, r.EventCount, r.Truncated, all.EventCount)
 			}
-			if c.Format == carriers.FormatTNT22 {
+			if pagedFormat(c.Format) {
 				if len(r.Pages) < 2 {
 					t.Fatalf("%s: %d pages, want several", q.Value, len(r.Pages))
 				}
@@ -262,7 +278,7 @@ func runSuite(t *testing.T, c carriers.Carrier) {
 		e := newEnv(t, sandbox.Config{})
 		r := fetch(t, e.adapter(t, c.SCAC, carrier.WithMaxPages(2)), good, carrier.KindContainer, "PAGU0000008")
 		expect(t, r, carrier.OutcomeSuccess, 200)
-		if c.Format == carriers.FormatTNT22 && (len(r.Pages) != 2 || !r.Truncated) {
+		if pagedFormat(c.Format) && (len(r.Pages) != 2 || !r.Truncated) {
 			t.Fatalf("pages %d truncated %v, want 2 and true", len(r.Pages), r.Truncated)
 		}
 	})
@@ -379,7 +395,17 @@ func eventIDs(t *testing.T, pages [][]byte) []string {
 		var list []struct {
 			EventID string `json:"eventID"`
 		}
-		if err := json.Unmarshal(p, &list); err != nil {
+		if bytes.HasPrefix(bytes.TrimSpace(p), []byte("{")) { // TNT 3.0
+			var body struct {
+				Events []struct {
+					EventID string `json:"eventID"`
+				} `json:"events"`
+			}
+			if err := json.Unmarshal(p, &body); err != nil {
+				t.Fatal(err)
+			}
+			list = body.Events
+		} else if err := json.Unmarshal(p, &list); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range list {

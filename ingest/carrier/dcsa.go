@@ -16,7 +16,11 @@ type tntVersion int
 const (
 	tnt22 tntVersion = iota // DCSA Track & Trace 2.2: JSON array pages, Next-Page cursors
 	tnt12                   // DCSA Track & Trace 1.2: {"events": [...]}, one page
+	tnt3                    // DCSA Track & Trace 3.0: {"events": [...]} pages, Next-Page-Cursor cursors
 )
+
+// tnt3Version is the API-Version sent to TNT 3.0 producers.
+const tnt3Version = "3.0.0"
 
 // pageLimit is the limit asked of TNT 2.2 carriers per page (DCSA's default).
 const pageLimit = 100
@@ -58,6 +62,9 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 	if a.version == tnt22 {
 		params.Set("limit", strconv.Itoa(limit))
 	}
+	if a.version == tnt3 {
+		params.Set("limit", strconv.Itoa(limit))
+	}
 	next := endpoint + "?" + params.Encode()
 	var pages [][]byte
 	count, code := 0, 0
@@ -73,8 +80,11 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 			req, err := http.NewRequest(http.MethodGet, target, nil)
 			if err == nil {
 				req.Header.Set("Accept", "application/json")
-				if a.version == tnt22 {
+				switch a.version {
+				case tnt22:
 					req.Header.Set("API-Version", "2")
+				case tnt3:
+					req.Header.Set("API-Version", tnt3Version)
 				}
 			}
 			return req, err
@@ -95,6 +105,21 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 		pages = append(pages, resp.body)
 		count, code = count+n, resp.status
 		next = ""
+		if c := resp.header.Get("Next-Page-Cursor"); a.version == tnt3 && c != "" {
+			// 3.0: the cursor goes back with every original query
+			// parameter; the last page has no Next-Page-Cursor (and may
+			// be empty, so an empty page with one is followed too).
+			if seen[c] {
+				truncated = true
+				break
+			}
+			seen[c] = true
+			p := url.Values{"cursor": {c}}
+			for k, v := range params {
+				p[k] = v
+			}
+			next = endpoint + "?" + p.Encode()
+		}
 		if a.version == tnt22 && n > 0 {
 			if c := resp.header.Get("Next-Page"); c != "" {
 				if seen[c] {
@@ -138,7 +163,7 @@ func (a *dcsaAdapter) countEvents(body []byte) (int, bool) {
 		return 0, true
 	}
 	var list []json.RawMessage
-	if a.version == tnt12 && body[0] == '{' {
+	if a.version == tnt3 || (a.version == tnt12 && body[0] == '{') {
 		var wrapper struct {
 			Events *[]json.RawMessage `json:"events"`
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/contrack/contrack/ingest/sandbox/journey"
 	"github.com/contrack/contrack/schemas/carriers"
+	"github.com/contrack/contrack/schemas/tnt3"
 )
 
 // Render returns the journey of (scac, kind, value) at now as the carrier's
@@ -31,6 +32,8 @@ func Render(scac string, kind journey.Kind, value string, now time.Time) (carrie
 		b = RenderIFTSTA(j, now)
 	case carriers.FormatCOSCO:
 		b, err = json.Marshal(RenderCOSCO(j))
+	case carriers.FormatTNT3:
+		b, err = json.Marshal(tnt3.Events{Events: renderTNT3(j, SpecialOf(value) == SpecialRetracted)})
 	default:
 		return "", nil, fmt.Errorf("sandbox: render: no renderer for format %s", c.Format)
 	}

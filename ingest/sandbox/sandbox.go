@@ -1,6 +1,6 @@
 // Package sandbox simulates every supported carrier's tracking API over
 // HTTP: the same paths, authentication (API-key headers, token endpoints,
-// COSCO's HMAC signatures), formats (DCSA TNT 2.2 and 1.2 JSON, EDIFACT
+// COSCO's HMAC signatures), formats (DCSA TNT 3.0, 2.2 and 1.2 JSON, EDIFACT
 // IFTSTA, COSCO JSON), cursor pagination and error bodies as the carriers
 // document, each under its own path prefix (/maeu, /hlcu, …, /cosu). An
 // adapter pointed at http://<sandbox>/<scac in lower case> cannot tell it
@@ -41,7 +41,7 @@ type Config struct {
 	// Accelerate makes journey time run this many times faster than wall
 	// time from Epoch; default 1 (journeys in real time).
 	Accelerate float64
-	// PageSize caps a DCSA TNT 2.2 page (a smaller limit parameter lowers it); default 20.
+	// PageSize caps a DCSA TNT 2.2 or 3.0 page (a smaller limit parameter lowers it); default 20.
 	PageSize int
 	// SlowDelay is how long a slow test number (prefix SLOU) waits before
 	// answering; default 3s. The wait ends early when the client goes away.
@@ -118,6 +118,11 @@ const (
 	SpecialRateLimited  Special = "LMTU" // 429 with Retry-After
 	SpecialSlow         Special = "SLOU" // normal answer after Config.SlowDelay
 	SpecialManyPages    Special = "PAGU" // 3 containers, 2 transshipments, TNT 2.2 pages of 2 events
+	// SpecialRetracted numbers get, from a TNT 3.0 carrier, an actual
+	// discharge at a port never called, an hour after the first departure,
+	// retracted six hours later (WrongReport); other carriers answer them
+	// normally.
+	SpecialRetracted Special = "RTRU"
 )
 
 // SpecialOf returns the behaviour a number forces.
@@ -128,7 +133,7 @@ func SpecialOf(value string) Special {
 	}
 	switch s := Special(v[:4]); s {
 	case SpecialUnauthorized, SpecialForbidden, SpecialNotFound, SpecialDown,
-		SpecialServerError, SpecialRateLimited, SpecialSlow, SpecialManyPages:
+		SpecialServerError, SpecialRateLimited, SpecialSlow, SpecialManyPages, SpecialRetracted:
 		return s
 	}
 	return SpecialNone
@@ -165,6 +170,9 @@ func NewHandler(cfg Config) http.Handler {
 	mux.Handle("GET /oolu/edi/mailbox/iftsta", s.iftsta("OOLU", s.headerAuth("apiKey")))
 	// COSCO's own JSON, HMAC-signed requests.
 	mux.Handle("GET /cosu/tracking/v1/cargoTracking", s.cosco("COSU"))
+	// DCSA TNT 3.0: GET /events at the producer's base URL.
+	mux.Handle("POST /zimu/oauth2/token", s.oauth2Token("ZIMU"))
+	mux.Handle("GET /zimu/events", s.tnt3("ZIMU", s.bearerAuth("ZIMU")))
 	return mux
 }
 

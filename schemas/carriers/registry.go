@@ -52,6 +52,7 @@ var registry = map[string]Carrier{
 	"ONEY": {SCAC: "ONEY", Name: "Ocean Network Express", RequiredFields: []string{FieldClientID, FieldClientSecret}, Format: FormatTNT12, Auth: "OAuth2 client credentials"},
 	"OOLU": {SCAC: "OOLU", Name: "OOCL", RequiredFields: []string{FieldAPIKey}, Format: FormatIFTSTA, Auth: "EDI mailbox over HTTPS, apiKey header"},
 	"COSU": {SCAC: "COSU", Name: "COSCO Shipping", RequiredFields: []string{FieldClientID, FieldClientSecret}, Format: FormatCOSCO, Auth: "key + HMAC-signed requests"},
+	"ZIMU": {SCAC: "ZIMU", Name: "ZIM", RequiredFields: []string{FieldClientID, FieldClientSecret}, Format: FormatTNT3, Auth: "OAuth2 client credentials"},
 }
 
 // Lookup returns the carrier with that SCAC code (exact, upper case).

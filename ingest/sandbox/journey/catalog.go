@@ -22,6 +22,7 @@ var fleets = map[string]struct {
 	"ONEY": {[]string{"ONE APUS", "ONE STORK", "ONE INNOVATION", "ONE TRUST", "ONE HAMMERSMITH", "ONE COLUMBA"}, []string{"JP", "SG", "PA"}},
 	"OOLU": {[]string{"OOCL HONG KONG", "OOCL GERMANY", "OOCL SPAIN", "OOCL JAPAN", "OOCL PIRAEUS", "OOCL INDONESIA"}, []string{"HK"}},
 	"COSU": {[]string{"COSCO SHIPPING ARIES", "COSCO SHIPPING UNIVERSE", "COSCO SHIPPING GALAXY", "COSCO SHIPPING PLANET", "COSCO SHIPPING TAURUS", "COSCO SHIPPING LIBRA"}, []string{"HK", "CN"}},
+	"ZIMU": {[]string{"ZIM SAMMY OFER", "ZIM DIAMOND", "ZIM EMERALD", "ZIM MOUNT EVEREST", "ZIM KINGSTON", "ZIM SHANGHAI"}, []string{"LR", "MT"}},
 }
 
 var defaultFleet = struct {
@@ -40,6 +41,7 @@ var ownerCodes = map[string][]string{
 	"ONEY": {"ONEU", "NYKU", "KKFU"},
 	"OOLU": {"OOLU", "OOCU"},
 	"COSU": {"CSNU", "CBHU", "FCIU"},
+	"ZIMU": {"ZIMU", "ZCSU"},
 }
 
 // isoTypes are ISO 6346 size-type codes with COSCO-style labels, weighted by share.
