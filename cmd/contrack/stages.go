@@ -34,6 +34,7 @@ import (
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/normalize/tnt12"
 	"github.com/contrack/contrack/normalize/tnt22"
+	"github.com/contrack/contrack/normalize/tnt3"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
@@ -616,6 +617,9 @@ func parsers() map[carriers.Format]normalize.Parser {
 		carriers.FormatIFTSTA: iftsta.Parse,
 		carriers.FormatCOSCO:  cosco.Parse,
 		carriers.FormatPushed: pushed.Parse,
+		carriers.FormatTNT3:   tnt3.Parse,
+		// 3.0 pushes: events refused at the push (the carrier was told) are skipped.
+		carriers.FormatPushedTNT3: tnt3.ParsePushed,
 	}
 }
 
