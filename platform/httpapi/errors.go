@@ -25,6 +25,9 @@ type Error struct {
 	DateOfRequest *time.Time
 	// Header holds extra response headers (e.g. Retry-After).
 	Header http.Header
+	// Feedback, when set, is written beside message as "feedbackElements":
+	// the error shape of DCSA Track & Trace 3.0, on answers to 3.0 requests.
+	Feedback any
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -107,6 +110,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if e.DateOfRequest != nil {
 		t := Time(*e.DateOfRequest)
 		b.DateOfRequest = &t
+	}
+	if e.Feedback != nil {
+		WriteJSON(w, e.Status, struct {
+			Body
+			FeedbackElements any `json:"feedbackElements"`
+		}{b, e.Feedback})
+		return
 	}
 	WriteJSON(w, e.Status, b)
 }
