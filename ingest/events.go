@@ -31,6 +31,7 @@ import (
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
+	"github.com/contrack/contrack/schemas/tnt3"
 )
 
 // MsgAdded is POST /events' success message.
@@ -98,12 +99,18 @@ type EventsDeps struct {
 	// Check is the admission test of a body: the message to answer when it
 	// is refused.
 	Check func(raw []byte) (msg string, ok bool)
-	Now   func() time.Time
+	// CheckTNT3 judges a DCSA Track & Trace 3.0 body (events_tnt3.go) for
+	// the key's SCAC at now; nil refuses 3.0 bodies.
+	CheckTNT3 func(raw []byte, scac string, now time.Time) tnt3.Verdict
+	Now       func() time.Time
 }
 
-// AddedResponse is the success body.
+// AddedResponse is the success body. A 3.0 push is also answered with
+// 3.0's PostEventsResponse member, feedbackElements, when some events were
+// not processed as sent.
 type AddedResponse struct {
-	Message string `json:"message"`
+	Message          string                 `json:"message"`
+	FeedbackElements []tnt3.FeedbackElement `json:"feedbackElements,omitempty"`
 }
 
 // pushedEventsSchema is POST /events' body: one event or an array of them.
@@ -123,12 +130,14 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 		option.Summary("Push carrier events (carriers only)"),
 		option.Description("For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. "+
 			"When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of \"id.timestamp.body\">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; "+
-			"or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>."),
-		httpapi.JSONBody("one DCSA event (eventType EQUIPMENT or TRANSPORT), or a JSON array of them", pushedEventsSchema),
+			"or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. "+
+			"DCSA Track & Trace 3.0 (API-Version 3.x, or a body {\"events\": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer."),
+		httpapi.JSONBody("one DCSA event (eventType EQUIPMENT or TRANSPORT), or a JSON array of them; or a DCSA Track & Trace 3.0 {\"events\": [...]}", pushedEventsSchema),
 		option.Header("Notification-Signature", "sha256=<lowercase hex HMAC-SHA256 of the body>, when the carrier key has a shared secret and the Standard Webhooks headers are not sent"),
 		option.Header("webhook-id", "Standard Webhooks: the message id, unique per push (a repeat within 10 minutes is not processed again)"),
 		option.Header("webhook-timestamp", "Standard Webhooks: Unix time in seconds, within 5 minutes of the server's"),
 		option.Header("webhook-signature", "Standard Webhooks: v1,<base64 HMAC-SHA256 of \"webhook-id.webhook-timestamp.body\">, space-separated entries"),
+		option.Header("API-Version", "3.x.x for a DCSA Track & Trace 3.0 body (also recognised by its shape); absent for the interface's events"),
 		option.AddResponse(400, "Refused event", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(403, "Missing, unknown or revoked x-api-key; not a carrier key; or a signature that does not verify: \"Invalid Notification-Signature\", \"Invalid webhook-signature\", \"Invalid webhook-timestamp: …\", \"This carrier key requires a timestamped signature: …\", \"This live carrier key has no signing secret: …\"", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(413, "Body over 737280 bytes", fuego.Response{Type: httpapi.Body{}}),
@@ -159,8 +168,20 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 	if err != nil {
 		return AddedResponse{}, err
 	}
-	if msg, ok := h.deps.Check(raw); !ok {
+	// What a stored body is answered (also a push whose id was stored
+	// already), in the format it came in.
+	answer, format, store := AddedResponse{Message: MsgAdded}, carriers.FormatPushed, true
+	if isTNT3(c.Request().Header, raw) {
+		c.Response().Header().Set(tnt3.HeaderAPIVersion, tnt3.Version)
+		format = carriers.FormatPushedTNT3
+		if answer, store, err = h.checkTNT3(k, raw, now); err != nil {
+			return AddedResponse{}, err
+		}
+	} else if msg, ok := h.deps.Check(raw); !ok {
 		return AddedResponse{}, httpapi.BadRequest(msg)
+	}
+	if !store {
+		return answer, nil
 	}
 	if pushID != "" && h.deps.PushIDs != nil {
 		// A signed push is processed once: its id seen in the window is a
@@ -171,7 +192,7 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 			return AddedResponse{}, err
 		}
 		if !fresh {
-			return AddedResponse{Message: MsgAdded}, nil
+			return answer, nil
 		}
 		defer func() {
 			if err == nil {
@@ -184,22 +205,34 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 			}
 		}()
 	}
+	if err = h.store(ctx, c.Request(), k, raw, format, now); err != nil {
+		if format == carriers.FormatPushedTNT3 {
+			err = asTNT3(err)
+		}
+		return AddedResponse{}, err
+	}
+	return answer, nil
+}
+
+// store writes a checked body to the carrier-raw topic and returns once
+// Kafka has it.
+func (h eventsHandler) store(ctx context.Context, r *http.Request, k auth.Key, raw []byte, format carriers.Format, now time.Time) error {
 	// The key's SCAC travels with the payload: the normaliser routes the
 	// events only to trackings of this carrier, whatever the body says.
 	scac := strings.ToUpper(k.SCAC)
 	env := schemas.CarrierRaw{
 		ID:           uuid.NewString(),
-		Format:       string(carriers.FormatPushed),
+		Format:       string(format),
 		SCAC:         scac,
 		Env:          k.Account.Env,
-		RequestID:    requestID(c.Request()),
+		RequestID:    requestID(r),
 		ReceivedAt:   now,
 		Payload:      raw,
 		CarrierKeyID: k.ID,
 	}
 	value, err := schemas.EncodeCarrierRaw(&env)
 	if err != nil {
-		return AddedResponse{}, fmt.Errorf("marshal raw envelope: %w", err)
+		return fmt.Errorf("marshal raw envelope: %w", err)
 	}
 	rec := &kgo.Record{
 		Topic: h.deps.Namespace.Topic(schemas.TopicCarrierRaw),
@@ -213,7 +246,7 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 	}
 	tracing.Inject(ctx, rec)
 	if RecordSizeBound(rec) > kafka.MaxRecordBatchBytes {
-		return AddedResponse{}, tooLarge()
+		return tooLarge()
 	}
 	if err := h.deps.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		if errors.Is(err, kerr.MessageTooLarge) {
@@ -221,11 +254,11 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 			// assumes (a cluster configured smaller): still the client's 413.
 			h.deps.Log.Warn("pushed event refused by Kafka as too large; check the carrier-raw topic's max.message.bytes",
 				"bytes", len(raw), "err", err)
-			return AddedResponse{}, tooLarge()
+			return tooLarge()
 		}
-		return AddedResponse{}, fmt.Errorf("produce pushed event: %w", err)
+		return fmt.Errorf("produce pushed event: %w", err)
 	}
-	return AddedResponse{Message: MsgAdded}, nil
+	return nil
 }
 
 // verifySignature checks a pushed body's signature when the key has a

@@ -17,6 +17,7 @@ import (
 
 	"github.com/contrack/contrack/ingest"
 	"github.com/contrack/contrack/normalize/pushed"
+	"github.com/contrack/contrack/normalize/tnt3"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
@@ -53,7 +54,8 @@ func setup(t *testing.T) fixture {
 	store := &ingest.SigningSecretStore{Pool: db.Pool, Box: box}
 	producer := testenv.KafkaClient(t, brokers)
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Namespace: kc.NS, Secrets: store, Log: testenv.Log(t), Check: pushed.Check})
+		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Namespace: kc.NS, Secrets: store, Log: testenv.Log(t), Check: pushed.Check,
+			CheckTNT3: tnt3.Check})
 	})
 	return fixture{api, kc, store}
 }

@@ -390,6 +390,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		PushIDs:   &ingest.PushIDStore{Pool: pool},
 		Log:       log,
 		Check:     pushed.Check,
+		CheckTNT3: tnt3.Check,
 	})
 	// The process's metrics: on the API address only with the operator
 	// token, on the admin listener (loopback by default) without.

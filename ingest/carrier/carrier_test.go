@@ -99,7 +99,9 @@ func isTokenCarrier(scac string) bool {
 }
 
 // paged formats split a shipment's events over pages.
-func pagedFormat(f carriers.Format) bool { return f == carriers.FormatTNT22 || f == carriers.FormatTNT3 }
+func pagedFormat(f carriers.Format) bool {
+	return f == carriers.FormatTNT22 || f == carriers.FormatTNT3
+}
 
 const container = "MSKU9070323"
 

@@ -18,7 +18,9 @@ func zimuToken(t *testing.T, h http.Handler) map[string]string {
 	t.Helper()
 	rec := do(t, h, "POST", "/zimu/oauth2/token", map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
 		"grant_type=client_credentials&client_id=i&client_secret=s")
-	var tok struct{ AccessToken string `json:"access_token"` }
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &tok) != nil || tok.AccessToken == "" {
 		t.Fatalf("token: %d %s", rec.Code, rec.Body)
 	}

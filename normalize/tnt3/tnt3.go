@@ -102,12 +102,15 @@ func Check(raw []byte, scac string, now time.Time) tnt3.Verdict {
 		switch {
 		case r.refused != nil:
 			v.Refused++
-			v.Feedback = append(v.Feedback, tnt3.FeedbackElement{Severity: tnt3.SeverityError,
-				Message: "Event not processed: " + strings.TrimPrefix(r.refused.path+": ", ": ") + r.refused.reason, PropertyPath: path + r.refused.path})
+			msg := r.refused.reason
+			if p := r.refused.path; p != "" {
+				msg = p[strings.LastIndexByte(p, '.')+1:] + ": " + msg
+			}
+			v.Feedback = append(v.Feedback, tnt3.FeedbackElement{Severity: tnt3.SeverityError, Message: msg, PropertyPath: path + r.refused.path})
 		case r.notCarried != "":
 			v.NotCarried++
 			v.Feedback = append(v.Feedback, tnt3.FeedbackElement{Severity: tnt3.SeverityWarn,
-				Message: "Event accepted but not forwarded: " + r.notCarried, PropertyPath: path})
+				Message: "Accepted, not forwarded: " + r.notCarried, PropertyPath: path})
 		default:
 			v.Accepted++
 		}
