@@ -11,7 +11,11 @@ const (
 	TypeCarrierRaw          = "carrier.raw"
 	TypePollAttempt         = "poll.attempt"
 	TypeEvent               = "event"
-	TypeJourneyChanged      = "journey.changed"
+	// TypeEventRetracted is an EventRecord withdrawing every version of its
+	// event (DCSA TNT 3.0's isRetracted): ContentHash is RetractedHash and
+	// Event only {"eventID": …}.
+	TypeEventRetracted = "event.retracted"
+	TypeJourneyChanged = "journey.changed"
 )
 
 // Environments of an account.
@@ -90,9 +94,27 @@ type EventRecord struct {
 	EventID     string          `json:"eventId"`
 	ContentHash string          `json:"contentHash"`
 	Update      bool            `json:"update"` // an earlier version of this event was emitted
-	Event       json.RawMessage `json:"event"`  // the DCSA 2.0.2 event
+	Event       json.RawMessage `json:"event"`  // the DCSA 2.0.2 event; {"eventID": …} in a retraction (Retraction)
 	SourceID    string          `json:"sourceId"`
 	EmittedAt   time.Time       `json:"emittedAt"`
+}
+
+// RetractedHash is the ContentHash of a retraction record: the version
+// that withdraws an event. No content hash is ever equal to it (they are
+// hex), so consumers that keep the last version per event see a retraction
+// as a change, and a repeated one as a repeat.
+const RetractedHash = "retracted"
+
+// Retraction reports whether r withdraws its event rather than carrying a
+// version of it.
+func (r *EventRecord) Retraction() bool { return r.ContentHash == RetractedHash }
+
+// RetractionEvent is the Event member of a retraction record of eventID.
+func RetractionEvent(eventID string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		EventID string `json:"eventID"`
+	}{eventID})
+	return b
 }
 
 // JourneyChanged says the journeys of a tracking were rewritten in the

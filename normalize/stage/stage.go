@@ -218,6 +218,17 @@ func (s *stage) batch(ctx context.Context, tx *kafka.TxBatch) error {
 		}
 		p.trace = trace.SpanContextFromContext(sctx)
 		preps = append(preps, p)
+	}
+	// Pushed TNT 3.0 events' routes are recorded, then pushed retractions
+	// routed by them (those of this batch included), before the dedupe
+	// state of what they reach is read.
+	if err := s.recordRetractable(ctx, preps); err != nil {
+		return fmt.Errorf("normalize: record pushed TNT 3.0 routes: %w", err)
+	}
+	if err := s.routeRetractions(ctx, preps); err != nil {
+		return fmt.Errorf("normalize: route retractions: %w", err)
+	}
+	for _, p := range preps {
 		for _, it := range p.items {
 			keys = append(keys, seenUpdate{tracking: it.route.TrackingID, event: it.event.EventID})
 		}
@@ -259,6 +270,9 @@ type prepared struct {
 type item struct {
 	event dcsa.Event
 	route Route
+	// unrouted marks a pushed retraction before routeRetractions replaces
+	// it with one item per tracking that got its event.
+	unrouted bool
 }
 
 // prepare decodes and parses one raw record, or returns its dead letter;
@@ -288,6 +302,16 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	}
 	p := prepared{raw: raw}
 	for _, ev := range events {
+		if ev.Retracted {
+			// A retraction names only its event: it goes where the event
+			// went — the tracking polled, or (pushed) routeRetractions says.
+			if raw.TrackingID != "" {
+				p.items = append(p.items, item{event: ev, route: Route{TrackingID: raw.TrackingID, AccountID: raw.AccountID, Env: raw.Env, SCAC: raw.SCAC}})
+			} else {
+				p.items = append(p.items, item{event: ev, unrouted: true})
+			}
+			continue
+		}
 		if ev.EventID == "" {
 			ev.EventID = identity.EventIDFromFields(ev, raw.SCAC)
 		}
@@ -313,21 +337,33 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 	now := s.deps.Now().UTC()
 	for _, it := range p.items {
 		ev, rt := it.event, it.route
-		hash := identity.ContentHash(ev)
+		typ := schemas.TypeEvent
+		var hash string
+		if ev.Retracted {
+			typ, hash = schemas.TypeEventRetracted, schemas.RetractedHash
+		} else {
+			hash = identity.ContentHash(ev)
+		}
 		k := seenKey(rt.TrackingID, ev.EventID)
 		prev, inBatch := pending[k]
 		if !inBatch {
 			prev = s.seen.cached(k)
 		}
-		if prev == hash {
-			continue // the same event again: not re-emitted
+		if prev == hash || (ev.Retracted && prev == "") {
+			continue // the same event again, or the withdrawal of one this tracking never got
 		}
 		update := prev != ""
-		if update {
+		var body []byte
+		switch {
+		case ev.Retracted:
+			body = schemas.RetractionEvent(ev.EventID)
+		case update:
 			// An update keeps its id and carries a newer creation time.
 			ev.EventCreatedDateTime = now.Format(time.RFC3339Nano)
+			fallthrough
+		default:
+			body, _ = json.Marshal(ev) // dcsa.Event holds only strings, ints and slices
 		}
-		body, _ := json.Marshal(ev) // dcsa.Event holds only strings, ints and slices
 		rec := schemas.EventRecord{
 			TrackingID: rt.TrackingID, AccountID: rt.AccountID, Env: rt.Env, SCAC: rt.SCAC,
 			EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: p.raw.ID, EmittedAt: now,
@@ -339,7 +375,7 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 			v, _ = json.Marshal(rec)
 		}
 		r := &kgo.Record{Topic: s.deps.Namespace.Topic(schemas.TopicEvents), Key: []byte(rt.TrackingID), Value: v, Headers: schemas.Headers{
-			Type: schemas.TypeEvent, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env,
+			Type: typ, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env,
 		}.Kafka()}
 		tracing.Inject(trace.ContextWithSpanContext(context.Background(), p.trace), r)
 		out = append(out, r)
