@@ -20,6 +20,13 @@ var eventsView = view{
 		if err := schemas.DecodeEventRecord(r.Value, &rec); err != nil || rec.EventID == "" {
 			return nil, false
 		}
+		emitted := rec.EmittedAt.UTC()
+		if rec.Retraction() {
+			// The event's last version: withdrawn. Readers take the
+			// newest row per event, so it stands for the event from now on.
+			return []any{rec.AccountID, rec.Env, rec.TrackingID, rec.SCAC, rec.EventID, rec.ContentHash, "", "", "", "", "",
+				emitted.Truncate(time.Second), string(rec.Event), emitted.Truncate(time.Second), uint64(emitted.UnixNano())}, true
+		}
 		var ev dcsa.Summary
 		if err := dcsa.DecodeValidSummary(rec.Event, &ev); err != nil { // valid: DecodeEventRecord checked it
 			return nil, false
@@ -29,7 +36,6 @@ var eventsView = view{
 		if ev.EventType == dcsa.EventTypeTransport {
 			code = ev.TransportEventTypeCode
 		}
-		emitted := rec.EmittedAt.UTC()
 		return []any{rec.AccountID, rec.Env, rec.TrackingID, rec.SCAC, rec.EventID, rec.ContentHash, ev.EventType,
 			ev.EventClassifierCode, code, ev.EquipmentReference, ev.Place(), at.UTC().Truncate(time.Second),
 			string(rec.Event), emitted.Truncate(time.Second), uint64(emitted.UnixNano())}, true

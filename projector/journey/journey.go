@@ -151,6 +151,9 @@ func (st *Stored) decode() *parsed {
 	}
 	st.decoded = true
 	*p = parsed{}
+	if st.Hash == schemas.RetractedHash {
+		return p // withdrawn: in no journey
+	}
 	var ev dcsa.Summary
 	if dcsa.DecodeSummary(st.Event, &ev) == nil {
 		p.ok = true
@@ -258,11 +261,17 @@ type ETAVersion struct {
 	Place   string `json:"place"`
 	At      string `json:"at"`
 	Created string `json:"created"`
+	// ID is the event's id, so a retraction takes its versions back
+	// (absent in states written before retractions).
+	ID string `json:"id,omitempty"`
 }
 
 // ApplyEvent applies an events-topic record; false when it changes nothing
 // (a repeat of the current version). The last version in the topic's order
 // wins, whatever its content or creation time: A, then B, then A shows A.
+// A retraction record withdraws the event: it leaves every journey and
+// its estimates leave the ETA history, so the milestones are derived as if
+// it never came (a later version brings it back).
 func (s *State) ApplyEvent(rec schemas.EventRecord) bool {
 	if s.TrackingID == "" {
 		s.TrackingID, s.AccountID, s.Env = rec.TrackingID, rec.AccountID, rec.Env
@@ -280,6 +289,9 @@ func (s *State) ApplyEvent(rec schemas.EventRecord) bool {
 	if ok && s.Events[idx].Hash == rec.ContentHash {
 		return false
 	}
+	if !ok && rec.Retraction() {
+		return false // nothing to withdraw
+	}
 	if !ok {
 		idx = len(s.Events)
 	}
@@ -295,10 +307,14 @@ func (s *State) ApplyEvent(rec schemas.EventRecord) bool {
 		s.Events = append(s.Events, stored)
 		s.index[stored.ID] = idx
 	}
+	if rec.Retraction() {
+		s.ETAs = slices.DeleteFunc(s.ETAs, func(v ETAVersion) bool { return v.ID == stored.ID })
+		return true
+	}
 	if p := s.Events[idx].decode(); p.ok && p.ev.EventType == dcsa.EventTypeTransport &&
 		p.ev.TransportEventTypeCode == "ARRI" && p.ev.EventClassifierCode != dcsa.ClassifierActual {
 		ev := &p.ev
-		s.ETAs = append(s.ETAs, ETAVersion{Place: ev.Place(), At: ev.EventDateTime, Created: ev.EventCreatedDateTime})
+		s.ETAs = append(s.ETAs, ETAVersion{Place: ev.Place(), At: ev.EventDateTime, Created: ev.EventCreatedDateTime, ID: s.Events[idx].ID})
 		if len(s.ETAs) > maxETAHistory {
 			s.ETAs = append(s.ETAs[:0:0], s.ETAs[len(s.ETAs)-maxETAHistory:]...)
 		}
