@@ -31,6 +31,24 @@ const (
 // ConfigureWebhookBody is POST /webhook/configure's body.
 type ConfigureWebhookBody struct {
 	TargetURL string `json:"targetUrl"`
+	// EventFormat is what the webhook receives: EVENT_DOMAIN_2.0.2 (the
+	// default, also when absent or empty) or TNT_3.0.0.
+	EventFormat string `json:"eventFormat,omitempty"`
+}
+
+// msgBadEventFormat answers an eventFormat that is neither format.
+const msgBadEventFormat = "Invalid 'eventFormat': use " + delivery.FormatEventDomain + " (the default) or " + delivery.FormatTNT3
+
+// eventFormat is the stored form of a configure body's eventFormat
+// (case-insensitive; empty is the default); ok false for an unknown one.
+func eventFormat(v string) (string, bool) {
+	switch v = strings.TrimSpace(v); {
+	case v == "", strings.EqualFold(v, delivery.FormatEventDomain):
+		return delivery.FormatEventDomain, true
+	case strings.EqualFold(v, delivery.FormatTNT3):
+		return delivery.FormatTNT3, true
+	}
+	return "", false
 }
 
 // ActivateWebhookBody is POST /webhook/activate's body.
@@ -50,9 +68,10 @@ func registerWebhooks(s *fuego.Server, deps api) {
 	fuego.Post(s, "/webhook/configure", h.configure,
 		option.OperationID("configureWebhook"),
 		option.Summary("Configure the webhook"),
-		option.Description("Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {\"type\":\"webhook.verification\",\"secret\":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart."),
+		option.Description("Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {\"type\":\"webhook.verification\",\"secret\":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. "+
+			"eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0)."),
 		option.RequestBody(fuego.RequestBody{Type: ConfigureWebhookBody{}}),
-		option.AddResponse(400, "Missing or invalid targetUrl", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(400, "Missing or invalid targetUrl or eventFormat", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Webhooks"),
 	)
 	fuego.Post(s, "/webhook/activate", h.activate,
@@ -79,6 +98,10 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 	if msg, ok := target.Validate(url, k.Account.Env, h.deps.AllowPrivateWebhooks); !ok {
 		return MessageResponse{}, httpapi.BadRequest(msg)
 	}
+	format, ok := eventFormat(body.EventFormat)
+	if !ok {
+		return MessageResponse{}, httpapi.BadRequest(msgBadEventFormat)
+	}
 	secret, err := signature.NewSecret()
 	if err != nil {
 		return MessageResponse{}, err
@@ -91,11 +114,12 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 	// delivery stage sends the message (durable: it survives restarts).
 	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(c.Context(), `
-			INSERT INTO webhooks (account_id, target_url, activated, secret_enc)
-			VALUES ($1, $2, false, $3)
+			INSERT INTO webhooks (account_id, target_url, activated, secret_enc, event_format)
+			VALUES ($1, $2, false, $3, $4)
 			ON CONFLICT (account_id) DO UPDATE SET target_url = EXCLUDED.target_url, activated = false,
-				secret_enc = EXCLUDED.secret_enc, configured_at = now(), activated_at = NULL, updated_at = now()`,
-			k.Account.ID, url, enc)
+				secret_enc = EXCLUDED.secret_enc, event_format = EXCLUDED.event_format,
+				configured_at = now(), activated_at = NULL, updated_at = now()`,
+			k.Account.ID, url, enc, format)
 		if err != nil {
 			return fmt.Errorf("store webhook: %w", err)
 		}

@@ -115,20 +115,20 @@ func TestWebhookLifecycle(t *testing.T) {
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_x"}`), 400, "No Web-hook Configured")
 	expect(api.Do("POST", "/webhook/configure", key, `{}`), 400, "Missing Parameter 'targetUrl'")
 	expect(api.Do("POST", "/webhook/configure", key, `{"targetUrl":"not a url"}`), 400, "Invalid 'targetUrl': must be an absolute http or https URL")
-	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","targetUrl":""}` {
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","targetUrl":""}` {
 		t.Fatalf("GET before configure: %s", g.Raw)
 	}
 
 	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook"}), 200, "Successful Configuration")
 	first := rcv.secret(1)
-	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","targetUrl":"`+rcv.srv.URL+`/hook"}` {
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","targetUrl":"`+rcv.srv.URL+`/hook"}` {
 		t.Fatalf("GET after configure: %s", g.Raw)
 	}
 	expect(api.Do("POST", "/webhook/activate", key, `{}`), 400, "Missing Parameter 'secret'")
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"   "}`), 400, "Missing Parameter 'secret'")
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_wrong"}`), 400, "Incorrect Secret")
 	// Isolation: the other account sees nothing and cannot activate with A's secret.
-	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","targetUrl":""}` {
+	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","targetUrl":""}` {
 		t.Fatalf("other account sees: %s", g.Raw)
 	}
 	expect(api.Do("POST", "/webhook/activate", other, map[string]string{"secret": first}), 400, "No Web-hook Configured")
@@ -149,6 +149,22 @@ func TestWebhookLifecycle(t *testing.T) {
 	}
 	expect(api.Do("POST", "/webhook/activate", key, map[string]string{"secret": first}), 400, "Incorrect Secret")
 	expect(api.Do("POST", "/webhook/activate", key, map[string]string{"secret": second}), 200, "Successful Activation")
+
+	// The event format: TNT 3.0 on request (any case), back to the default
+	// when configured without; anything else refused, nothing changed.
+	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook3", "eventFormat": "tnt_3.0.0"}), 200, "Successful Configuration")
+	if g := api.Do("GET", "/webhook/configure", key, nil); g.JSON["eventFormat"] != "TNT_3.0.0" {
+		t.Fatalf("eventFormat: %s", g.Raw)
+	}
+	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook4", "eventFormat": "3.0"}), 400,
+		"Invalid 'eventFormat': use EVENT_DOMAIN_2.0.2 (the default) or TNT_3.0.0")
+	if g := api.Do("GET", "/webhook/configure", key, nil); g.JSON["eventFormat"] != "TNT_3.0.0" || g.JSON["targetUrl"] != rcv.srv.URL+"/hook3" {
+		t.Fatalf("a refused configure changed the webhook: %s", g.Raw)
+	}
+	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook5"}), 200, "Successful Configuration")
+	if g := api.Do("GET", "/webhook/configure", key, nil); g.JSON["eventFormat"] != "EVENT_DOMAIN_2.0.2" {
+		t.Fatalf("eventFormat after a configure without: %s", g.Raw)
+	}
 
 	var enc []byte
 	db.Pool.QueryRow(context.Background(), `SELECT secret_enc FROM webhooks`).Scan(&enc)

@@ -68,10 +68,11 @@ func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) (err error) {
 	return nil
 }
 
-// isEvent says r is an event record (the topic's only kind today).
+// isEvent says r is an event record: a version of an event, or its
+// retraction (queued like a version, see queueSQL).
 func isEvent(r *kgo.Record) bool {
 	t := kafka.Header(r, schemas.HeaderType)
-	return t == "" || t == schemas.TypeEvent
+	return t == "" || t == schemas.TypeEvent || t == schemas.TypeEventRetracted
 }
 
 // fanOutSpan starts the span of r's fan-out, continuing the trace the

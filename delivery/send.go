@@ -18,6 +18,7 @@ import (
 
 	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/tracing"
+	"github.com/contrack/contrack/schemas/tnt3"
 )
 
 // Attempt outcomes, as logged in ClickHouse and counted in metrics.
@@ -85,6 +86,9 @@ func (s *sender) send(ctx context.Context, c *claimed, secret string) attempt {
 	}
 	req.Header = h
 	req.Header.Set("User-Agent", s.userAgent)
+	if c.APIVersion != "" {
+		req.Header.Set(tnt3.HeaderAPIVersion, c.APIVersion) // a TNT 3.0 body: what 3.0 requires of every request
+	}
 	// traceparent: the attempt's span (nothing when tracing is off).
 	tracing.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	// Latency is elapsed real time (the monotonic clock), not the injected

@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -16,6 +15,7 @@ type claimed struct {
 	Kind                               string   // kindEvents, kindVerification, kindTest
 	MessageEnc                         []byte   // a message delivery's sealed body, opened at send time
 	Traceparents                       []string // of the body's events, in body order ("" when not sampled)
+	APIVersion                         string   // the API-Version header of a TNT 3.0 body; "" otherwise
 	Token                              uuid.UUID
 	Body                               []byte
 	Attempts, RoundAttempts            int
@@ -41,28 +41,41 @@ type claimLimits struct {
 // bodySelect are the columns a delivery's body is built from, for a
 // delivery aliased c (its subscription_id, queue_from and queue_to: its
 // events are that range of the subscription's queue) joined to its
-// subscription s. (s is NULL for a message delivery, and its range too:
-// every column then reads "", the lists are empty.)
+// subscription s, its account's webhook w and bodyJoin's qa. (s is NULL
+// for a message delivery, and its range too: every column then reads "",
+// the lists are empty.)
 const bodySelect = `coalesce(s.reference, ''), coalesce(s.container_number, ''), coalesce(s.bill_number, ''),
-	coalesce(s.booking_number, ''), coalesce(s.scac, ''),
-	ARRAY(SELECT q.event FROM delivery_queue q
-	      WHERE q.subscription_id = c.subscription_id AND q.id BETWEEN c.queue_from AND c.queue_to ORDER BY q.id),
-	ARRAY(SELECT coalesce(q.traceparent, '') FROM delivery_queue q
-	      WHERE q.subscription_id = c.subscription_id AND q.id BETWEEN c.queue_from AND c.queue_to ORDER BY q.id)`
+	coalesce(s.booking_number, ''), coalesce(s.scac, ''), coalesce(w.event_format, ''),
+	coalesce(qa.events, '{}'), coalesce(qa.traceparents, '{}'), coalesce(qa.ids, '{}'), coalesce(qa.hashes, '{}'),
+	coalesce(qa.emitted, '{}')`
 
-// scanBody builds a body from the bodySelect columns; traceparents are its
-// events' trace contexts, in body order.
-func scanBody(refs *References, events *[][]byte, traceparents *[]string) []any {
-	return []any{&refs.SubscriptionReference, &refs.EquipmentNumber, &refs.BillNumber, &refs.BookingNumber, &refs.ScacCode, events, traceparents}
+// bodyJoin reads a delivery's range of queue rows once for every list of
+// bodySelect (one index range of the queue's key).
+const bodyJoin = `
+	LEFT JOIN LATERAL (
+		SELECT array_agg(q.event ORDER BY q.id) AS events, array_agg(coalesce(q.traceparent, '') ORDER BY q.id) AS traceparents,
+		       array_agg(q.event_id ORDER BY q.id) AS ids, array_agg(q.content_hash ORDER BY q.id) AS hashes,
+		       -- Rows queued before emitted_at existed hold -infinity: their enqueue time.
+		       array_agg(CASE WHEN isfinite(q.emitted_at) THEN q.emitted_at ELSE q.enqueued_at END ORDER BY q.id) AS emitted
+		FROM delivery_queue q
+		WHERE q.subscription_id = c.subscription_id AND q.id BETWEEN c.queue_from AND c.queue_to) qa ON true`
+
+// body is what bodySelect reads.
+type body struct {
+	stream       Stream
+	format       string
+	traceparents []string
 }
 
-func buildBody(refs References, events [][]byte) ([]byte, error) {
-	raw := make([]json.RawMessage, len(events))
-	for i, e := range events {
-		raw[i] = e
-	}
-	return encodePayload(refs, raw)
+// scan are the bodySelect columns' scan targets.
+func (b *body) scan() []any {
+	r := &b.stream.Refs
+	return []any{&r.SubscriptionReference, &r.EquipmentNumber, &r.BillNumber, &r.BookingNumber, &r.ScacCode, &b.format,
+		&b.stream.Events, &b.traceparents, &b.stream.IDs, &b.stream.Hashes, &b.stream.Emitted}
 }
+
+// build is the body's bytes, in the webhook's format, and its API-Version.
+func (b *body) build() ([]byte, string, error) { return b.stream.Encode(b.format) }
 
 // leaseFree is true of a delivery no live process holds: never leased, its
 // lease expired, its owner's heartbeat is older than InstanceTimeout (the
@@ -133,7 +146,7 @@ const claimSQL = `
 		       c.event_count, c.created_at, w.target_url, w.secret_enc, c.kind, c.message_enc, ` + bodySelect + `
 		FROM c JOIN webhooks w ON w.account_id = c.account_id
 		JOIN accounts a ON a.id = c.account_id
-		LEFT JOIN subscriptions s ON s.id = c.subscription_id`
+		LEFT JOIN subscriptions s ON s.id = c.subscription_id` + bodyJoin
 
 // claim leases up to n due deliveries of activated webhooks, oldest due
 // first, at most limits allow per endpoint, and builds their bodies. Rows
@@ -161,18 +174,17 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 		var err error
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {
 			c := claimed{Token: token}
-			var refs References
-			var events [][]byte
+			var b body
 			err := row.Scan(append([]any{&c.ID, &c.AccountID, &c.Env, &c.SubscriptionID, &c.Attempts, &c.RoundAttempts,
-				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc, &c.Kind, &c.MessageEnc}, scanBody(&refs, &events, &c.Traceparents)...)...)
+				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc, &c.Kind, &c.MessageEnc}, b.scan()...)...)
 			if err != nil {
 				return c, err
 			}
-			c.Endpoint = endpointKey(c.AccountID, c.TargetURL)
+			c.Endpoint, c.Traceparents = endpointKey(c.AccountID, c.TargetURL), b.traceparents
 			if c.Kind != kindEvents {
 				return c, nil // its body is sealed: opened at send time (deliver)
 			}
-			c.Body, err = buildBody(refs, events)
+			c.Body, c.APIVersion, err = b.build()
 			return c, err
 		})
 		return err

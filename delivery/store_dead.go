@@ -32,6 +32,7 @@ func (s *store) unpublishedDead(ctx context.Context, limit int) ([]deadLetter, e
 		SELECT c.id::text, c.account_id::text, c.subscription_id::text, c.attempts, c.replays,
 		       c.last_http_code, c.last_error, c.created_at, c.dead_at, `+bodySelect+`
 		FROM deliveries c JOIN subscriptions s ON s.id = c.subscription_id
+		LEFT JOIN webhooks w ON w.account_id = c.account_id`+bodyJoin+`
 		WHERE c.status = 'DEAD' AND c.dlq_published_at IS NULL
 		ORDER BY c.dead_at LIMIT $1`, limit)
 	if err != nil {
@@ -39,16 +40,14 @@ func (s *store) unpublishedDead(ctx context.Context, limit int) ([]deadLetter, e
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (deadLetter, error) {
 		var d deadLetter
-		var refs References
-		var events [][]byte
-		var traceparents []string
+		var b body
 		err := row.Scan(append([]any{&d.ID, &d.AccountID, &d.SubscriptionID, &d.Attempts, &d.Replays,
-			&d.LastHTTPCode, &d.LastError, &d.CreatedAt, &d.DeadAt}, scanBody(&refs, &events, &traceparents)...)...)
+			&d.LastHTTPCode, &d.LastError, &d.CreatedAt, &d.DeadAt}, b.scan()...)...)
 		if err != nil {
 			return d, err
 		}
-		d.Reference = refs.SubscriptionReference
-		d.Payload, err = buildBody(refs, events)
+		d.Reference = b.stream.Refs.SubscriptionReference
+		d.Payload, _, err = b.build()
 		return d, err
 	})
 	if err != nil {

@@ -106,7 +106,7 @@ func openSQL(subs string) string {
 		FROM opened o) c
 	JOIN subscriptions s ON s.id = c.subscription_id
 	JOIN accounts a ON a.id = c.account_id
-	LEFT JOIN webhooks w ON w.account_id = c.account_id AND c.leased`
+	LEFT JOIN webhooks w ON w.account_id = c.account_id AND c.leased` + bodyJoin
 }
 
 // queueSQL queues events (@trackings, @event_ids, @hashes, @emitted,
@@ -124,18 +124,32 @@ func openSQL(subs string) string {
 // tables just filled (a new deployment's first burst) the planner would
 // otherwise scan every open subscription for each batch — and a plan made
 // then is kept by the connection until the table is next analysed.
+//
+// A retraction (content hash schemas.RetractedHash) is queued with the
+// event it withdraws as that subscription last got it — from @events when
+// an earlier element of the statement is that version (@lookups false),
+// else the newest version queued before — and not at all for a
+// subscription that never got the event: its payload then carries that
+// version (see Payload.RetractedEventIDs).
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
-		                     @traceparents::text[], @probes::bool[]) WITH ORDINALITY
-			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, ord)
+		                     @traceparents::text[], @probes::bool[], @lookups::bool[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, ord)
 	)
 	INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, traceparent)
-	SELECT s.id, ev.event_id, ev.hash, ev.emitted_at, ev.event, @now, NULLIF(ev.traceparent, '')
+	SELECT s.id, ev.event_id, ev.hash, ev.emitted_at, coalesce(s.last, ev.event), @now, NULLIF(ev.traceparent, '')
 	FROM ev CROSS JOIN LATERAL (
-		SELECT s.id FROM subscriptions s
+		SELECT s.id, l.event AS last FROM subscriptions s
 		JOIN webhooks w ON w.account_id = s.account_id AND w.activated
 		JOIN accounts a ON a.id = s.account_id AND a.active
+		-- A retraction's event as last queued (only for retractions).
+		LEFT JOIN LATERAL (
+			SELECT v.event FROM (
+				SELECT q.id, q.event FROM delivery_queue q
+				WHERE ev.lookup AND q.subscription_id = s.id AND q.event_id = ev.event_id AND q.content_hash <> '` + schemas.RetractedHash + `'
+				OFFSET 0) v
+			ORDER BY v.id DESC LIMIT 1) l ON true
 		WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 		  -- The event's versions, fenced from the ordering: newest first
 		  -- by the key (subscription_id, id), a new event would read every
@@ -146,6 +160,7 @@ const queueSQL = `
 		                        SELECT q.id, q.content_hash FROM delivery_queue q
 		                        WHERE q.subscription_id = s.id AND q.event_id = ev.event_id OFFSET 0) v
 		                    ORDER BY v.id DESC LIMIT 1), false))
+		  AND (NOT ev.lookup OR l.event IS NOT NULL)
 		OFFSET 0) s
 	-- Ids are given out in this order: a tracking's events queue in turn.
 	ORDER BY ev.ord
@@ -237,21 +252,20 @@ func (o *opened) scan(g leaseGrant) func(pgx.Rows) error {
 		for rows.Next() {
 			c := claimed{Token: g.Token, Kind: kindEvents}
 			var isLeased bool
-			var refs References
-			var events [][]byte
+			var b body
 			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.EventCount, &c.Env,
-				&c.TargetURL, &c.SecretEnc}, scanBody(&refs, &events, &c.Traceparents)...)...); err != nil {
+				&c.TargetURL, &c.SecretEnc}, b.scan()...)...); err != nil {
 				return err
 			}
 			if !isLeased {
 				o.unleased = append(o.unleased, c.AccountID)
 				continue
 			}
-			body, err := buildBody(refs, events)
-			if err != nil {
+			var err error
+			if c.Body, c.APIVersion, err = b.build(); err != nil {
 				return err
 			}
-			c.Body, c.Endpoint = body, endpointKey(c.AccountID, c.TargetURL)
+			c.Endpoint, c.Traceparents = endpointKey(c.AccountID, c.TargetURL), b.traceparents
 			o.leased = append(o.leased, c)
 		}
 		return rows.Err()
@@ -279,13 +293,17 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	emitted := make([]time.Time, len(evs))
 	events := make([][]byte, len(evs))
 	traceparents := make([]string, len(evs))
+	lookups := make([]bool, len(evs))
 	for i, q := range evs {
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
 		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
+		if q.ev.Retraction() {
+			events[i], lookups[i] = lastVersion(evs[:i], q)
+		}
 	}
 	args := s.openArgs(now)
 	args["trackings"], args["event_ids"], args["hashes"], args["emitted"] = postgres.UUIDs(trackings), ids, hashes, emitted
-	args["events"], args["traceparents"], args["probes"] = events, traceparents, probes
+	args["events"], args["traceparents"], args["probes"], args["lookups"] = events, traceparents, probes, lookups
 	leaseArgs(args, g)
 	b = &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
@@ -298,6 +316,22 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	// stranded (see sweep) goes out with its next event, in order.
 	b.Queue(openSQL(queueTargets), args).Query(out.scan(g))
 	return b, out
+}
+
+// lastVersion is the version of r's event before r among before, to queue
+// r with; lookup (and r's own bytes, a placeholder) when before has none
+// and the queue must say.
+func lastVersion(before []queued, r queued) (event []byte, lookup bool) {
+	for i := len(before) - 1; i >= 0; i-- {
+		q := before[i]
+		if q.tracking == r.tracking && q.ev.EventID == r.ev.EventID {
+			if q.ev.Retraction() {
+				break // withdrawn already: the version before that is in the queue, or in before
+			}
+			return q.ev.Event, false
+		}
+	}
+	return r.ev.Event, true
 }
 
 // repeatsInBatch applies queueRepeat among a batch's own events: a

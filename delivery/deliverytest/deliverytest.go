@@ -208,6 +208,14 @@ func (h *Harness) Record(s Sub, id, hash string) schemas.EventRecord {
 	}
 }
 
+// Retraction is the normaliser's record withdrawing event id of s's tracking.
+func (h *Harness) Retraction(s Sub, id string) schemas.EventRecord {
+	return schemas.EventRecord{
+		TrackingID: s.Tracking, AccountID: s.Account, Env: "sandbox", SCAC: "MAEU", EventID: id,
+		ContentHash: schemas.RetractedHash, Update: true, Event: schemas.RetractionEvent(id), EmittedAt: time.Now().UTC(),
+	}
+}
+
 // ProduceRecords puts records on the events topic exactly as given: the
 // same record produced twice is what a consumer sees when Kafka delivers a
 // record again.
@@ -216,8 +224,12 @@ func (h *Harness) ProduceRecords(recs ...schemas.EventRecord) {
 	out := make([]*kgo.Record, 0, len(recs))
 	for _, rec := range recs {
 		v, _ := json.Marshal(rec)
+		typ := schemas.TypeEvent
+		if rec.Retraction() {
+			typ = schemas.TypeEventRetracted
+		}
 		out = append(out, &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicEvents), Key: []byte(rec.TrackingID), Value: v, Headers: schemas.Headers{
-			Type: schemas.TypeEvent, ID: rec.EventID + "/" + rec.ContentHash,
+			Type: typ, ID: rec.EventID + "/" + rec.ContentHash,
 		}.Kafka()})
 	}
 	h.Brokers()
