@@ -221,7 +221,7 @@ func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) error {
 // itemOf decodes r into the item to write; ok is false for a record with
 // nothing to write (another type, no tracking, past retention).
 func (s *stage) itemOf(r *kgo.Record) (it item, ok bool, err error) {
-	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent {
+	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent && t != schemas.TypeEventRetracted {
 		return it, false, nil
 	}
 	var ev schemas.EventRecord
@@ -304,22 +304,37 @@ func (s *stage) write(ctx context.Context, group []*writeReq) {
 // orders the account's writers), inserts them and notifies each account
 // written. Lookups are fenced per-event probes (LATERAL … OFFSET 0, EXISTS
 // in the select list) so the plan does not depend on table statistics.
+//
+// A retraction (content hash schemas.RetractedHash) is written with the
+// event it withdraws as that subscription's feed last had it — from
+// @events when an earlier element is that version (@lookups false), else
+// the newest row — and not at all for a subscription whose feed never had
+// the event (see delivery.Stream).
 const writeSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[],
-		                     @parts::int[], @offsets::bigint[]) WITH ORDINALITY
-			AS e(tracking_id, event_id, hash, event, part, off, ord)
+		                     @parts::int[], @offsets::bigint[], @lookups::bool[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, event, part, off, lookup, ord)
 	), fan AS (
-		SELECT s.account_id, s.id AS subscription_id, s.seq AS sub_seq, ev.*
+		SELECT s.account_id, s.id AS subscription_id, s.seq AS sub_seq, ev.tracking_id, ev.event_id, ev.hash,
+		       coalesce(s.last, ev.event) AS event, ev.part, ev.off, ev.ord
 		FROM ev CROSS JOIN LATERAL (
 			SELECT s.id, s.account_id, s.seq,
 			       EXISTS (SELECT 1 FROM feed_events f WHERE f.subscription_id = s.id AND f.src_partition = ev.part
-			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash OFFSET 0) AS seen
+			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash OFFSET 0) AS seen,
+			       l.event AS last
 			FROM subscriptions s
 			JOIN accounts a ON a.id = s.account_id AND a.active
+			LEFT JOIN LATERAL (
+				SELECT v.event FROM (
+					SELECT f.seq, f.event FROM feed_events f
+					WHERE ev.lookup AND f.account_id = s.account_id AND f.subscription_id = s.id AND f.event_id = ev.event_id
+					  AND f.content_hash <> '` + schemas.RetractedHash + `'
+					OFFSET 0) v
+				ORDER BY v.seq DESC LIMIT 1) l ON true
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 			OFFSET 0) s
-		WHERE NOT s.seen
+		WHERE NOT s.seen AND (NOT ev.lookup OR s.last IS NOT NULL)
 	), numbered AS (
 		SELECT *, row_number() OVER (PARTITION BY account_id ORDER BY ord, sub_seq) AS n FROM fan
 	), counts AS (
@@ -348,9 +363,13 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	n := len(items)
 	trackings, ids, hashes := make([]uuid.UUID, n), make([]string, n), make([]string, n)
 	events, parts, offsets := make([][]byte, n), make([]int32, n), make([]int64, n)
+	lookups := make([]bool, n)
 	for i, it := range items {
 		trackings[i], ids[i], hashes[i] = it.tracking, it.ev.EventID, it.ev.ContentHash
 		events[i], parts[i], offsets[i] = it.ev.Event, it.partition, it.offset
+		if it.ev.Retraction() {
+			events[i], lookups[i] = lastVersion(items[:i], it)
+		}
 	}
 	b := &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
@@ -359,9 +378,25 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	b.Queue(postgres.KeyedPlan)
 	b.Queue(writeSQL, pgx.NamedArgs{
 		"trackings": postgres.UUIDs(trackings), "event_ids": ids, "hashes": hashes, "events": events,
-		"parts": parts, "offsets": offsets, "now": now,
+		"parts": parts, "offsets": offsets, "lookups": lookups, "now": now,
 	})
 	return b
+}
+
+// lastVersion is the version of r's event before r among before, to write
+// r with; lookup (and r's own bytes, a placeholder) when before has none
+// and the table must say.
+func lastVersion(before []item, r item) (event []byte, lookup bool) {
+	for i := len(before) - 1; i >= 0; i-- {
+		it := before[i]
+		if it.tracking == r.tracking && it.ev.EventID == r.ev.EventID {
+			if it.ev.Retraction() {
+				break
+			}
+			return it.ev.Event, false
+		}
+	}
+	return r.ev.Event, true
 }
 
 // pruneBatch bounds the rows one prune statement deletes.

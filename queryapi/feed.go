@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/schemas/tnt3"
 )
 
 // Limits of GET /subscriptions/events.
@@ -76,6 +77,38 @@ type FeedWaiter interface {
 type FeedPage struct {
 	Items      []delivery.Payload `json:"items"`
 	NextCursor string             `json:"nextCursor"`
+	// itemsTNT3 replace Items for a request with API-Version 3: items
+	// shaped as TNT 3.0 webhook payloads.
+	itemsTNT3 []delivery.PayloadTNT3
+}
+
+// MarshalJSON writes the page in the format asked for.
+func (p FeedPage) MarshalJSON() ([]byte, error) {
+	if p.itemsTNT3 != nil {
+		return json.Marshal(struct {
+			Items      []delivery.PayloadTNT3 `json:"items"`
+			NextCursor string                 `json:"nextCursor"`
+		}{p.itemsTNT3, p.NextCursor})
+	}
+	type plain FeedPage
+	return json.Marshal(plain(p))
+}
+
+// msgUnsupportedAPIVersion answers an API-Version the feed does not serve.
+const msgUnsupportedAPIVersion = "Unsupported API-Version '%s': send 3.x.x for DCSA Track & Trace 3.0 events, or leave it out for EVENT_DOMAIN 2.0.2"
+
+// feedFormat reads the request's API-Version: 3.x asks for TNT 3.0 items;
+// absent, 1.x or 2.x the interface's EVENT_DOMAIN 2.0.2; anything else is
+// refused.
+func feedFormat(v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	switch {
+	case tnt3.IsVersion3(v):
+		return delivery.FormatTNT3, true
+	case v == "", v == "1", v == "2", strings.HasPrefix(v, "1."), strings.HasPrefix(v, "2."):
+		return delivery.FormatEventDomain, true
+	}
+	return "", false
 }
 
 func registerFeed(s *fuego.Server, deps Deps) {
@@ -85,6 +118,7 @@ func registerFeed(s *fuego.Server, deps Deps) {
 		option.Query("cursor", "opaque cursor: the nextCursor of the previous response, unchanged; without it the feed starts at the oldest retained event (events are kept at least 30 days)"),
 		option.QueryInt("limit", "events per response, 1-1000 (values outside are clamped); default 100"),
 		option.QueryInt("wait", "long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive"),
+		option.Header("API-Version", "3.x.x: items carry DCSA Track & Trace 3.0 events (and the answer API-Version 3.0.0); absent: EVENT_DOMAIN 2.0.2"),
 		option.Summary("Read the account event feed"),
 		option.Description("Every event of the account's subscriptions, whether or not a webhook is configured, "+
 			"in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive "+
@@ -105,6 +139,14 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	k, _ := auth.FromContext(c.Context())
 	acct := k.Account.ID
 	q := c.Request().URL.Query()
+	v := c.Request().Header.Get(tnt3.HeaderAPIVersion)
+	format, ok := feedFormat(v)
+	if !ok {
+		return FeedPage{}, httpapi.BadRequest(fmt.Sprintf(msgUnsupportedAPIVersion, clipHeader(v)))
+	}
+	if format == delivery.FormatTNT3 {
+		c.Response().Header().Set(tnt3.HeaderAPIVersion, tnt3.Version)
+	}
 	limit := DefaultFeedLimit
 	if q.Has("limit") {
 		n, err := strconv.Atoi(strings.TrimSpace(q.Get("limit")))
@@ -140,7 +182,7 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 		if err != nil {
 			return FeedPage{}, err
 		}
-		return h.page(acct, page, last), nil
+		return h.page(acct, format, page, last)
 	}
 	// A long-poll holds one of the account's slots, then a waiter of the
 	// process's notifier; it reads the table when woken, never on a timer.
@@ -165,34 +207,47 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 			return FeedPage{}, err
 		}
 		if len(page) > 0 {
-			return h.page(acct, page, last), nil
+			return h.page(acct, format, page, last)
 		}
 		select {
 		case _, open := <-wake:
 			if !open {
-				return h.page(acct, nil, after), nil // shutting down
+				return h.page(acct, format, nil, after) // shutting down
 			}
 		case <-deadline.C:
-			return h.page(acct, nil, after), nil
+			return h.page(acct, format, nil, after)
 		case <-ctx.Done():
 			// The caller left; what it gets no longer matters.
-			return h.page(acct, nil, after), nil
+			return h.page(acct, format, nil, after)
 		}
 	}
 }
 
-func (h feedQueries) page(acct string, items []delivery.Payload, last int64) FeedPage {
-	if items == nil {
-		items = []delivery.Payload{}
+func (h feedQueries) page(acct, format string, items []delivery.Stream, last int64) (FeedPage, error) {
+	p := FeedPage{Items: make([]delivery.Payload, 0, len(items)),
+		NextCursor: subscriptionQueries{h.deps}.sealToken(cursor{Account: acct, Prefix: feedScope, AfterSeq: last})}
+	if format == delivery.FormatTNT3 {
+		p.Items, p.itemsTNT3 = nil, make([]delivery.PayloadTNT3, 0, len(items))
+		for _, it := range items {
+			t, err := it.TNT3()
+			if err != nil {
+				return FeedPage{}, err
+			}
+			p.itemsTNT3 = append(p.itemsTNT3, t)
+		}
+		return p, nil
 	}
-	return FeedPage{Items: items, NextCursor: subscriptionQueries{h.deps}.sealToken(cursor{Account: acct, Prefix: feedScope, AfterSeq: last})}
+	for _, it := range items {
+		p.Items = append(p.Items, it.EventDomain())
+	}
+	return p, nil
 }
 
 // read returns up to limit events of acct after seq, consecutive events of
 // one subscription in one item, and the last seq read (after if none).
-func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int) ([]delivery.Payload, int64, error) {
+func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int) ([]delivery.Stream, int64, error) {
 	rows, err := h.deps.Pool.Query(ctx, `
-		SELECT f.seq, f.subscription_id::text, f.event,
+		SELECT f.seq, f.subscription_id::text, f.event, f.event_id, f.content_hash, f.created_at,
 		       s.reference, s.container_number, s.bill_number, s.booking_number, s.scac
 		FROM feed_events f JOIN subscriptions s ON s.id = f.subscription_id
 		WHERE f.account_id = $1 AND f.seq > $2
@@ -203,29 +258,39 @@ func (h feedQueries) read(ctx context.Context, acct string, after int64, limit i
 	}
 	defer rows.Close()
 	var (
-		out     []delivery.Payload
-		lastSub string
-		seq     int64
-		sub     string
-		event   []byte
-		refs    delivery.References
+		out      []delivery.Stream
+		lastSub  string
+		seq      int64
+		sub      string
+		event    []byte
+		id, hash string
+		at       time.Time
+		refs     delivery.References
 	)
 	last := after
 	for rows.Next() {
-		if err := rows.Scan(&seq, &sub, &event, &refs.SubscriptionReference, &refs.EquipmentNumber,
+		if err := rows.Scan(&seq, &sub, &event, &id, &hash, &at, &refs.SubscriptionReference, &refs.EquipmentNumber,
 			&refs.BillNumber, &refs.BookingNumber, &refs.ScacCode); err != nil {
 			return nil, after, fmt.Errorf("read feed: %w", err)
 		}
 		if len(out) == 0 || sub != lastSub {
-			out = append(out, delivery.Payload{References: refs})
+			out = append(out, delivery.Stream{Refs: refs})
 			lastSub = sub
 		}
 		it := &out[len(out)-1]
-		it.Events = append(it.Events, json.RawMessage(event))
+		it.Events, it.IDs, it.Hashes, it.Emitted = append(it.Events, event), append(it.IDs, id), append(it.Hashes, hash), append(it.Emitted, at)
 		last = seq
 	}
 	if err := rows.Err(); err != nil {
 		return nil, after, fmt.Errorf("read feed: %w", err)
 	}
 	return out, last, nil
+}
+
+// clipHeader keeps a header value short in a message.
+func clipHeader(v string) string {
+	if len(v) > 32 {
+		return v[:32] + "…"
+	}
+	return v
 }
