@@ -292,7 +292,7 @@ func tnt3Extras(j journey.Journey, e journey.Event, routing *tnt3.EventRouting) 
 	case e.Code == journey.CodeLoad && strings.Contains(c.ISOCode, "R"):
 		ev := base("reefer", tnt3.EventTypeReefer)
 		ev.EventClassification.ReeferEventTypeCode = "MEAS"
-		ev.ReeferDetails = json.RawMessage(`{"temperatureUnit":"CEL","internalSetpointTemperature":-18,"ambientMeasuredTemperature":21.5}`)
+		ev.ReeferDetails = map[string]any{"temperatureUnit": "CEL", "internalSetpointTemperature": -18, "ambientMeasuredTemperature": 21.5}
 		return []tnt3.Event{ev}
 	}
 	return nil

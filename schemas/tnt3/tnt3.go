@@ -13,10 +13,7 @@
 // docs/tnt3.md.
 package tnt3
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "strings"
 
 // Version is the full version of the standard, the API-Version header
 // contrack sends with every 3.0 message.
@@ -59,7 +56,7 @@ type Event struct {
 	IotDetails           *IotDetails          `json:"iotDetails,omitempty"`
 	// ReeferDetails are kept as received: EVENT_DOMAIN 2.0.2 has no room
 	// for them, so contrack never reads inside.
-	ReeferDetails json.RawMessage `json:"reeferDetails,omitempty"`
+	ReeferDetails map[string]any `json:"reeferDetails,omitempty"`
 }
 
 // EventRouting is the route of an event from its originating party.
