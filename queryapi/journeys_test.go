@@ -83,7 +83,7 @@ func newJourneyEnvWith(t testing.TB, cfg *queryapi.JourneysConfig, setup func(*q
 		}
 	})
 	e.api = testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k"), Journeys: e.journeys})
+		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k"), Journeys: e.journeys, Log: testenv.Log(t)})
 	})
 	return e
 }

@@ -55,4 +55,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerJourneys(s, deps)
 	registerDeliveries(s, deps)
 	registerFeed(s, deps)
+	registerV3Events(s, deps)
 }

@@ -261,6 +261,11 @@ func (h subscriptionQueries) abort(r *http.Request, err error) {
 
 func (h subscriptionQueries) sealToken(c cursor) string {
 	payload, _ := json.Marshal(c)
+	return h.sealPayload(payload)
+}
+
+// sealPayload signs payload as a token (base64 of it, a dot, base64 of its MAC).
+func (h subscriptionQueries) sealPayload(payload []byte) string {
 	mac := hmac.New(sha256.New, h.deps.TokenKey)
 	mac.Write(payload)
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
@@ -277,14 +282,24 @@ func (h subscriptionQueries) openToken(tok string) (cursor, bool) {
 // openSigned checks tok's signature and decodes it; the caller checks the
 // account, scope and fields its endpoint binds.
 func (h subscriptionQueries) openSigned(tok string) (cursor, bool) {
+	var c cursor
+	if !h.openJSON(tok, &c) {
+		return cursor{}, false
+	}
+	return c, true
+}
+
+// openJSON checks tok's signature (current or previous key) and decodes
+// its payload into v.
+func (h subscriptionQueries) openJSON(tok string, v any) bool {
 	p, s, ok := strings.Cut(tok, ".")
 	if !ok {
-		return cursor{}, false
+		return false
 	}
 	payload, err1 := base64.RawURLEncoding.DecodeString(p)
 	sig, err2 := base64.RawURLEncoding.DecodeString(s)
 	if err1 != nil || err2 != nil {
-		return cursor{}, false
+		return false
 	}
 	signed := false
 	for _, key := range append([][]byte{h.deps.TokenKey}, h.deps.TokenKeysPrevious...) {
@@ -292,12 +307,5 @@ func (h subscriptionQueries) openSigned(tok string) (cursor, bool) {
 		mac.Write(payload)
 		signed = signed || hmac.Equal(sig, mac.Sum(nil))
 	}
-	if !signed {
-		return cursor{}, false
-	}
-	var c cursor
-	if err := json.Unmarshal(payload, &c); err != nil {
-		return cursor{}, false
-	}
-	return c, true
+	return signed && json.Unmarshal(payload, v) == nil
 }
