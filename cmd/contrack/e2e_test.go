@@ -42,7 +42,8 @@ type system struct {
 	stop    context.CancelFunc
 }
 
-func startSystem(t *testing.T) *system {
+// startSystem runs contrack all; tweaks adjust its configuration first.
+func startSystem(t *testing.T, tweaks ...func(*Config)) *system {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -55,6 +56,9 @@ func startSystem(t *testing.T) *system {
 		KafkaBrokers: brokers, KafkaNamespace: kc.NS, KafkaPartitions: 3, SecretKey: "e2e-secret", AllowPrivateWebhooks: true,
 		SandboxAddr: freeAddr(t), SubscriptionLifetime: 90 * 24 * time.Hour, Sandbox: sandbox.Config{Accelerate: 1},
 		CarrierURLs: map[string]string{},
+	}
+	for _, tweak := range tweaks {
+		tweak(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &system{t: t, cfg: cfg, db: db, brokers: brokers, done: make(chan error, 1), stop: cancel}
