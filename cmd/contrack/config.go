@@ -158,7 +158,7 @@ var envVars = []envVar{
 	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets (development only)", false, "AllowPrivateWebhooks"},
 	{"CONTRACK_SANDBOX_ADDR", "127.0.0.1:8081", "listen address of the sandbox carriers", false, "SandboxAddr"},
 	{"CONTRACK_SANDBOX_ACCELERATE", "1", "sandbox journeys run this many times faster than real time (≥ 1; above 1 they start today)", false, "Sandbox.Accelerate"},
-	{"CONTRACK_SANDBOX_PAGE_SIZE", "20", "largest page of the sandbox's DCSA TNT 2.2 carrier", false, "Sandbox.PageSize"},
+	{"CONTRACK_SANDBOX_PAGE_SIZE", "20", "largest page of the sandbox's DCSA TNT 2.2 and 3.0 carriers", false, "Sandbox.PageSize"},
 	{"CONTRACK_SANDBOX_SLOW_DELAY", "3s", "how long a slow sandbox test number (prefix SLOU) waits before answering", false, "Sandbox.SlowDelay"},
 	{"CONTRACK_SANDBOX_TOKEN_TTL", "1h", "lifetime of the sandbox carriers' access tokens", false, "Sandbox.TokenTTL"},
 	{"CONTRACK_SANDBOX_COSCO_CLIENTS", "", "clientId=secret,… of sandbox COSU clients whose signatures are verified in full", true, "Sandbox.CoscoClients"},
