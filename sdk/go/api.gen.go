@@ -34,7 +34,21 @@ type ActivateWebhookBody struct {
 
 // AddedResponse AddedResponse schema
 type AddedResponse struct {
-	Message string `json:"message"`
+	FeedbackElements []FeedbackElement `json:"feedbackElements,omitempty"`
+	Message          string            `json:"message"`
+}
+
+// Address defines model for Address.
+type Address struct {
+	POBox        string   `json:"POBox,omitempty"`
+	AddressLines []string `json:"addressLines,omitempty"`
+	City         string   `json:"city,omitempty"`
+	CountryCode  string   `json:"countryCode,omitempty"`
+	Floor        string   `json:"floor,omitempty"`
+	PostCode     string   `json:"postCode,omitempty"`
+	StateRegion  string   `json:"stateRegion,omitempty"`
+	Street       string   `json:"street,omitempty"`
+	StreetNumber string   `json:"streetNumber,omitempty"`
 }
 
 // Body Body schema
@@ -96,7 +110,8 @@ type CarrierMetrics struct {
 
 // ConfigureWebhookBody ConfigureWebhookBody schema
 type ConfigureWebhookBody struct {
-	TargetUrl string `json:"targetUrl"`
+	EventFormat string `json:"eventFormat,omitempty"`
+	TargetUrl   string `json:"targetUrl"`
 }
 
 // CreateSubscriptionBody CreateSubscriptionBody schema
@@ -152,10 +167,85 @@ type DeliveryRecord struct {
 	Test                  bool   `json:"test,omitempty"`
 }
 
+// DocumentReference defines model for DocumentReference.
+type DocumentReference struct {
+	Reference string `json:"reference,omitempty"`
+	TypeCode  string `json:"typeCode,omitempty"`
+}
+
+// DocumentReferenceReplacement defines model for DocumentReferenceReplacement.
+type DocumentReferenceReplacement struct {
+	NewReferences []DocumentReference `json:"newReferences,omitempty"`
+	OldReferences []DocumentReference `json:"oldReferences,omitempty"`
+}
+
+// EquipmentDetails defines model for EquipmentDetails.
+type EquipmentDetails struct {
+	ISOEquipmentCode   string `json:"ISOEquipmentCode,omitempty"`
+	EmptyIndicatorCode string `json:"emptyIndicatorCode,omitempty"`
+	EquipmentReference string `json:"equipmentReference,omitempty"`
+	MovementType       string `json:"movementType,omitempty"`
+	Seals              []Seal `json:"seals,omitempty"`
+}
+
+// Event defines model for Event.
+type Event struct {
+	EquipmentDetails     EquipmentDetails       `json:"equipmentDetails,omitempty"`
+	EventClassification  EventClassification    `json:"eventClassification,omitempty"`
+	EventDateTime        string                 `json:"eventDateTime,omitempty"`
+	EventID              string                 `json:"eventID,omitempty"`
+	EventLocation        Location               `json:"eventLocation,omitempty"`
+	EventRouting         EventRouting           `json:"eventRouting,omitempty"`
+	EventUpdatedDateTime string                 `json:"eventUpdatedDateTime,omitempty"`
+	IotDetails           IotDetails             `json:"iotDetails,omitempty"`
+	IsRetracted          bool                   `json:"isRetracted,omitempty"`
+	ReeferDetails        map[string]interface{} `json:"reeferDetails,omitempty"`
+	ShipmentDetails      ShipmentDetails        `json:"shipmentDetails,omitempty"`
+	TransportDetails     TransportDetails       `json:"transportDetails,omitempty"`
+}
+
+// EventClassification defines model for EventClassification.
+type EventClassification struct {
+	EquipmentEventTypeCode string `json:"equipmentEventTypeCode,omitempty"`
+	EventClassifierCode    string `json:"eventClassifierCode,omitempty"`
+	EventTypeCode          string `json:"eventTypeCode,omitempty"`
+	IotEventTypeCode       string `json:"iotEventTypeCode,omitempty"`
+	ReeferEventTypeCode    string `json:"reeferEventTypeCode,omitempty"`
+	ShipmentEventTypeCode  string `json:"shipmentEventTypeCode,omitempty"`
+	TransportEventTypeCode string `json:"transportEventTypeCode,omitempty"`
+}
+
+// EventRouting defines model for EventRouting.
+type EventRouting struct {
+	DestinationParty  Party   `json:"destinationParty,omitempty"`
+	ForwardingParties []Party `json:"forwardingParties,omitempty"`
+	OriginatingParty  Party   `json:"originatingParty,omitempty"`
+}
+
+// Facility defines model for Facility.
+type Facility struct {
+	FacilityCode             string `json:"facilityCode,omitempty"`
+	FacilityCodeListProvider string `json:"facilityCodeListProvider,omitempty"`
+	FacilityName             string `json:"facilityName,omitempty"`
+}
+
 // FeedPage FeedPage schema
 type FeedPage struct {
 	Items      []Payload `json:"items"`
 	NextCursor string    `json:"nextCursor"`
+}
+
+// FeedbackElement defines model for FeedbackElement.
+type FeedbackElement struct {
+	Message      string `json:"message"`
+	PropertyPath string `json:"propertyPath,omitempty"`
+	Severity     string `json:"severity"`
+}
+
+// GeoCoordinate defines model for GeoCoordinate.
+type GeoCoordinate struct {
+	Latitude  string `json:"latitude,omitempty"`
+	Longitude string `json:"longitude,omitempty"`
 }
 
 // Geometry defines model for Geometry.
@@ -198,6 +288,11 @@ type InferResponse struct {
 	Probed     []InferProbe     `json:"probed,omitempty"`
 }
 
+// IotDetails defines model for IotDetails.
+type IotDetails struct {
+	IotEventCode string `json:"iotEventCode,omitempty"`
+}
+
 // JourneysResponse JourneysResponse schema
 type JourneysResponse struct {
 	Count int `json:"count"`
@@ -205,6 +300,16 @@ type JourneysResponse struct {
 	// DateOfRequest RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
 	DateOfRequest Time     `json:"dateOfRequest"`
 	Results       []Result `json:"results"`
+}
+
+// Location defines model for Location.
+type Location struct {
+	UNLocationCode   string        `json:"UNLocationCode,omitempty"`
+	Address          Address       `json:"address,omitempty"`
+	Facility         Facility      `json:"facility,omitempty"`
+	FacilityTypeCode string        `json:"facilityTypeCode,omitempty"`
+	GeoCoordinate    GeoCoordinate `json:"geoCoordinate,omitempty"`
+	LocationName     string        `json:"locationName,omitempty"`
 }
 
 // MessageResponse MessageResponse schema
@@ -228,10 +333,19 @@ type Milestone struct {
 	RevisedDateTime       string `json:"revisedDateTime,omitempty"`
 }
 
+// Party defines model for Party.
+type Party struct {
+	CodeListName     string `json:"codeListName,omitempty"`
+	CodeListProvider string `json:"codeListProvider,omitempty"`
+	PartyCode        string `json:"partyCode,omitempty"`
+	PartyFunction    string `json:"partyFunction,omitempty"`
+}
+
 // Payload defines model for Payload.
 type Payload struct {
-	Events     []interface{} `json:"events"`
-	References References    `json:"references"`
+	Events            []interface{} `json:"events"`
+	References        References    `json:"references"`
+	RetractedEventIDs []string      `json:"retractedEventIDs,omitempty"`
 }
 
 // PortETA defines model for PortETA.
@@ -258,6 +372,13 @@ type Prediction struct {
 	BasedOn    string  `json:"basedOn"`
 	NextPort   PortETA `json:"nextPort"`
 	SpeedKnots float64 `json:"speedKnots"`
+}
+
+// RailTransport defines model for RailTransport.
+type RailTransport struct {
+	DepartureID          string `json:"departureID,omitempty"`
+	RailCarReference     string `json:"railCarReference,omitempty"`
+	RailServiceReference string `json:"railServiceReference,omitempty"`
 }
 
 // References defines model for References.
@@ -321,6 +442,44 @@ type RouteProperties struct {
 	SailedNM    float64     `json:"sailedNM"`
 }
 
+// Seal defines model for Seal.
+type Seal struct {
+	Number    string `json:"number,omitempty"`
+	Placement string `json:"placement,omitempty"`
+	Source    string `json:"source,omitempty"`
+	Type      string `json:"type,omitempty"`
+}
+
+// ServiceCodeOrReference defines model for ServiceCodeOrReference.
+type ServiceCodeOrReference struct {
+	CarrierServiceCode        string `json:"carrierServiceCode,omitempty"`
+	UniversalServiceReference string `json:"universalServiceReference,omitempty"`
+}
+
+// ShipmentDetails defines model for ShipmentDetails.
+type ShipmentDetails struct {
+	AdditionalDocumentReferences  []DocumentReference            `json:"additionalDocumentReferences,omitempty"`
+	DocumentReference             DocumentReference              `json:"documentReference,omitempty"`
+	DocumentReferenceReplacements []DocumentReferenceReplacement `json:"documentReferenceReplacements,omitempty"`
+	PriceCalculationDate          string                         `json:"priceCalculationDate,omitempty"`
+	Reason                        string                         `json:"reason,omitempty"`
+	ShipmentLocationType          string                         `json:"shipmentLocationType,omitempty"`
+	ShipmentReferenceReplacements []ShipmentReferenceReplacement `json:"shipmentReferenceReplacements,omitempty"`
+	ShipmentReferences            []ShipmentReference            `json:"shipmentReferences,omitempty"`
+}
+
+// ShipmentReference defines model for ShipmentReference.
+type ShipmentReference struct {
+	Reference string `json:"reference,omitempty"`
+	TypeCode  string `json:"typeCode,omitempty"`
+}
+
+// ShipmentReferenceReplacement defines model for ShipmentReferenceReplacement.
+type ShipmentReferenceReplacement struct {
+	NewReferences []ShipmentReference `json:"newReferences,omitempty"`
+	OldReferences []ShipmentReference `json:"oldReferences,omitempty"`
+}
+
 // SubscribeResponse SubscribeResponse schema
 type SubscribeResponse struct {
 	// DateOfRequest RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
@@ -362,11 +521,55 @@ type TestDeliveryResponse struct {
 // Time RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
 type Time = time.Time
 
+// TransportCall defines model for TransportCall.
+type TransportCall struct {
+	ExportVoyageNumberOrReference VoyageNumberOrReference `json:"exportVoyageNumberOrReference,omitempty"`
+	ImportVoyageNumberOrReference VoyageNumberOrReference `json:"importVoyageNumberOrReference,omitempty"`
+	ModeOfTransport               string                  `json:"modeOfTransport,omitempty"`
+	PortVisitReference            string                  `json:"portVisitReference,omitempty"`
+	RailTransport                 RailTransport           `json:"railTransport,omitempty"`
+	ServiceCodeOrReference        ServiceCodeOrReference  `json:"serviceCodeOrReference,omitempty"`
+	TransportCallReference        string                  `json:"transportCallReference,omitempty"`
+	TransportCallSequenceNumber   int                     `json:"transportCallSequenceNumber,omitempty"`
+	TruckTransport                TruckTransport          `json:"truckTransport,omitempty"`
+	VesselTransport               VesselTransport         `json:"vesselTransport,omitempty"`
+}
+
+// TransportDetails defines model for TransportDetails.
+type TransportDetails struct {
+	ChangeRemark     string        `json:"changeRemark,omitempty"`
+	DelayReasonCodes []string      `json:"delayReasonCodes,omitempty"`
+	TransportCall    TransportCall `json:"transportCall,omitempty"`
+}
+
+// TruckTransport defines model for TruckTransport.
+type TruckTransport struct {
+	TractorDetails VehicleDetails `json:"tractorDetails,omitempty"`
+	TrailerDetails VehicleDetails `json:"trailerDetails,omitempty"`
+}
+
 // UsagePlan defines model for UsagePlan.
 type UsagePlan struct {
 	DisplayName string `json:"displayName"`
 	Id          string `json:"id"`
 	Name        string `json:"name"`
+}
+
+// V3Error V3Error schema
+type V3Error struct {
+	FeedbackElements []FeedbackElement `json:"feedbackElements"`
+	Message          string            `json:"message"`
+}
+
+// V3Events V3Events schema
+type V3Events struct {
+	Events []Event `json:"events"`
+}
+
+// VehicleDetails defines model for VehicleDetails.
+type VehicleDetails struct {
+	LicensePlate                string `json:"licensePlate,omitempty"`
+	VehicleIdentificationNumber string `json:"vehicleIdentificationNumber,omitempty"`
 }
 
 // Vessel defines model for Vessel.
@@ -376,11 +579,28 @@ type Vessel struct {
 	Position Position `json:"position,omitempty"`
 }
 
+// VesselTransport defines model for VesselTransport.
+type VesselTransport struct {
+	OperatorCarrierCode             string `json:"operatorCarrierCode,omitempty"`
+	OperatorCarrierCodeListProvider string `json:"operatorCarrierCodeListProvider,omitempty"`
+	VesselCallSign                  string `json:"vesselCallSign,omitempty"`
+	VesselFlag                      string `json:"vesselFlag,omitempty"`
+	VesselIMONumber                 string `json:"vesselIMONumber,omitempty"`
+	VesselName                      string `json:"vesselName,omitempty"`
+}
+
+// VoyageNumberOrReference defines model for VoyageNumberOrReference.
+type VoyageNumberOrReference struct {
+	CarrierVoyageNumber      string `json:"carrierVoyageNumber,omitempty"`
+	UniversalVoyageReference string `json:"universalVoyageReference,omitempty"`
+}
+
 // WebhookConfig WebhookConfig schema
 type WebhookConfig struct {
-	Activated bool   `json:"activated"`
-	Env       string `json:"env"`
-	TargetUrl string `json:"targetUrl"`
+	Activated   bool   `json:"activated"`
+	Env         string `json:"env"`
+	EventFormat string `json:"eventFormat"`
+	TargetUrl   string `json:"targetUrl"`
 }
 
 // StoreCarrierCredentialsJSONBody defines parameters for StoreCarrierCredentials.
@@ -419,6 +639,9 @@ type PushEventsParams struct {
 
 	// WebhookSignature Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, space-separated entries
 	WebhookSignature *string `json:"webhook-signature,omitempty"`
+
+	// APIVersion 3.x.x for a DCSA Track & Trace 3.0 body (also recognised by its shape); absent for the interface's events
+	APIVersion *string `json:"API-Version,omitempty"`
 }
 
 // PushEventsJSONBody0 defines parameters for PushEvents.
@@ -479,6 +702,39 @@ type ReadFeedParams struct {
 
 	// Wait long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive
 	Wait *int `form:"wait,omitempty" json:"wait,omitempty"`
+
+	// APIVersion 3.x.x: items carry DCSA Track & Trace 3.0 events (and the answer API-Version 3.0.0); absent: EVENT_DOMAIN 2.0.2
+	APIVersion *string `json:"API-Version,omitempty"`
+}
+
+// GetTrackAndTraceEventsParams defines parameters for GetTrackAndTraceEvents.
+type GetTrackAndTraceEventsParams struct {
+	// CarrierBookingReference events of this booking
+	CarrierBookingReference *string `form:"carrierBookingReference,omitempty" json:"carrierBookingReference,omitempty"`
+
+	// TransportDocumentReference events of this transport document (bill of lading)
+	TransportDocumentReference *string `form:"transportDocumentReference,omitempty" json:"transportDocumentReference,omitempty"`
+
+	// EquipmentReference events of this container
+	EquipmentReference *string `form:"equipmentReference,omitempty" json:"equipmentReference,omitempty"`
+
+	// EventTypes comma-separated event types: EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER
+	EventTypes *string `form:"eventTypes,omitempty" json:"eventTypes,omitempty"`
+
+	// EventUpdatedDateTimeMin events updated at or after this RFC 3339 date-time
+	EventUpdatedDateTimeMin *string `form:"eventUpdatedDateTimeMin,omitempty" json:"eventUpdatedDateTimeMin,omitempty"`
+
+	// EventUpdatedDateTimeMax events updated at or before this RFC 3339 date-time
+	EventUpdatedDateTimeMax *string `form:"eventUpdatedDateTimeMax,omitempty" json:"eventUpdatedDateTimeMax,omitempty"`
+
+	// Limit events per page, lowered to 1000; default 100
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the Next-Page-Cursor of the previous answer, with the same filters
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// APIVersion 3.x.x, or absent
+	APIVersion *string `json:"API-Version,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
@@ -736,7 +992,7 @@ type ClientInterface interface {
 
 	// PushEventsWithBody Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -745,7 +1001,7 @@ type ClientInterface interface {
 
 	// PushEvents Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -821,6 +1077,13 @@ type ClientInterface interface {
 	// Corresponds with GET /subscriptions/events (the `ReadFeed` operationId).
 	ReadFeed(ctx context.Context, params *ReadFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetTrackAndTraceEvents The account's events as a DCSA Track & Trace 3.0 producer
+	//
+	// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+	//
+	// Corresponds with GET /v3/events (the `GetTrackAndTraceEvents` operationId).
+	GetTrackAndTraceEvents(ctx context.Context, params *GetTrackAndTraceEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ActivateWebhookWithBody Activate the webhook with the secret from the verification message
 	//
 	// Takes any type of body and a specified content type.
@@ -837,14 +1100,14 @@ type ClientInterface interface {
 
 	// GetWebhook The webhook configuration
 	//
-	// targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is configured.
+	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
 	//
 	// Corresponds with GET /webhook/configure (the `GetWebhook` operationId).
 	GetWebhook(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ConfigureWebhookWithBody Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -853,7 +1116,7 @@ type ClientInterface interface {
 
 	// ConfigureWebhook Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1062,7 +1325,7 @@ func (c *RawClient) GetCarrierMetrics(ctx context.Context, params *GetCarrierMet
 
 // PushEventsWithBody Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1081,7 +1344,7 @@ func (c *RawClient) PushEventsWithBody(ctx context.Context, params *PushEventsPa
 
 // PushEvents Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1257,6 +1520,23 @@ func (c *RawClient) ReadFeed(ctx context.Context, params *ReadFeedParams, reqEdi
 	return c.Client.Do(req)
 }
 
+// GetTrackAndTraceEvents The account's events as a DCSA Track & Trace 3.0 producer
+//
+// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+//
+// Corresponds with GET /v3/events (the `GetTrackAndTraceEvents` operationId).
+func (c *RawClient) GetTrackAndTraceEvents(ctx context.Context, params *GetTrackAndTraceEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTrackAndTraceEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ActivateWebhookWithBody Activate the webhook with the secret from the verification message
 //
 // Takes any type of body and a specified content type.
@@ -1293,7 +1573,7 @@ func (c *RawClient) ActivateWebhook(ctx context.Context, body ActivateWebhookJSO
 
 // GetWebhook The webhook configuration
 //
-// targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is configured.
+// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
 //
 // Corresponds with GET /webhook/configure (the `GetWebhook` operationId).
 func (c *RawClient) GetWebhook(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1310,7 +1590,7 @@ func (c *RawClient) GetWebhook(ctx context.Context, reqEditors ...RequestEditorF
 
 // ConfigureWebhookWithBody Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 //
 // Takes any type of body and a specified content type.
 //
@@ -1329,7 +1609,7 @@ func (c *RawClient) ConfigureWebhookWithBody(ctx context.Context, contentType st
 
 // ConfigureWebhook Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1774,6 +2054,17 @@ func NewPushEventsRequestWithBody(server string, params *PushEventsParams, conte
 			req.Header.Set("webhook-signature", headerParam3)
 		}
 
+		if params.APIVersion != nil {
+			var headerParam4 string
+
+			headerParam4, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam4)
+		}
+
 	}
 
 	return req, nil
@@ -2211,6 +2502,174 @@ func NewReadFeedRequest(server string, params *ReadFeedParams) (*http.Request, e
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.APIVersion != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTrackAndTraceEventsRequest constructs an http.Request for the GetTrackAndTraceEvents method
+func NewGetTrackAndTraceEventsRequest(server string, params *GetTrackAndTraceEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v3/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.CarrierBookingReference != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "carrierBookingReference", *params.CarrierBookingReference, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TransportDocumentReference != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "transportDocumentReference", *params.TransportDocumentReference, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EquipmentReference != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "equipmentReference", *params.EquipmentReference, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EventTypes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "eventTypes", *params.EventTypes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EventUpdatedDateTimeMin != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "eventUpdatedDateTimeMin", *params.EventUpdatedDateTimeMin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EventUpdatedDateTimeMax != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "eventUpdatedDateTimeMax", *params.EventUpdatedDateTimeMax, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.APIVersion != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "API-Version", *params.APIVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("API-Version", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -2604,7 +3063,7 @@ type ClientWithResponsesInterface interface {
 
 	// PushEventsWithBodyWithResponse Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2613,7 +3072,7 @@ type ClientWithResponsesInterface interface {
 
 	// PushEventsWithResponse Push carrier events (carriers only)
 	//
-	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+	// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2699,6 +3158,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /subscriptions/events (the `ReadFeed` operationId).
 	ReadFeedWithResponse(ctx context.Context, params *ReadFeedParams, reqEditors ...RequestEditorFn) (*ReadFeedResponse, error)
 
+	// GetTrackAndTraceEventsWithResponse The account's events as a DCSA Track & Trace 3.0 producer
+	//
+	// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v3/events (the `GetTrackAndTraceEvents` operationId).
+	GetTrackAndTraceEventsWithResponse(ctx context.Context, params *GetTrackAndTraceEventsParams, reqEditors ...RequestEditorFn) (*GetTrackAndTraceEventsResponse, error)
+
 	// ActivateWebhookWithBodyWithResponse Activate the webhook with the secret from the verification message
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -2715,7 +3183,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetWebhookWithResponse The webhook configuration
 	//
-	// targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is configured.
+	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -2724,7 +3192,7 @@ type ClientWithResponsesInterface interface {
 
 	// ConfigureWebhookWithBodyWithResponse Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2733,7 +3201,7 @@ type ClientWithResponsesInterface interface {
 
 	// ConfigureWebhookWithResponse Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3838,6 +4306,75 @@ func (r ReadFeedResponse) ContentType() string {
 	return ""
 }
 
+type GetTrackAndTraceEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V3Events
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V3Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTrackAndTraceEventsResponse) GetJSON200() *V3Events {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTrackAndTraceEventsResponse) GetJSON400() *V3Error {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetTrackAndTraceEventsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTrackAndTraceEventsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetTrackAndTraceEventsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTrackAndTraceEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTrackAndTraceEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTrackAndTraceEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTrackAndTraceEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ActivateWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4407,7 +4944,7 @@ func (c *ClientWithResponses) GetCarrierMetricsWithResponse(ctx context.Context,
 
 // PushEventsWithBodyWithResponse Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4422,7 +4959,7 @@ func (c *ClientWithResponses) PushEventsWithBodyWithResponse(ctx context.Context
 
 // PushEventsWithResponse Push carrier events (carriers only)
 //
-// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+// For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4568,6 +5105,21 @@ func (c *ClientWithResponses) ReadFeedWithResponse(ctx context.Context, params *
 	return ParseReadFeedResponse(rsp)
 }
 
+// GetTrackAndTraceEventsWithResponse The account's events as a DCSA Track & Trace 3.0 producer
+//
+// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v3/events (the `GetTrackAndTraceEvents` operationId).
+func (c *ClientWithResponses) GetTrackAndTraceEventsWithResponse(ctx context.Context, params *GetTrackAndTraceEventsParams, reqEditors ...RequestEditorFn) (*GetTrackAndTraceEventsResponse, error) {
+	rsp, err := c.GetTrackAndTraceEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTrackAndTraceEventsResponse(rsp)
+}
+
 // ActivateWebhookWithBodyWithResponse Activate the webhook with the secret from the verification message
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -4596,7 +5148,7 @@ func (c *ClientWithResponses) ActivateWebhookWithResponse(ctx context.Context, b
 
 // GetWebhookWithResponse The webhook configuration
 //
-// targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is configured.
+// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -4611,7 +5163,7 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, reqEdi
 
 // ConfigureWebhookWithBodyWithResponse Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4626,7 +5178,7 @@ func (c *ClientWithResponses) ConfigureWebhookWithBodyWithResponse(ctx context.C
 
 // ConfigureWebhookWithResponse Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5529,6 +6081,60 @@ func ParseReadFeedResponse(rsp *http.Response) (*ReadFeedResponse, error) {
 			return nil, err
 		}
 		response.JSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetTrackAndTraceEventsResponse parses an HTTP response from a GetTrackAndTraceEventsWithResponse call
+func ParseGetTrackAndTraceEventsResponse(rsp *http.Response) (*GetTrackAndTraceEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTrackAndTraceEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V3Events
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V3Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
 
 	}
 

@@ -120,7 +120,7 @@ export interface paths {
         put?: never;
         /**
          * Push carrier events (carriers only)
-         * @description For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>.
+         * @description For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without being processed again; or, unless the key requires the timestamped scheme, with Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-Version 3.0.0 on every answer.
          */
         post: operations["pushEvents"];
         delete?: never;
@@ -234,6 +234,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's events as a DCSA Track & Trace 3.0 producer
+         * @description GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+         */
+        get: operations["getTrackAndTraceEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/activate": {
         parameters: {
             query?: never;
@@ -260,13 +280,13 @@ export interface paths {
         };
         /**
          * The webhook configuration
-         * @description targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is configured.
+         * @description targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
          */
         get: operations["getWebhook"];
         put?: never;
         /**
          * Configure the webhook
-         * @description Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart.
+         * @description Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
          */
         post: operations["configureWebhook"];
         delete?: never;
@@ -354,7 +374,19 @@ export interface components {
         };
         /** @description AddedResponse schema */
         AddedResponse: {
+            feedbackElements?: components["schemas"]["FeedbackElement"][] | null;
             message: string;
+        };
+        Address: {
+            POBox?: string;
+            addressLines?: string[] | null;
+            city?: string;
+            countryCode?: string;
+            floor?: string;
+            postCode?: string;
+            stateRegion?: string;
+            street?: string;
+            streetNumber?: string;
         };
         /** @description Body schema */
         Body: {
@@ -408,6 +440,7 @@ export interface components {
         };
         /** @description ConfigureWebhookBody schema */
         ConfigureWebhookBody: {
+            eventFormat?: string;
             targetUrl: string;
         };
         /** @description CreateSubscriptionBody schema */
@@ -455,10 +488,69 @@ export interface components {
             subscriptionReference: string;
             test?: boolean;
         };
+        DocumentReference: {
+            reference?: string;
+            typeCode?: string;
+        };
+        DocumentReferenceReplacement: {
+            newReferences?: components["schemas"]["DocumentReference"][] | null;
+            oldReferences?: components["schemas"]["DocumentReference"][] | null;
+        };
+        EquipmentDetails: {
+            ISOEquipmentCode?: string;
+            emptyIndicatorCode?: string;
+            equipmentReference?: string;
+            movementType?: string;
+            seals?: components["schemas"]["Seal"][] | null;
+        };
+        Event: {
+            equipmentDetails?: components["schemas"]["EquipmentDetails"] | null;
+            eventClassification?: components["schemas"]["EventClassification"] | null;
+            eventDateTime?: string;
+            eventID?: string;
+            eventLocation?: components["schemas"]["Location"] | null;
+            eventRouting?: components["schemas"]["EventRouting"] | null;
+            eventUpdatedDateTime?: string;
+            iotDetails?: components["schemas"]["IotDetails"] | null;
+            isRetracted?: boolean;
+            reeferDetails?: {
+                [key: string]: unknown;
+            } | null;
+            shipmentDetails?: components["schemas"]["ShipmentDetails"] | null;
+            transportDetails?: components["schemas"]["TransportDetails"] | null;
+        };
+        EventClassification: {
+            equipmentEventTypeCode?: string;
+            eventClassifierCode?: string;
+            eventTypeCode?: string;
+            iotEventTypeCode?: string;
+            reeferEventTypeCode?: string;
+            shipmentEventTypeCode?: string;
+            transportEventTypeCode?: string;
+        };
+        EventRouting: {
+            destinationParty?: components["schemas"]["Party"] | null;
+            forwardingParties?: components["schemas"]["Party"][] | null;
+            originatingParty?: components["schemas"]["Party"] | null;
+        };
+        Facility: {
+            facilityCode?: string;
+            facilityCodeListProvider?: string;
+            facilityName?: string;
+        };
         /** @description FeedPage schema */
         FeedPage: {
             items: components["schemas"]["Payload"][] | null;
             nextCursor: string;
+        };
+        FeedbackElement: {
+            message: string;
+            propertyPath?: string;
+            severity: string;
+        };
+        GeoCoordinate: {
+            latitude?: string;
+            longitude?: string;
         };
         Geometry: {
             coordinates: unknown[][] | null;
@@ -491,11 +583,22 @@ export interface components {
             number: string;
             probed?: components["schemas"]["InferProbe"][] | null;
         };
+        IotDetails: {
+            iotEventCode?: string;
+        };
         /** @description JourneysResponse schema */
         JourneysResponse: {
             count: number;
             dateOfRequest: components["schemas"]["Time"];
             results: components["schemas"]["Result"][] | null;
+        };
+        Location: {
+            UNLocationCode?: string;
+            address?: components["schemas"]["Address"] | null;
+            facility?: components["schemas"]["Facility"] | null;
+            facilityTypeCode?: string;
+            geoCoordinate?: components["schemas"]["GeoCoordinate"] | null;
+            locationName?: string;
         };
         /** @description MessageResponse schema */
         MessageResponse: {
@@ -514,9 +617,16 @@ export interface components {
             reloadDateTime?: string;
             revisedDateTime?: string;
         };
+        Party: {
+            codeListName?: string;
+            codeListProvider?: string;
+            partyCode?: string;
+            partyFunction?: string;
+        };
         Payload: {
             events: unknown[] | null;
             references: components["schemas"]["References"];
+            retractedEventIDs?: string[] | null;
         };
         PortETA: {
             UNLocationCode: string;
@@ -544,6 +654,11 @@ export interface components {
             nextPort: components["schemas"]["PortETA"] | null;
             /** Format: double */
             speedKnots: number;
+        };
+        RailTransport: {
+            departureID?: string;
+            railCarReference?: string;
+            railServiceReference?: string;
         };
         References: {
             billNumber: string;
@@ -595,6 +710,34 @@ export interface components {
             /** Format: double */
             sailedNM: number;
         };
+        Seal: {
+            number?: string;
+            placement?: string;
+            source?: string;
+            type?: string;
+        };
+        ServiceCodeOrReference: {
+            carrierServiceCode?: string;
+            universalServiceReference?: string;
+        };
+        ShipmentDetails: {
+            additionalDocumentReferences?: components["schemas"]["DocumentReference"][] | null;
+            documentReference?: components["schemas"]["DocumentReference"] | null;
+            documentReferenceReplacements?: components["schemas"]["DocumentReferenceReplacement"][] | null;
+            priceCalculationDate?: string;
+            reason?: string;
+            shipmentLocationType?: string;
+            shipmentReferenceReplacements?: components["schemas"]["ShipmentReferenceReplacement"][] | null;
+            shipmentReferences?: components["schemas"]["ShipmentReference"][] | null;
+        };
+        ShipmentReference: {
+            reference?: string;
+            typeCode?: string;
+        };
+        ShipmentReferenceReplacement: {
+            newReferences?: components["schemas"]["ShipmentReference"][] | null;
+            oldReferences?: components["schemas"]["ShipmentReference"][] | null;
+        };
         /** @description SubscribeResponse schema */
         SubscribeResponse: {
             dateOfRequest: components["schemas"]["Time"];
@@ -628,20 +771,67 @@ export interface components {
          * @description RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
          */
         Time: string;
+        TransportCall: {
+            exportVoyageNumberOrReference?: components["schemas"]["VoyageNumberOrReference"] | null;
+            importVoyageNumberOrReference?: components["schemas"]["VoyageNumberOrReference"] | null;
+            modeOfTransport?: string;
+            portVisitReference?: string;
+            railTransport?: components["schemas"]["RailTransport"] | null;
+            serviceCodeOrReference?: components["schemas"]["ServiceCodeOrReference"] | null;
+            transportCallReference?: string;
+            transportCallSequenceNumber?: number | null;
+            truckTransport?: components["schemas"]["TruckTransport"] | null;
+            vesselTransport?: components["schemas"]["VesselTransport"] | null;
+        };
+        TransportDetails: {
+            changeRemark?: string;
+            delayReasonCodes?: string[] | null;
+            transportCall?: components["schemas"]["TransportCall"] | null;
+        };
+        TruckTransport: {
+            tractorDetails?: components["schemas"]["VehicleDetails"] | null;
+            trailerDetails?: components["schemas"]["VehicleDetails"] | null;
+        };
         UsagePlan: {
             displayName: string;
             id: string;
             name: string;
+        };
+        /** @description V3Error schema */
+        V3Error: {
+            feedbackElements: components["schemas"]["FeedbackElement"][] | null;
+            message: string;
+        };
+        /** @description V3Events schema */
+        V3Events: {
+            events: components["schemas"]["Event"][] | null;
+        };
+        VehicleDetails: {
+            licensePlate?: string;
+            vehicleIdentificationNumber?: string;
         };
         Vessel: {
             imo: string;
             name: string;
             position?: components["schemas"]["Position"] | null;
         };
+        VesselTransport: {
+            operatorCarrierCode?: string;
+            operatorCarrierCodeListProvider?: string;
+            vesselCallSign?: string;
+            vesselFlag?: string;
+            vesselIMONumber?: string;
+            vesselName?: string;
+        };
+        VoyageNumberOrReference: {
+            carrierVoyageNumber?: string;
+            universalVoyageReference?: string;
+        };
         /** @description WebhookConfig schema */
         WebhookConfig: {
             activated: boolean;
             env: string;
+            eventFormat: string;
             targetUrl: string;
         };
     };
@@ -1084,11 +1274,13 @@ export interface operations {
                 "webhook-timestamp"?: string;
                 /** @description Standard Webhooks: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">, space-separated entries */
                 "webhook-signature"?: string;
+                /** @description 3.x.x for a DCSA Track & Trace 3.0 body (also recognised by its shape); absent for the interface's events */
+                "API-Version"?: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description one DCSA event (eventType EQUIPMENT or TRANSPORT), or a JSON array of them */
+        /** @description one DCSA event (eventType EQUIPMENT or TRANSPORT), or a JSON array of them; or a DCSA Track & Trace 3.0 {"events": [...]} */
         requestBody: {
             content: {
                 "application/json": Record<string, never> | Record<string, never>[];
@@ -1579,7 +1771,10 @@ export interface operations {
                 /** @description long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive */
                 wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description 3.x.x: items carry DCSA Track & Trace 3.0 events (and the answer API-Version 3.0.0); absent: EVENT_DOMAIN 2.0.2 */
+                "API-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1632,6 +1827,82 @@ export interface operations {
             };
             /** @description A long-poll while this server holds as many as it can: "Too many long-polls on this server: try again shortly" (Retry-After) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    getTrackAndTraceEvents: {
+        parameters: {
+            query?: {
+                /** @description events of this booking */
+                carrierBookingReference?: string;
+                /** @description events of this transport document (bill of lading) */
+                transportDocumentReference?: string;
+                /** @description events of this container */
+                equipmentReference?: string;
+                /** @description comma-separated event types: EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER */
+                eventTypes?: string;
+                /** @description events updated at or after this RFC 3339 date-time */
+                eventUpdatedDateTimeMin?: string;
+                /** @description events updated at or before this RFC 3339 date-time */
+                eventUpdatedDateTimeMax?: string;
+                /** @description events per page, lowered to 1000; default 100 */
+                limit?: number;
+                /** @description the Next-Page-Cursor of the previous answer, with the same filters */
+                cursor?: string;
+            };
+            header?: {
+                /** @description 3.x.x, or absent */
+                "API-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V3Events"];
+                };
+            };
+            /** @description Invalid filter, limit, cursor or API-Version (3.0's GetEventsError, with message) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V3Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1781,7 +2052,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageResponse"];
                 };
             };
-            /** @description Missing or invalid targetUrl */
+            /** @description Missing or invalid targetUrl or eventFormat */
             400: {
                 headers: {
                     [name: string]: unknown;

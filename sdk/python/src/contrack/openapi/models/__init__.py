@@ -3,6 +3,7 @@
 from .account_response import AccountResponse
 from .activate_webhook_body import ActivateWebhookBody
 from .added_response import AddedResponse
+from .address import Address
 from .body import Body
 from .bulk_result import BulkResult
 from .bulk_subscribe_response import BulkSubscribeResponse
@@ -21,23 +22,37 @@ from .delete_credentials_body import DeleteCredentialsBody
 from .delete_response import DeleteResponse
 from .delivery_list import DeliveryList
 from .delivery_record import DeliveryRecord
+from .document_reference import DocumentReference
+from .document_reference_replacement import DocumentReferenceReplacement
+from .equipment_details import EquipmentDetails
+from .event import Event
+from .event_classification import EventClassification
+from .event_reefer_details_type_0 import EventReeferDetailsType0
+from .event_routing import EventRouting
+from .facility import Facility
 from .feed_page import FeedPage
+from .feedback_element import FeedbackElement
+from .geo_coordinate import GeoCoordinate
 from .geometry import Geometry
 from .health_check_body import HealthCheckBody
 from .health_check_response import HealthCheckResponse
 from .infer_candidate import InferCandidate
 from .infer_probe import InferProbe
 from .infer_response import InferResponse
+from .iot_details import IotDetails
 from .journeys_response import JourneysResponse
+from .location import Location
 from .message_response import MessageResponse
 from .metrics_response import MetricsResponse
 from .milestone import Milestone
+from .party import Party
 from .payload import Payload
 from .port_eta import PortETA
 from .position import Position
 from .prediction import Prediction
 from .push_events_body_type_0 import PushEventsBodyType0
 from .push_events_body_type_1_item import PushEventsBodyType1Item
+from .rail_transport import RailTransport
 from .references import References
 from .result import Result
 from .retry_delivery_response import RetryDeliveryResponse
@@ -45,6 +60,11 @@ from .route import Route
 from .route_part import RoutePart
 from .route_port import RoutePort
 from .route_properties import RouteProperties
+from .seal import Seal
+from .service_code_or_reference import ServiceCodeOrReference
+from .shipment_details import ShipmentDetails
+from .shipment_reference import ShipmentReference
+from .shipment_reference_replacement import ShipmentReferenceReplacement
 from .store_carrier_credentials_body import StoreCarrierCredentialsBody
 from .store_carrier_credentials_body_additional_property import (
     StoreCarrierCredentialsBodyAdditionalProperty,
@@ -53,14 +73,23 @@ from .subscribe_response import SubscribeResponse
 from .subscription_list import SubscriptionList
 from .subscription_record import SubscriptionRecord
 from .test_delivery_response import TestDeliveryResponse
+from .transport_call import TransportCall
+from .transport_details import TransportDetails
+from .truck_transport import TruckTransport
 from .usage_plan import UsagePlan
+from .v3_error import V3Error
+from .v3_events import V3Events
+from .vehicle_details import VehicleDetails
 from .vessel import Vessel
+from .vessel_transport import VesselTransport
+from .voyage_number_or_reference import VoyageNumberOrReference
 from .webhook_config import WebhookConfig
 
 __all__ = (
     "AccountResponse",
     "ActivateWebhookBody",
     "AddedResponse",
+    "Address",
     "Body",
     "BulkResult",
     "BulkSubscribeResponse",
@@ -75,23 +104,37 @@ __all__ = (
     "DeleteResponse",
     "DeliveryList",
     "DeliveryRecord",
+    "DocumentReference",
+    "DocumentReferenceReplacement",
+    "EquipmentDetails",
+    "Event",
+    "EventClassification",
+    "EventReeferDetailsType0",
+    "EventRouting",
+    "Facility",
     "FeedPage",
+    "FeedbackElement",
+    "GeoCoordinate",
     "Geometry",
     "HealthCheckBody",
     "HealthCheckResponse",
     "InferCandidate",
     "InferProbe",
     "InferResponse",
+    "IotDetails",
     "JourneysResponse",
+    "Location",
     "MessageResponse",
     "MetricsResponse",
     "Milestone",
+    "Party",
     "Payload",
     "PortETA",
     "Position",
     "Prediction",
     "PushEventsBodyType0",
     "PushEventsBodyType1Item",
+    "RailTransport",
     "References",
     "Result",
     "RetryDeliveryResponse",
@@ -99,13 +142,26 @@ __all__ = (
     "RoutePart",
     "RoutePort",
     "RouteProperties",
+    "Seal",
+    "ServiceCodeOrReference",
+    "ShipmentDetails",
+    "ShipmentReference",
+    "ShipmentReferenceReplacement",
     "StoreCarrierCredentialsBody",
     "StoreCarrierCredentialsBodyAdditionalProperty",
     "SubscribeResponse",
     "SubscriptionList",
     "SubscriptionRecord",
     "TestDeliveryResponse",
+    "TransportCall",
+    "TransportDetails",
+    "TruckTransport",
     "UsagePlan",
+    "V3Error",
+    "V3Events",
+    "VehicleDetails",
     "Vessel",
+    "VesselTransport",
+    "VoyageNumberOrReference",
     "WebhookConfig",
 )

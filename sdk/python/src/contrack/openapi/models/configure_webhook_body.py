@@ -6,6 +6,8 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="ConfigureWebhookBody")
 
 
@@ -15,13 +17,17 @@ class ConfigureWebhookBody:
 
     Attributes:
         target_url (str):
+        event_format (str | Unset):
     """
 
     target_url: str
+    event_format: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         target_url = self.target_url
+
+        event_format = self.event_format
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -30,6 +36,8 @@ class ConfigureWebhookBody:
                 "targetUrl": target_url,
             }
         )
+        if event_format is not UNSET:
+            field_dict["eventFormat"] = event_format
 
         return field_dict
 
@@ -38,8 +46,11 @@ class ConfigureWebhookBody:
         d = dict(src_dict)
         target_url = d.pop("targetUrl")
 
+        event_format = d.pop("eventFormat", UNSET)
+
         configure_webhook_body = cls(
             target_url=target_url,
+            event_format=event_format,
         )
 
         configure_webhook_body.additional_properties = d

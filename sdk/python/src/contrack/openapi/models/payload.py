@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.references import References
 
@@ -19,10 +21,12 @@ class Payload:
     Attributes:
         events (list[Any] | None):
         references (References):
+        retracted_event_i_ds (list[str] | None | Unset):
     """
 
     events: list[Any] | None
     references: References
+    retracted_event_i_ds: list[str] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -35,6 +39,15 @@ class Payload:
 
         references = self.references.to_dict()
 
+        retracted_event_i_ds: list[str] | None | Unset
+        if isinstance(self.retracted_event_i_ds, Unset):
+            retracted_event_i_ds = UNSET
+        elif isinstance(self.retracted_event_i_ds, list):
+            retracted_event_i_ds = self.retracted_event_i_ds
+
+        else:
+            retracted_event_i_ds = self.retracted_event_i_ds
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -43,6 +56,8 @@ class Payload:
                 "references": references,
             }
         )
+        if retracted_event_i_ds is not UNSET:
+            field_dict["retractedEventIDs"] = retracted_event_i_ds
 
         return field_dict
 
@@ -69,9 +84,29 @@ class Payload:
 
         references = References.from_dict(d.pop("references"))
 
+        def _parse_retracted_event_i_ds(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                retracted_event_i_ds_type_0 = cast(list[str], data)
+
+                return retracted_event_i_ds_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        retracted_event_i_ds = _parse_retracted_event_i_ds(
+            d.pop("retractedEventIDs", UNSET)
+        )
+
         payload = cls(
             events=events,
             references=references,
+            retracted_event_i_ds=retracted_event_i_ds,
         )
 
         payload.additional_properties = d

@@ -16,11 +16,13 @@ class WebhookConfig:
     Attributes:
         activated (bool):
         env (str):
+        event_format (str):
         target_url (str):
     """
 
     activated: bool
     env: str
+    event_format: str
     target_url: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -28,6 +30,8 @@ class WebhookConfig:
         activated = self.activated
 
         env = self.env
+
+        event_format = self.event_format
 
         target_url = self.target_url
 
@@ -37,6 +41,7 @@ class WebhookConfig:
             {
                 "activated": activated,
                 "env": env,
+                "eventFormat": event_format,
                 "targetUrl": target_url,
             }
         )
@@ -50,11 +55,14 @@ class WebhookConfig:
 
         env = d.pop("env")
 
+        event_format = d.pop("eventFormat")
+
         target_url = d.pop("targetUrl")
 
         webhook_config = cls(
             activated=activated,
             env=env,
+            event_format=event_format,
             target_url=target_url,
         )
 

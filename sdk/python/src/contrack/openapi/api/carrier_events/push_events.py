@@ -19,6 +19,7 @@ def _get_kwargs(
     webhook_id: str | Unset = UNSET,
     webhook_timestamp: str | Unset = UNSET,
     webhook_signature: str | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(notification_signature, Unset):
@@ -32,6 +33,9 @@ def _get_kwargs(
 
     if not isinstance(webhook_signature, Unset):
         headers["webhook-signature"] = webhook_signature
+
+    if not isinstance(api_version, Unset):
+        headers["API-Version"] = api_version
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -110,6 +114,7 @@ def sync_detailed(
     webhook_id: str | Unset = UNSET,
     webhook_timestamp: str | Unset = UNSET,
     webhook_signature: str | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> Response[AddedResponse | Body]:
     """Push carrier events (carriers only)
 
@@ -121,13 +126,17 @@ def sync_detailed(
     server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
     bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
     being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>.
+    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
+    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
+    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
+    Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
         webhook_id (str | Unset):
         webhook_timestamp (str | Unset):
         webhook_signature (str | Unset):
+        api_version (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -144,6 +153,7 @@ def sync_detailed(
         webhook_id=webhook_id,
         webhook_timestamp=webhook_timestamp,
         webhook_signature=webhook_signature,
+        api_version=api_version,
     )
 
     response = client.get_httpx_client().request(
@@ -161,6 +171,7 @@ def sync(
     webhook_id: str | Unset = UNSET,
     webhook_timestamp: str | Unset = UNSET,
     webhook_signature: str | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> AddedResponse | Body | None:
     """Push carrier events (carriers only)
 
@@ -172,13 +183,17 @@ def sync(
     server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
     bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
     being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>.
+    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
+    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
+    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
+    Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
         webhook_id (str | Unset):
         webhook_timestamp (str | Unset):
         webhook_signature (str | Unset):
+        api_version (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -196,6 +211,7 @@ def sync(
         webhook_id=webhook_id,
         webhook_timestamp=webhook_timestamp,
         webhook_signature=webhook_signature,
+        api_version=api_version,
     ).parsed
 
 
@@ -207,6 +223,7 @@ async def asyncio_detailed(
     webhook_id: str | Unset = UNSET,
     webhook_timestamp: str | Unset = UNSET,
     webhook_signature: str | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> Response[AddedResponse | Body]:
     """Push carrier events (carriers only)
 
@@ -218,13 +235,17 @@ async def asyncio_detailed(
     server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
     bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
     being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>.
+    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
+    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
+    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
+    Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
         webhook_id (str | Unset):
         webhook_timestamp (str | Unset):
         webhook_signature (str | Unset):
+        api_version (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -241,6 +262,7 @@ async def asyncio_detailed(
         webhook_id=webhook_id,
         webhook_timestamp=webhook_timestamp,
         webhook_signature=webhook_signature,
+        api_version=api_version,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -256,6 +278,7 @@ async def asyncio(
     webhook_id: str | Unset = UNSET,
     webhook_timestamp: str | Unset = UNSET,
     webhook_signature: str | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> AddedResponse | Body | None:
     """Push carrier events (carriers only)
 
@@ -267,13 +290,17 @@ async def asyncio(
     server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
     bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
     being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>.
+    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
+    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
+    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
+    Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
         webhook_id (str | Unset):
         webhook_timestamp (str | Unset):
         webhook_signature (str | Unset):
+        api_version (str | Unset):
         body (list[PushEventsBodyType1Item] | PushEventsBodyType0):
 
     Raises:
@@ -292,5 +319,6 @@ async def asyncio(
             webhook_id=webhook_id,
             webhook_timestamp=webhook_timestamp,
             webhook_signature=webhook_signature,
+            api_version=api_version,
         )
     ).parsed

@@ -15,7 +15,11 @@ def _get_kwargs(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(api_version, Unset):
+        headers["API-Version"] = api_version
 
     params: dict[str, Any] = {}
 
@@ -33,6 +37,7 @@ def _get_kwargs(
         "params": params,
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -92,6 +97,7 @@ def sync_detailed(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> Response[Body | FeedPage]:
     """Read the account event feed
 
@@ -103,6 +109,7 @@ def sync_detailed(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        api_version (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -116,6 +123,7 @@ def sync_detailed(
         cursor=cursor,
         limit=limit,
         wait=wait,
+        api_version=api_version,
     )
 
     response = client.get_httpx_client().request(
@@ -131,6 +139,7 @@ def sync(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> Body | FeedPage | None:
     """Read the account event feed
 
@@ -142,6 +151,7 @@ def sync(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        api_version (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,6 +166,7 @@ def sync(
         cursor=cursor,
         limit=limit,
         wait=wait,
+        api_version=api_version,
     ).parsed
 
 
@@ -165,6 +176,7 @@ async def asyncio_detailed(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> Response[Body | FeedPage]:
     """Read the account event feed
 
@@ -176,6 +188,7 @@ async def asyncio_detailed(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        api_version (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -189,6 +202,7 @@ async def asyncio_detailed(
         cursor=cursor,
         limit=limit,
         wait=wait,
+        api_version=api_version,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -202,6 +216,7 @@ async def asyncio(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    api_version: str | Unset = UNSET,
 ) -> Body | FeedPage | None:
     """Read the account event feed
 
@@ -213,6 +228,7 @@ async def asyncio(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        api_version (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -228,5 +244,6 @@ async def asyncio(
             cursor=cursor,
             limit=limit,
             wait=wait,
+            api_version=api_version,
         )
     ).parsed

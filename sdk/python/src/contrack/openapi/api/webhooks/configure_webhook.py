@@ -86,7 +86,9 @@ def sync_detailed(
     webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message
     {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
-    answer 2xx, and sent after a restart.
+    answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
+    EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
+    3.0.0).
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -121,7 +123,9 @@ def sync(
     webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message
     {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
-    answer 2xx, and sent after a restart.
+    answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
+    EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
+    3.0.0).
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -151,7 +155,9 @@ async def asyncio_detailed(
     webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message
     {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
-    answer 2xx, and sent after a restart.
+    answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
+    EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
+    3.0.0).
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -184,7 +190,9 @@ async def asyncio(
     webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message
     {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
-    answer 2xx, and sent after a restart.
+    answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
+    EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
+    3.0.0).
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema

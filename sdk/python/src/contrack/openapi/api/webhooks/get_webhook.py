@@ -71,8 +71,8 @@ def sync_detailed(
 ) -> Response[Body | WebhookConfig]:
     """The webhook configuration
 
-     targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is
-    configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
+    is "" and activated false while none is configured.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -97,8 +97,8 @@ def sync(
 ) -> Body | WebhookConfig | None:
     """The webhook configuration
 
-     targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is
-    configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
+    is "" and activated false while none is configured.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -119,8 +119,8 @@ async def asyncio_detailed(
 ) -> Response[Body | WebhookConfig]:
     """The webhook configuration
 
-     targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is
-    configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
+    is "" and activated false while none is configured.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -143,8 +143,8 @@ async def asyncio(
 ) -> Body | WebhookConfig | None:
     """The webhook configuration
 
-     targetUrl and whether the webhook is activated; targetUrl is "" and activated false while none is
-    configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
+    is "" and activated false while none is configured.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
