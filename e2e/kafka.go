@@ -52,37 +52,7 @@ func (k *realKafka) env() []string {
 // drop deletes the run's topics and consumer groups and closes the client.
 func (k *realKafka) drop(ctx context.Context) error {
 	defer k.cl.Close()
-	prefix := string(k.ns) + "."
-	var errs []error
-	if groups, err := k.adm.ListGroups(ctx); err == nil {
-		var mine []string
-		for _, g := range groups.Groups() {
-			if strings.HasPrefix(g, prefix) {
-				mine = append(mine, g)
-			}
-		}
-		if len(mine) > 0 {
-			if _, err := k.adm.DeleteGroups(ctx, mine...); err != nil {
-				errs = append(errs, fmt.Errorf("delete groups: %w", err))
-			}
-		}
-	}
-	topics, err := k.adm.ListTopics(ctx)
-	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("list topics: %w", err))...)
-	}
-	var mine []string
-	for _, t := range topics.Names() {
-		if strings.HasPrefix(t, prefix) {
-			mine = append(mine, t)
-		}
-	}
-	if len(mine) > 0 {
-		if _, err := k.adm.DeleteTopics(ctx, mine...); err != nil {
-			errs = append(errs, fmt.Errorf("delete topics: %w", err))
-		}
-	}
-	return errors.Join(errs...)
+	return kafka.DeleteNamespace(ctx, k.cl, k.ns)
 }
 
 // node runs `deploy/kafka.sh node ID ACTION` (kill, start, stop, pause, resume).

@@ -39,7 +39,6 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -342,34 +341,8 @@ func dropNamespace(t testing.TB, k KafkaCluster) {
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	adm := kadm.NewClient(cl)
-	prefix := string(k.NS) + "."
-	if groups, err := adm.ListGroups(ctx); err == nil {
-		var mine []string
-		for _, g := range groups.Groups() {
-			if strings.HasPrefix(g, prefix) {
-				mine = append(mine, g)
-			}
-		}
-		if len(mine) > 0 {
-			_, _ = adm.DeleteGroups(ctx, mine...)
-		}
-	}
-	topics, err := adm.ListTopics(ctx)
-	if err != nil {
-		t.Logf("testenv: drop namespace %s: list topics: %v", k.NS, err)
-		return
-	}
-	var mine []string
-	for _, name := range topics.Names() {
-		if strings.HasPrefix(name, prefix) {
-			mine = append(mine, name)
-		}
-	}
-	if len(mine) > 0 {
-		if _, err := adm.DeleteTopics(ctx, mine...); err != nil {
-			t.Logf("testenv: drop namespace %s: delete topics: %v", k.NS, err)
-		}
+	if err := kafka.DeleteNamespace(ctx, cl, k.NS); err != nil {
+		t.Logf("testenv: %v", err)
 	}
 }
 
