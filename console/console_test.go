@@ -67,7 +67,7 @@ func TestNoExternalURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"index.html", "docs.html", "console.js", "docs.js", "console.css", "THIRD_PARTY_LICENSES.txt"} {
+	for _, want := range []string{"index.html", "docs.html", "console.js", "docs.js", "console.css", "THIRD_PARTY_LICENSES.txt", "land-50m.json"} {
 		if _, err := fs.Stat(Files, want); err != nil {
 			t.Errorf("dist lacks %s (run make console): %v", want, err)
 		}

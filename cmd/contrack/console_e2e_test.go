@@ -135,6 +135,24 @@ func (b *browser) shot(name string) {
 	}
 }
 
+// mapStats is what mapFacts measures.
+type mapStats struct {
+	Land, Sailed, Planned, Ports, W, H int
+	VX, VY, Gap                        float64
+	Desc, Position                     string
+}
+
+// mapFacts measures the journey map: the land path's length, the route
+// paths of each state, the ports, the map's size, where the vessel is and
+// how far that is from the nearest end of a sailed route path.
+const mapFacts = `(()=>{const f=document.querySelector('figure.map');const svg=f.querySelector('svg');const v=f.querySelector('g.vessel');
+	const vx=+v.dataset.x, vy=+v.dataset.y;let gap=1e9;
+	for(const p of f.querySelectorAll('svg path.route-sailed')){const e=p.getPointAtLength(p.getTotalLength());gap=Math.min(gap,Math.hypot(e.x-vx,e.y-vy))}
+	return {Land:f.querySelector('path.land').getAttribute('d').length,Sailed:f.querySelectorAll('svg path.route-sailed').length,
+	Planned:f.querySelectorAll('svg path.route-planned').length,Ports:f.querySelectorAll('svg g.port').length,
+	W:+svg.getAttribute('width'),H:+svg.getAttribute('height'),VX:vx,VY:vy,Gap:gap,
+	Desc:svg.querySelector('desc').textContent,Position:(document.querySelector('#position')||{}).textContent||''}})()`
+
 // unlabelled lists the page's form controls that have no accessible name
 // (a <label>, aria-label or, for buttons, text).
 const unlabelled = `[...document.querySelectorAll('input,select,textarea,button')].filter(el =>
@@ -162,8 +180,15 @@ func (b *browser) checkLabels(page string) {
 // no page asks for anything from another origin.
 func TestConsoleInBrowser(t *testing.T) {
 	b := newBrowser(t)
-	s := startSystem(t)
+	// Ships report every second, the simulator sees new trackings within a
+	// second, and a cached journey takes new reports within a second.
+	s := startSystem(t, func(c *Config) {
+		c.Vessels.Interval, c.Vessels.SandboxRefresh, c.Journeys.MaxAge = time.Second, time.Second, time.Second
+	})
 	ctx := context.Background()
+	// A container whose vessel is at sea now, and stays so while the test runs.
+	atSea, leg := atSeaContainer(t, "MAEU", "MSKU", time.Now(), 2*time.Hour)
+	t.Logf("at sea: %s on %s (IMO %s) voyage %s, %s to %s", atSea, leg.Vessel.Name, leg.Vessel.IMO, leg.Voyage, leg.From.Code, leg.To.Code)
 	key, k, err := auth.NewStore(s.db.Pool).CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox", DisplayName: "Acme Logistics"})
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +200,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		`{"scacCode":"MAEU","containerNumber":"MSKU9070323","subscriptionReference":"PO-1001"}`,
 		`{"scacCode":"HLCU","containerNumber":"CSQU3054383","subscriptionReference":"PO-1002"}`,
 		`{"scacCode":"MAEU","containerNumber":"ERRU0000005","subscriptionReference":"PO-1003"}`,
+		`{"scacCode":"MAEU","containerNumber":"` + atSea + `","subscriptionReference":"PO-1004"}`,
 	} {
 		if code, body := s.do("POST", "/subscription/equipment", key, sub); code != 200 {
 			t.Fatalf("subscribe %s: %d %v", sub, code, body)
@@ -190,6 +216,17 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		ev, _ := res[0].(map[string]any)["sourceEvents"].([]any)
 		return len(ev) > 0
+	})
+	// The ship's reports reach the pull: its position, and the route cut there.
+	testkit.Eventually(t, 60*time.Second, "the position of "+atSea+"'s vessel in the pull", func() bool {
+		_, body := s.do("GET", "/subscription/equipment?equipmentNumber="+atSea, key, "")
+		res, _ := body["results"].([]any)
+		if len(res) == 0 {
+			return false
+		}
+		r := res[0].(map[string]any)
+		v, _ := r["vessel"].(map[string]any)
+		return v != nil && v["position"] != nil && r["route"] != nil
 	})
 	testkit.Eventually(t, 60*time.Second, "carrier metrics of MAEU", func() bool {
 		_, body := s.do("GET", "/carrier/metrics", key, "")
@@ -245,7 +282,6 @@ func TestConsoleInBrowser(t *testing.T) {
 	if vessel == "" || vessel == "—" {
 		t.Errorf("no vessel on the journey page")
 	}
-	b.shot("journey-desktop")
 	// A richer enhancedEvents shape (ETA revisions with previous and new
 	// times, more milestone types) renders from its fields alone: the
 	// page's fetch is wrapped to add such milestones to the API's answer.
@@ -260,6 +296,50 @@ func TestConsoleInBrowser(t *testing.T) {
 	}), chromedp.Click(chromedp.CSS(`main button.secondary`)))
 	b.waitJS("the ETA revision", `(()=>{const e=document.querySelector('#eta-revisions');return !!e&&e.textContent.includes('ETA moved from 2026-11-18 04:00 UTC to 2026-11-20 08:00 UTC')&&e.textContent.includes('MARIE MAERSK')})()`)
 	b.waitJS("the ATD milestone", `document.querySelector('#milestones').textContent.includes('ATD POL at New York (USNYC)')`)
+
+	// The map of a container at sea: land, the route's sailed and planned
+	// parts, its ports, and the vessel at the end of the sailed part.
+	// (Reloaded: the page's fetch is the browser's again, not the wrapper above.)
+	b.run("open the journey at sea", chromedp.Navigate(base+"/console/#/journey/PO-1004"), chromedp.Reload())
+	b.waitJS("the map drawn", `!!document.querySelector('figure.map svg path.land') && !!document.querySelector('figure.map g.vessel')`)
+	m, err := chromedp.Run(b.ctx, chromedp.Evaluate[mapStats](mapFacts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("map: %+v", m)
+	if m.Land < 2000 || m.Sailed < 1 || m.Planned < 1 || m.Ports < 2 {
+		t.Errorf("map: land path %d characters, %d sailed and %d planned route paths, %d ports; want land, both parts and the ports", m.Land, m.Sailed, m.Planned, m.Ports)
+	}
+	if m.VX < 0 || m.VY < 0 || m.VX > float64(m.W) || m.VY > float64(m.H) || m.Gap > 6 {
+		t.Errorf("vessel drawn at %.1f,%.1f in a %dx%d map, %.1f px from the end of the sailed route", m.VX, m.VY, m.W, m.H, m.Gap)
+	}
+	if !strings.Contains(m.Desc, leg.Vessel.Name) || m.Position == "" {
+		t.Errorf("map description %q, position %q: want the vessel %s", m.Desc, m.Position, leg.Vessel.Name)
+	}
+	b.checkLabels("journey at sea")
+	b.shot("journey-desktop")
+	// At phone width the map fits the screen, and the page does not scroll sideways.
+	b.run("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload())
+	b.waitJS("the map at phone width", `(()=>{const s=document.querySelector('figure.map svg');return !!s&&!!document.querySelector('figure.map path.land')&&
+		s.getBoundingClientRect().right<=390&&s.getBoundingClientRect().width>=300&&document.documentElement.scrollWidth<=390})()`)
+	b.shot("journey-phone")
+	b.run("desktop width", chromedp.EmulateViewport(1280, 900), chromedp.Reload())
+	b.waitJS("the map at desktop width", `(()=>{const s=document.querySelector('figure.map svg');return !!s&&s.getBoundingClientRect().width>900})()`)
+	// Degrading: a route without a position (the vessel in port) has no
+	// vessel marker; a journey without a route has no map, and says why.
+	b.run("no position, then no route", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](`(()=>{const f=window.fetch;window.fetch=async(u,i)=>{const r=await f(u,i);
+			if(!String(u).startsWith('/subscription/equipment'))return r;const j=await r.json();
+			for(const x of j.results){if(window.dropRoute){delete x.route;delete x.vessel;delete x.arrivalPrediction}else if(x.vessel)delete x.vessel.position}
+			return new Response(JSON.stringify(j),{status:200,headers:{'content-type':'application/json'}})};return true})()`)(ctx, t)
+		return err
+	}), chromedp.Click(chromedp.CSS(`main button.secondary`)))
+	b.waitJS("the map without the vessel", `!!document.querySelector('figure.map path.route') && !document.querySelector('figure.map g.vessel') && !document.querySelector('#position')`)
+	b.run("drop the route", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](`window.dropRoute=true`)(ctx, t)
+		return err
+	}), chromedp.Click(chromedp.CSS(`main button.secondary`)))
+	b.waitJS("no map, a reason, the timeline", `!document.querySelector('figure.map') && document.querySelector('.no-map').textContent.includes('No sea route') && document.querySelectorAll('#timeline li').length > 0`)
 
 	// The webhook page: the dead delivery, replayed with a click.
 	b.run("open the webhook page", chromedp.Navigate(base+"/console/#/webhook"))
@@ -331,7 +411,6 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.run("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 		for _, p := range []struct{ name, hash, ready string }{
 			{"subscriptions", "#/subscriptions", `!!document.querySelector('#subscriptions')`},
-			{"journey", "#/journey/PO-1001", `document.querySelectorAll('#timeline li').length > 0`},
 			{"webhook", "#/webhook", `!!document.querySelector('#deliveries')`},
 			{"carriers", "#/carriers", `!!document.querySelector('figure[data-chart="outcomes"]')`},
 		} {

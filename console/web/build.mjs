@@ -21,8 +21,20 @@ await esbuild.build({
   logLevel: 'info',
 });
 for (const f of ['index.html', 'docs.html', 'console.css']) copyFileSync('src/' + f, out + f);
+// The journey map's land: Natural Earth 1:50m in TopoJSON, read by the map
+// from this origin (not bundled: only the journey page needs it).
+copyFileSync('node_modules/world-atlas/land-50m.json', out + 'land-50m.json');
 
-const pkg = JSON.parse(readFileSync('node_modules/preact/package.json', 'utf8'));
-writeFileSync(out + 'THIRD_PARTY_LICENSES.txt',
-  `The bundles console.js and docs.js include Preact ${pkg.version} (npm package "preact", ${pkg.license} licence):\n\n` +
-  readFileSync('node_modules/preact/LICENSE', 'utf8'));
+// Every package whose code or data ships in dist, with its licence.
+const shipped = [
+  ['preact', 'console.js and docs.js'],
+  ['d3-geo', 'console.js (the journey map\'s projection)'],
+  ['d3-array', 'console.js (used by d3-geo)'],
+  ['topojson-client', 'console.js (reads the map\'s TopoJSON)'],
+  ['world-atlas', 'land-50m.json (the map\'s land, from Natural Earth, which is in the public domain)'],
+];
+writeFileSync(out + 'THIRD_PARTY_LICENSES.txt', shipped.map(([name, where]) => {
+  const pkg = JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8'));
+  return `${name} ${pkg.version} (npm package "${name}", ${pkg.license} licence), in ${where}:\n\n` +
+    readFileSync(`node_modules/${name}/LICENSE`, 'utf8').trim() + '\n';
+}).join('\n' + '-'.repeat(72) + '\n\n'));

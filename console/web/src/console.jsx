@@ -3,7 +3,8 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, qs, session } from './api.js';
 import { BarChart } from './chart.jsx';
-import { classifiers, eventTitle, isDateLike, label, locationOf, vesselOf, when } from './format.js';
+import { classifiers, eventTitle, isDateLike, knots, label, latLon, locationOf, nm, vesselOf, when } from './format.js';
+import { JourneyMap } from './map.jsx';
 
 const CONNECTION = ['NO_CREDENTIALS', 'PENDING', 'CONNECTED', 'UNAUTHORIZED', 'CARRIER_ERROR', 'PUSH_ONLY'];
 const PAGES = [
@@ -222,7 +223,14 @@ function JourneyResult({ r }) {
     .map(locationOf).filter((l) => l && !seen.has(l) && seen.add(l));
   const withVessel = events.filter((e) => vesselOf(e));
   const lastAct = [...withVessel].reverse().find((e) => e.eventClassifierCode === 'ACT');
-  const vessel = vesselOf(lastAct || withVessel[0] || {});
+  const fromEvents = vesselOf(lastAct || withVessel[0] || {});
+  // The result's vessel (the one carrying the container now, or next) when
+  // the API gives it; the voyage number comes from the events.
+  const vessel = r.vessel && r.vessel.name ? { ...fromEvents, name: r.vessel.name, imo: r.vessel.imo } : fromEvents;
+  const pos = r.vessel && r.vessel.position;
+  const route = r.route && r.route.geometry && (r.route.geometry.coordinates || []).length > 0 ? r.route : null;
+  const pred = r.arrivalPrediction;
+  const id = 'map-' + String(r.equipmentNumber || 'x').replace(/[^A-Za-z0-9]/g, '');
   const now = Date.now();
   const nextIdx = events.findIndex((e) => e.eventClassifierCode !== 'ACT' && new Date(e.eventDateTime) > now);
   return (
@@ -239,7 +247,14 @@ function JourneyResult({ r }) {
         <div><dt>Vessel</dt><dd id="vessel">{vessel && vessel.name ? `${vessel.name}${vessel.imo ? ' (IMO ' + vessel.imo + ')' : ''}` : '—'}</dd></div>
         <div><dt>Voyage</dt><dd class="mono" id="voyage">{(vessel && vessel.voyage) || '—'}</dd></div>
         <div><dt>Events</dt><dd>{events.length}</dd></div>
+        {pos && <div><dt>Position</dt><dd id="position">{latLon(pos.latitude, pos.longitude)}<span class="muted"> · {when(pos.at)} · {knots(pos.speedKnots)} · {Math.round(pos.course)}°</span></dd></div>}
+        {route && route.properties && <div><dt>Sea route</dt><dd id="route-nm">{nm(route.properties.sailedNM || 0)} sailed · {nm(route.properties.remainingNM || 0)} to go</dd></div>}
+        {pred && pred.POD && <div><dt>Arrival at POD (contrack)</dt><dd id="predicted-pod">{when(pred.POD.predictedDateTime)}
+          {pred.POD.carrierDateTime && <span class="muted"> · carrier {when(pred.POD.carrierDateTime)} ({pred.POD.differenceHours > 0 ? '+' : ''}{pred.POD.differenceHours} h)</span>}</dd></div>}
       </dl>
+      <h3>Map</h3>
+      {route ? <JourneyMap id={id} route={route} vessel={r.vessel} /> :
+        <p class="muted no-map">No sea route to draw yet: the carrier has named no vessel passage for this container.</p>}
       <h3>Milestones</h3>
       {milestones.length === 0 ? <p class="muted">No milestones derived yet.</p> :
         <ul class="plain milestones" id="milestones">{milestones.map((m, i) => <Milestone key={i} m={m} />)}</ul>}

@@ -52,3 +52,15 @@ export function label(s) {
   if (/^[A-Z0-9_]+$/.test(s)) return s.replace(/_/g, ' ');
   return s.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase());
 }
+
+// latLon formats a position as degrees with hemispheres: 5.91° N, 87.33° E.
+export function latLon(lat, lon) {
+  const f = (v, pos, neg) => `${Math.abs(v).toFixed(2)}° ${v >= 0 ? pos : neg}`;
+  return `${f(lat, 'N', 'S')}, ${f(lon, 'E', 'W')}`;
+}
+
+// nm formats nautical miles.
+export const nm = (v) => `${Math.round(v).toLocaleString('en')} nm`;
+
+// knots formats a speed over ground to a tenth of a knot.
+export const knots = (v) => `${(Math.round(Number(v) * 10) / 10).toLocaleString('en')} kn`;
