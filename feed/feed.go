@@ -21,9 +21,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/errgroup"
 
@@ -50,6 +52,11 @@ type Config struct {
 	PruneInterval time.Duration
 	// MaxGroup bounds the events written in one transaction (default 256).
 	MaxGroup int
+	// PositionsRefresh is how often the vessels of the subscriptions that
+	// opted in to VESSEL_POSITION items are read again from their journeys
+	// (default 1 min): a shipment's items start, move to its next vessel
+	// and stop this long after the carrier's departure or arrival event.
+	PositionsRefresh time.Duration
 }
 
 // Validate reports every problem of c.
@@ -63,6 +70,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxGroup < 0 {
 		errs = append(errs, errors.New("feed: MaxGroup must not be negative"))
+	}
+	if c.PositionsRefresh < 0 {
+		errs = append(errs, errors.New("feed: PositionsRefresh must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -79,6 +89,9 @@ func (c Config) WithDefaults() Config {
 	if c.MaxGroup == 0 {
 		c.MaxGroup = 256
 	}
+	if c.PositionsRefresh == 0 {
+		c.PositionsRefresh = time.Minute
+	}
 	return c
 }
 
@@ -89,7 +102,12 @@ type Deps struct {
 	// (CONTRACK_KAFKA_NAMESPACE); empty: the names as they are.
 	Namespace schemas.Namespace
 	Pool      *pgxpool.Pool
-	Log       *slog.Logger
+	// CH reads the journeys of the subscriptions that opted in to
+	// VESSEL_POSITION items (ClickHouse events); nil: no such items.
+	CH  driver.Conn
+	Log *slog.Logger
+	// Registry takes the stage's metrics; nil: not registered.
+	Registry prometheus.Registerer
 	// Now defaults to time.Now.
 	Now func() time.Time
 }
@@ -124,6 +142,15 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	stopWriter := make(chan struct{})
 	loops.Go(func() error { s.writeLoop(bg, stopWriter); return nil })
 	loops.Go(func() error { s.pruneLoop(gctx); return nil })
+	if deps.CH != nil {
+		m, err := newPositionMetrics(deps.Registry)
+		if err != nil {
+			return err
+		}
+		p := &positions{cfg: cfg, log: log, pool: deps.Pool, ch: deps.CH, now: deps.Now, m: m}
+		loops.Go(func() error { p.refreshLoop(gctx); return nil })
+		loops.Go(func() error { return p.consume(gctx, deps) })
+	}
 
 	consumed := make(chan struct{})
 	loops.Go(func() error {

@@ -65,6 +65,9 @@ const (
 	GroupDelivery   = "contrack-delivery"
 	// GroupFeed fans events out into the account event feed (package feed).
 	GroupFeed = "contrack-feed"
+	// GroupFeedPositions writes vessel positions into the feed of the
+	// subscriptions that opted in (package feed).
+	GroupFeedPositions = "contrack-feed-positions"
 	// GroupJourneys projects journeys; generation N of the read model uses
 	// GroupJourneys + "-g<N>" (a rebuild is a new generation read from the start).
 	GroupJourneys = "contrack-projector-journeys"

@@ -247,6 +247,7 @@ var envVars = []envVar{
 	{"CONTRACK_FEED_RETENTION", "720h", "how long account feed events are kept (at least 720h, the promised 30 days)", false, "Feed.Retention"},
 	{"CONTRACK_FEED_PRUNE_INTERVAL", "1h", "how often feed events past retention are deleted", false, "Feed.PruneInterval"},
 	{"CONTRACK_FEED_MAX_GROUP", "256", "feed events written in one transaction", false, "Feed.MaxGroup"},
+	{"CONTRACK_FEED_POSITIONS_REFRESH", "1m", "how often the feed reads again which vessel each subscription opted in to VESSEL_POSITION items is at sea on", false, "Feed.PositionsRefresh"},
 
 	{"CONTRACK_VESSELS_INTERVAL", "1m", "how often each simulated sandbox ship reports its position (wall time)", false, "Vessels.Interval"},
 	{"CONTRACK_VESSELS_SANDBOX_REFRESH", "5m", "how often the vessel simulator reads the open sandbox trackings to know which ships sail", false, "Vessels.SandboxRefresh"},

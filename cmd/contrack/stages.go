@@ -592,7 +592,8 @@ func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
 // same, so its ships keep the carriers' journey time.
 func sandboxConfig(cfg Config) sandbox.Config {
 	scfg := cfg.Sandbox
-	if scfg.Accelerate > 1 {
+	// No variable sets Epoch; a test may, to run fast from now.
+	if scfg.Accelerate > 1 && scfg.Epoch.IsZero() {
 		scfg.Epoch = time.Now().UTC().Truncate(24 * time.Hour)
 	}
 	return scfg
@@ -637,7 +638,7 @@ func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
 }
 
 func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {
-	return feed.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log}
+	return feed.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch, Log: log, Registry: in.metrics}
 }
 
 // withInfra runs one stage alone over freshly opened connections, closed
