@@ -1,5 +1,5 @@
 // Package commandapi serves the write side of the public interface: every
-// POST and DELETE of the consumer API, and GET /carrier/infer, which (like
+// POST, PUT and DELETE of the consumer API, and GET /carrier/infer, which (like
 // the health check) calls carriers with the account's credentials. Writes
 // go to Postgres, the source of truth, and — where other stages must learn
 // of them — to the outbox in the same transaction; the Relay publishes the
@@ -141,6 +141,7 @@ func Register(s *fuego.Server, cfg Config, deps Deps) {
 	}
 	registerSubscriptions(s, a)
 	registerBulk(s, a)
+	registerVesselPositions(s, a)
 	registerCredentials(s, a)
 	registerInfer(s, a)
 	registerWebhooks(s, a)

@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/tnt3"
 )
 
@@ -75,19 +76,51 @@ type FeedWaiter interface {
 // FeedPage is GET /subscriptions/events' body: items shaped as webhook
 // payloads (delivery.Payload), oldest first, and where to resume.
 type FeedPage struct {
-	Items      []delivery.Payload `json:"items"`
-	NextCursor string             `json:"nextCursor"`
+	Items      []FeedItem `json:"items"`
+	NextCursor string     `json:"nextCursor"`
 	// itemsTNT3 replace Items for a request with API-Version 3: items
 	// shaped as TNT 3.0 webhook payloads.
-	itemsTNT3 []delivery.PayloadTNT3
+	itemsTNT3 []feedItemTNT3
+}
+
+// FeedItem is one item of the feed: a subscription's events in the webhook
+// payload's shape, or — for a subscription opted in with PUT
+// /subscription/{subscription_id}/vessel-positions — a VESSEL_POSITION
+// item: type, the references, events [] and vesselPosition. Its OpenAPI
+// schema (and the SDKs' type) keeps the name the feed's items have always
+// had, Payload, with the two optional fields added.
+type FeedItem = Payload
+
+// Payload is FeedItem under its schema's name.
+type Payload struct {
+	// Type is absent on event items (the webhook payload's shape,
+	// unchanged) and VESSEL_POSITION on position items.
+	Type string `json:"type,omitempty"`
+	delivery.Payload
+	VesselPosition *schemas.FeedVesselPosition `json:"vesselPosition,omitempty"`
+}
+
+// feedItemTNT3 is FeedItem for a request with API-Version 3: the TNT 3.0
+// webhook payload, or a VESSEL_POSITION item as in FeedItem.
+type feedItemTNT3 struct {
+	Type string `json:"type,omitempty"`
+	delivery.PayloadTNT3
+	VesselPosition *schemas.FeedVesselPosition `json:"vesselPosition,omitempty"`
+}
+
+// feedEntry is an item as read: a subscription's events, or (position
+// set) a vessel position.
+type feedEntry struct {
+	delivery.Stream
+	position *schemas.FeedVesselPosition
 }
 
 // MarshalJSON writes the page in the format asked for.
 func (p FeedPage) MarshalJSON() ([]byte, error) {
 	if p.itemsTNT3 != nil {
 		return json.Marshal(struct {
-			Items      []delivery.PayloadTNT3 `json:"items"`
-			NextCursor string                 `json:"nextCursor"`
+			Items      []feedItemTNT3 `json:"items"`
+			NextCursor string         `json:"nextCursor"`
 		}{p.itemsTNT3, p.NextCursor})
 	}
 	type plain FeedPage
@@ -122,7 +155,10 @@ func registerFeed(s *fuego.Server, deps Deps) {
 		option.Summary("Read the account event feed"),
 		option.Description("Every event of the account's subscriptions, whether or not a webhook is configured, "+
 			"in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive "+
-			"events of one subscription share an item. Resume from nextCursor, which is always present."),
+			"events of one subscription share an item. Resume from nextCursor, which is always present. "+
+			"A subscription opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is at sea, "+
+			"items {\"type\":\"VESSEL_POSITION\",\"references\":{…},\"events\":[],\"vesselPosition\":{…}} at most every intervalMinutes; "+
+			"event items have no type."),
 		option.AddResponse(400, "Invalid query parameter or cursor", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(429, "Over the usage plan's rate, or a long-poll (wait > 0) beyond the plan's long-polls at once per account: \"Too many long-polls: this plan allows <N> at once per account; wait for one to return\" (Retry-After)", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(503, "A long-poll while this server holds as many as it can: \"Too many long-polls on this server: try again shortly\" (Retry-After)", fuego.Response{Type: httpapi.Body{}}),
@@ -223,31 +259,41 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	}
 }
 
-func (h feedQueries) page(acct, format string, items []delivery.Stream, last int64) (FeedPage, error) {
-	p := FeedPage{Items: make([]delivery.Payload, 0, len(items)),
+func (h feedQueries) page(acct, format string, items []feedEntry, last int64) (FeedPage, error) {
+	p := FeedPage{Items: make([]FeedItem, 0, len(items)),
 		NextCursor: subscriptionQueries{h.deps}.sealToken(cursor{Account: acct, Prefix: feedScope, AfterSeq: last})}
 	if format == delivery.FormatTNT3 {
-		p.Items, p.itemsTNT3 = nil, make([]delivery.PayloadTNT3, 0, len(items))
+		p.Items, p.itemsTNT3 = nil, make([]feedItemTNT3, 0, len(items))
 		for _, it := range items {
+			if it.position != nil {
+				p.itemsTNT3 = append(p.itemsTNT3, feedItemTNT3{Type: schemas.FeedKindVesselPosition,
+					PayloadTNT3: delivery.PayloadTNT3{References: it.Refs, Events: []tnt3.Event{}}, VesselPosition: it.position})
+				continue
+			}
 			t, err := it.TNT3()
 			if err != nil {
 				return FeedPage{}, err
 			}
-			p.itemsTNT3 = append(p.itemsTNT3, t)
+			p.itemsTNT3 = append(p.itemsTNT3, feedItemTNT3{PayloadTNT3: t})
 		}
 		return p, nil
 	}
 	for _, it := range items {
-		p.Items = append(p.Items, it.EventDomain())
+		if it.position != nil {
+			p.Items = append(p.Items, FeedItem{Type: schemas.FeedKindVesselPosition,
+				Payload: delivery.Payload{References: it.Refs, Events: []json.RawMessage{}}, VesselPosition: it.position})
+			continue
+		}
+		p.Items = append(p.Items, FeedItem{Payload: it.EventDomain()})
 	}
 	return p, nil
 }
 
 // read returns up to limit events of acct after seq, consecutive events of
 // one subscription in one item, and the last seq read (after if none).
-func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int) ([]delivery.Stream, int64, error) {
+func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int) ([]feedEntry, int64, error) {
 	rows, err := h.deps.Pool.Query(ctx, `
-		SELECT f.seq, f.subscription_id::text, f.event, f.event_id, f.content_hash, f.created_at,
+		SELECT f.seq, f.subscription_id::text, f.event, f.event_id, f.content_hash, f.created_at, f.kind,
 		       s.reference, s.container_number, s.bill_number, s.booking_number, s.scac
 		FROM feed_events f JOIN subscriptions s ON s.id = f.subscription_id
 		WHERE f.account_id = $1 AND f.seq > $2
@@ -258,7 +304,8 @@ func (h feedQueries) read(ctx context.Context, acct string, after int64, limit i
 	}
 	defer rows.Close()
 	var (
-		out      []delivery.Stream
+		out      []feedEntry
+		kind     string
 		lastSub  string
 		seq      int64
 		sub      string
@@ -269,12 +316,22 @@ func (h feedQueries) read(ctx context.Context, acct string, after int64, limit i
 	)
 	last := after
 	for rows.Next() {
-		if err := rows.Scan(&seq, &sub, &event, &id, &hash, &at, &refs.SubscriptionReference, &refs.EquipmentNumber,
+		if err := rows.Scan(&seq, &sub, &event, &id, &hash, &at, &kind, &refs.SubscriptionReference, &refs.EquipmentNumber,
 			&refs.BillNumber, &refs.BookingNumber, &refs.ScacCode); err != nil {
 			return nil, after, fmt.Errorf("read feed: %w", err)
 		}
-		if len(out) == 0 || sub != lastSub {
-			out = append(out, delivery.Stream{Refs: refs})
+		if kind == schemas.FeedKindVesselPosition {
+			// An item of its own; the events after it start a new one.
+			var v schemas.FeedVesselPosition
+			if err := json.Unmarshal(event, &v); err != nil {
+				return nil, after, fmt.Errorf("read feed: vessel position %d: %w", seq, err)
+			}
+			out = append(out, feedEntry{Stream: delivery.Stream{Refs: refs}, position: &v})
+			lastSub, last = "", seq
+			continue
+		}
+		if len(out) == 0 || sub != lastSub || out[len(out)-1].position != nil {
+			out = append(out, feedEntry{Stream: delivery.Stream{Refs: refs}})
 			lastSub = sub
 		}
 		it := &out[len(out)-1]

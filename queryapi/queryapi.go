@@ -56,4 +56,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerDeliveries(s, deps)
 	registerFeed(s, deps)
 	registerV3Events(s, deps)
+	registerVesselPositions(s, deps)
 }

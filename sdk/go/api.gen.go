@@ -235,6 +235,24 @@ type FeedPage struct {
 	NextCursor string    `json:"nextCursor"`
 }
 
+// FeedVessel defines model for FeedVessel.
+type FeedVessel struct {
+	Imo  string `json:"imo"`
+	Name string `json:"name"`
+}
+
+// FeedVesselPosition defines model for FeedVesselPosition.
+type FeedVesselPosition struct {
+	At                  string     `json:"at"`
+	CarrierVoyageNumber string     `json:"carrierVoyageNumber"`
+	Course              float64    `json:"course"`
+	EquipmentNumbers    []string   `json:"equipmentNumbers"`
+	Latitude            float64    `json:"latitude"`
+	Longitude           float64    `json:"longitude"`
+	SpeedKnots          float64    `json:"speedKnots"`
+	Vessel              FeedVessel `json:"vessel"`
+}
+
 // FeedbackElement defines model for FeedbackElement.
 type FeedbackElement struct {
 	Message      string `json:"message"`
@@ -343,9 +361,11 @@ type Party struct {
 
 // Payload defines model for Payload.
 type Payload struct {
-	Events            []interface{} `json:"events"`
-	References        References    `json:"references"`
-	RetractedEventIDs []string      `json:"retractedEventIDs,omitempty"`
+	Events            []interface{}      `json:"events"`
+	References        References         `json:"references"`
+	RetractedEventIDs []string           `json:"retractedEventIDs,omitempty"`
+	Type              string             `json:"type,omitempty"`
+	VesselPosition    FeedVesselPosition `json:"vesselPosition,omitempty"`
 }
 
 // PortETA defines model for PortETA.
@@ -579,6 +599,25 @@ type Vessel struct {
 	Position Position `json:"position,omitempty"`
 }
 
+// VesselPositionsBody VesselPositionsBody schema
+type VesselPositionsBody struct {
+	IntervalMinutes float64 `json:"intervalMinutes,omitempty"`
+}
+
+// VesselPositionsResponse VesselPositionsResponse schema
+type VesselPositionsResponse struct {
+	IntervalMinutes       int    `json:"intervalMinutes,omitempty"`
+	Message               string `json:"message"`
+	SubscriptionReference string `json:"subscriptionReference"`
+}
+
+// VesselPositionsSetting VesselPositionsSetting schema
+type VesselPositionsSetting struct {
+	Enabled               bool   `json:"enabled"`
+	IntervalMinutes       int    `json:"intervalMinutes,omitempty"`
+	SubscriptionReference string `json:"subscriptionReference"`
+}
+
 // VesselTransport defines model for VesselTransport.
 type VesselTransport struct {
 	OperatorCarrierCode             string `json:"operatorCarrierCode,omitempty"`
@@ -766,6 +805,9 @@ type PushEventsJSONRequestBody PushEventsJSONBody
 
 // CreateSubscriptionJSONRequestBody defines body for CreateSubscription for application/json ContentType.
 type CreateSubscriptionJSONRequestBody = CreateSubscriptionBody
+
+// EnableVesselPositionsJSONRequestBody defines body for EnableVesselPositions for application/json ContentType.
+type EnableVesselPositionsJSONRequestBody = VesselPositionsBody
 
 // CreateSubscriptionsJSONRequestBody defines body for CreateSubscriptions for application/json ContentType.
 type CreateSubscriptionsJSONRequestBody = CreateSubscriptionsJSONBody
@@ -1045,6 +1087,38 @@ type ClientInterface interface {
 	// Corresponds with GET /subscription/{subscription_id} (the `GetSubscription` operationId).
 	GetSubscription(ctx context.Context, subscriptionId string, params *GetSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DisableVesselPositions Stop the vessel's positions in the event feed
+	//
+	// Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
+	//
+	// Corresponds with DELETE /subscription/{subscription_id}/vessel-positions (the `DisableVesselPositions` operationId).
+	DisableVesselPositions(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetVesselPositions Whether the subscription receives vessel positions in the event feed
+	//
+	// enabled, and the interval of its VESSEL_POSITION items in GET /subscriptions/events (PUT to opt in, DELETE to opt out).
+	//
+	// Corresponds with GET /subscription/{subscription_id}/vessel-positions (the `GetVesselPositions` operationId).
+	GetVesselPositions(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnableVesselPositionsWithBody Receive the vessel's positions in the event feed
+	//
+	// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+	EnableVesselPositionsWithBody(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnableVesselPositions Receive the vessel's positions in the event feed
+	//
+	// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+	EnableVesselPositions(ctx context.Context, subscriptionId string, body EnableVesselPositionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListSubscriptions List subscriptions
 	//
 	// The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
@@ -1072,7 +1146,7 @@ type ClientInterface interface {
 
 	// ReadFeed Read the account event feed
 	//
-	// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present.
+	// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present. A subscription opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most every intervalMinutes; event items have no type.
 	//
 	// Corresponds with GET /subscriptions/events (the `ReadFeed` operationId).
 	ReadFeed(ctx context.Context, params *ReadFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1448,6 +1522,78 @@ func (c *RawClient) GetSubscription(ctx context.Context, subscriptionId string, 
 	return c.Client.Do(req)
 }
 
+// DisableVesselPositions Stop the vessel's positions in the event feed
+//
+// Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
+//
+// Corresponds with DELETE /subscription/{subscription_id}/vessel-positions (the `DisableVesselPositions` operationId).
+func (c *RawClient) DisableVesselPositions(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDisableVesselPositionsRequest(c.Server, subscriptionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetVesselPositions Whether the subscription receives vessel positions in the event feed
+//
+// enabled, and the interval of its VESSEL_POSITION items in GET /subscriptions/events (PUT to opt in, DELETE to opt out).
+//
+// Corresponds with GET /subscription/{subscription_id}/vessel-positions (the `GetVesselPositions` operationId).
+func (c *RawClient) GetVesselPositions(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetVesselPositionsRequest(c.Server, subscriptionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnableVesselPositionsWithBody Receive the vessel's positions in the event feed
+//
+// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+func (c *RawClient) EnableVesselPositionsWithBody(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableVesselPositionsRequestWithBody(c.Server, subscriptionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnableVesselPositions Receive the vessel's positions in the event feed
+//
+// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+func (c *RawClient) EnableVesselPositions(ctx context.Context, subscriptionId string, body EnableVesselPositionsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableVesselPositionsRequest(c.Server, subscriptionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListSubscriptions List subscriptions
 //
 // The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
@@ -1505,7 +1651,7 @@ func (c *RawClient) CreateSubscriptions(ctx context.Context, body CreateSubscrip
 
 // ReadFeed Read the account event feed
 //
-// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present.
+// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present. A subscription opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most every intervalMinutes; event items have no type.
 //
 // Corresponds with GET /subscriptions/events (the `ReadFeed` operationId).
 func (c *RawClient) ReadFeed(ctx context.Context, params *ReadFeedParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2293,6 +2439,121 @@ func NewGetSubscriptionRequest(server string, subscriptionId string, params *Get
 		}
 
 	}
+
+	return req, nil
+}
+
+// NewDisableVesselPositionsRequest constructs an http.Request for the DisableVesselPositions method
+func NewDisableVesselPositionsRequest(server string, subscriptionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscription/%s/vessel-positions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetVesselPositionsRequest constructs an http.Request for the GetVesselPositions method
+func NewGetVesselPositionsRequest(server string, subscriptionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscription/%s/vessel-positions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewEnableVesselPositionsRequest calls the generic EnableVesselPositions builder with application/json body
+func NewEnableVesselPositionsRequest(server string, subscriptionId string, body EnableVesselPositionsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEnableVesselPositionsRequestWithBody(server, subscriptionId, "application/json", bodyReader)
+}
+
+// NewEnableVesselPositionsRequestWithBody constructs an http.Request for the EnableVesselPositions method, with any body, and a specified content type
+func NewEnableVesselPositionsRequestWithBody(server string, subscriptionId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscription/%s/vessel-positions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3122,6 +3383,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /subscription/{subscription_id} (the `GetSubscription` operationId).
 	GetSubscriptionWithResponse(ctx context.Context, subscriptionId string, params *GetSubscriptionParams, reqEditors ...RequestEditorFn) (*GetSubscriptionResponse, error)
 
+	// DisableVesselPositionsWithResponse Stop the vessel's positions in the event feed
+	//
+	// Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /subscription/{subscription_id}/vessel-positions (the `DisableVesselPositions` operationId).
+	DisableVesselPositionsWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*DisableVesselPositionsResponse, error)
+
+	// GetVesselPositionsWithResponse Whether the subscription receives vessel positions in the event feed
+	//
+	// enabled, and the interval of its VESSEL_POSITION items in GET /subscriptions/events (PUT to opt in, DELETE to opt out).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /subscription/{subscription_id}/vessel-positions (the `GetVesselPositions` operationId).
+	GetVesselPositionsWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetVesselPositionsResponse, error)
+
+	// EnableVesselPositionsWithBodyWithResponse Receive the vessel's positions in the event feed
+	//
+	// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+	EnableVesselPositionsWithBodyWithResponse(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnableVesselPositionsResponse, error)
+
+	// EnableVesselPositionsWithResponse Receive the vessel's positions in the event feed
+	//
+	// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+	EnableVesselPositionsWithResponse(ctx context.Context, subscriptionId string, body EnableVesselPositionsJSONRequestBody, reqEditors ...RequestEditorFn) (*EnableVesselPositionsResponse, error)
+
 	// ListSubscriptionsWithResponse List subscriptions
 	//
 	// The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
@@ -3151,7 +3448,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReadFeedWithResponse Read the account event feed
 	//
-	// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present.
+	// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present. A subscription opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most every intervalMinutes; event items have no type.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4079,6 +4376,234 @@ func (r GetSubscriptionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DisableVesselPositionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VesselPositionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DisableVesselPositionsResponse) GetJSON200() *VesselPositionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DisableVesselPositionsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DisableVesselPositionsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DisableVesselPositionsResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DisableVesselPositionsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DisableVesselPositionsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DisableVesselPositionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DisableVesselPositionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DisableVesselPositionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DisableVesselPositionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetVesselPositionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VesselPositionsSetting
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetVesselPositionsResponse) GetJSON200() *VesselPositionsSetting {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetVesselPositionsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetVesselPositionsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetVesselPositionsResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetVesselPositionsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetVesselPositionsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetVesselPositionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetVesselPositionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetVesselPositionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetVesselPositionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type EnableVesselPositionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VesselPositionsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EnableVesselPositionsResponse) GetJSON200() *VesselPositionsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EnableVesselPositionsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EnableVesselPositionsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EnableVesselPositionsResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EnableVesselPositionsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r EnableVesselPositionsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r EnableVesselPositionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EnableVesselPositionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EnableVesselPositionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EnableVesselPositionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5045,6 +5570,66 @@ func (c *ClientWithResponses) GetSubscriptionWithResponse(ctx context.Context, s
 	return ParseGetSubscriptionResponse(rsp)
 }
 
+// DisableVesselPositionsWithResponse Stop the vessel's positions in the event feed
+//
+// Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /subscription/{subscription_id}/vessel-positions (the `DisableVesselPositions` operationId).
+func (c *ClientWithResponses) DisableVesselPositionsWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*DisableVesselPositionsResponse, error) {
+	rsp, err := c.DisableVesselPositions(ctx, subscriptionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDisableVesselPositionsResponse(rsp)
+}
+
+// GetVesselPositionsWithResponse Whether the subscription receives vessel positions in the event feed
+//
+// enabled, and the interval of its VESSEL_POSITION items in GET /subscriptions/events (PUT to opt in, DELETE to opt out).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /subscription/{subscription_id}/vessel-positions (the `GetVesselPositions` operationId).
+func (c *ClientWithResponses) GetVesselPositionsWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetVesselPositionsResponse, error) {
+	rsp, err := c.GetVesselPositions(ctx, subscriptionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetVesselPositionsResponse(rsp)
+}
+
+// EnableVesselPositionsWithBodyWithResponse Receive the vessel's positions in the event feed
+//
+// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+func (c *ClientWithResponses) EnableVesselPositionsWithBodyWithResponse(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnableVesselPositionsResponse, error) {
+	rsp, err := c.EnableVesselPositionsWithBody(ctx, subscriptionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnableVesselPositionsResponse(rsp)
+}
+
+// EnableVesselPositionsWithResponse Receive the vessel's positions in the event feed
+//
+// Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /subscription/{subscription_id}/vessel-positions (the `EnableVesselPositions` operationId).
+func (c *ClientWithResponses) EnableVesselPositionsWithResponse(ctx context.Context, subscriptionId string, body EnableVesselPositionsJSONRequestBody, reqEditors ...RequestEditorFn) (*EnableVesselPositionsResponse, error) {
+	rsp, err := c.EnableVesselPositions(ctx, subscriptionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnableVesselPositionsResponse(rsp)
+}
+
 // ListSubscriptionsWithResponse List subscriptions
 //
 // The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
@@ -5092,7 +5677,7 @@ func (c *ClientWithResponses) CreateSubscriptionsWithResponse(ctx context.Contex
 
 // ReadFeedWithResponse Read the account event feed
 //
-// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present.
+// Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present. A subscription opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most every intervalMinutes; event items have no type.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5870,6 +6455,189 @@ func ParseGetSubscriptionResponse(rsp *http.Response) (*GetSubscriptionResponse,
 
 	case rsp.StatusCode == 304:
 		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDisableVesselPositionsResponse parses an HTTP response from a DisableVesselPositionsWithResponse call
+func ParseDisableVesselPositionsResponse(rsp *http.Response) (*DisableVesselPositionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DisableVesselPositionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VesselPositionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetVesselPositionsResponse parses an HTTP response from a GetVesselPositionsWithResponse call
+func ParseGetVesselPositionsResponse(rsp *http.Response) (*GetVesselPositionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetVesselPositionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VesselPositionsSetting
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseEnableVesselPositionsResponse parses an HTTP response from a EnableVesselPositionsWithResponse call
+func ParseEnableVesselPositionsResponse(rsp *http.Response) (*EnableVesselPositionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EnableVesselPositionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VesselPositionsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Body

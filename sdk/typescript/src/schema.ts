@@ -174,6 +174,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscription/{subscription_id}/vessel-positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the subscription receives vessel positions in the event feed
+         * @description enabled, and the interval of its VESSEL_POSITION items in GET /subscriptions/events (PUT to opt in, DELETE to opt out).
+         */
+        get: operations["getVesselPositions"];
+        /**
+         * Receive the vessel's positions in the event feed
+         * @description Opts the subscription in to VESSEL_POSITION items in GET /subscriptions/events: while its shipment is at sea, the vessel's reported position at most every intervalMinutes (5-1440, default 60; measured on the positions' times). Setting it again changes the interval. Items start within a minute or so (CONTRACK_FEED_POSITIONS_REFRESH) of the opt-in or the vessel's departure.
+         */
+        put: operations["enableVesselPositions"];
+        post?: never;
+        /**
+         * Stop the vessel's positions in the event feed
+         * @description Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
+         */
+        delete: operations["disableVesselPositions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions": {
         parameters: {
             query?: never;
@@ -223,7 +251,7 @@ export interface paths {
         };
         /**
          * Read the account event feed
-         * @description Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present.
+         * @description Every event of the account's subscriptions, whether or not a webhook is configured, in the order the webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of one subscription share an item. Resume from nextCursor, which is always present. A subscription opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most every intervalMinutes; event items have no type.
          */
         get: operations["readFeed"];
         put?: never;
@@ -543,6 +571,24 @@ export interface components {
             items: components["schemas"]["Payload"][] | null;
             nextCursor: string;
         };
+        FeedVessel: {
+            imo: string;
+            name: string;
+        };
+        FeedVesselPosition: {
+            at: string;
+            carrierVoyageNumber: string;
+            /** Format: double */
+            course: number;
+            equipmentNumbers: string[] | null;
+            /** Format: double */
+            latitude: number;
+            /** Format: double */
+            longitude: number;
+            /** Format: double */
+            speedKnots: number;
+            vessel: components["schemas"]["FeedVessel"];
+        };
         FeedbackElement: {
             message: string;
             propertyPath?: string;
@@ -627,6 +673,8 @@ export interface components {
             events: unknown[] | null;
             references: components["schemas"]["References"];
             retractedEventIDs?: string[] | null;
+            type?: string;
+            vesselPosition?: components["schemas"]["FeedVesselPosition"] | null;
         };
         PortETA: {
             UNLocationCode: string;
@@ -814,6 +862,23 @@ export interface components {
             imo: string;
             name: string;
             position?: components["schemas"]["Position"] | null;
+        };
+        /** @description VesselPositionsBody schema */
+        VesselPositionsBody: {
+            /** Format: double */
+            intervalMinutes?: number | null;
+        };
+        /** @description VesselPositionsResponse schema */
+        VesselPositionsResponse: {
+            intervalMinutes?: number;
+            message: string;
+            subscriptionReference: string;
+        };
+        /** @description VesselPositionsSetting schema */
+        VesselPositionsSetting: {
+            enabled: boolean;
+            intervalMinutes?: number;
+            subscriptionReference: string;
         };
         VesselTransport: {
             operatorCarrierCode?: string;
@@ -1576,6 +1641,215 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteResponse"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    getVesselPositions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the subscriptionReference */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VesselPositionsSetting"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    enableVesselPositions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the subscriptionReference */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Request body for commandapi.VesselPositionsBody */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VesselPositionsBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VesselPositionsResponse"];
+                };
+            };
+            /** @description intervalMinutes out of bounds, or the subscription is closed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    disableVesselPositions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the subscriptionReference */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VesselPositionsResponse"];
                 };
             };
             /** @description Invalid request */

@@ -31,6 +31,8 @@ from .event_reefer_details_type_0 import EventReeferDetailsType0
 from .event_routing import EventRouting
 from .facility import Facility
 from .feed_page import FeedPage
+from .feed_vessel import FeedVessel
+from .feed_vessel_position import FeedVesselPosition
 from .feedback_element import FeedbackElement
 from .geo_coordinate import GeoCoordinate
 from .geometry import Geometry
@@ -81,6 +83,9 @@ from .v3_error import V3Error
 from .v3_events import V3Events
 from .vehicle_details import VehicleDetails
 from .vessel import Vessel
+from .vessel_positions_body import VesselPositionsBody
+from .vessel_positions_response import VesselPositionsResponse
+from .vessel_positions_setting import VesselPositionsSetting
 from .vessel_transport import VesselTransport
 from .voyage_number_or_reference import VoyageNumberOrReference
 from .webhook_config import WebhookConfig
@@ -113,6 +118,8 @@ __all__ = (
     "EventRouting",
     "Facility",
     "FeedPage",
+    "FeedVessel",
+    "FeedVesselPosition",
     "FeedbackElement",
     "GeoCoordinate",
     "Geometry",
@@ -161,6 +168,9 @@ __all__ = (
     "V3Events",
     "VehicleDetails",
     "Vessel",
+    "VesselPositionsBody",
+    "VesselPositionsResponse",
+    "VesselPositionsSetting",
     "VesselTransport",
     "VoyageNumberOrReference",
     "WebhookConfig",

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.feed_vessel_position import FeedVesselPosition
     from ..models.references import References
 
 
@@ -22,14 +23,20 @@ class Payload:
         events (list[Any] | None):
         references (References):
         retracted_event_i_ds (list[str] | None | Unset):
+        type_ (str | Unset):
+        vessel_position (FeedVesselPosition | None | Unset):
     """
 
     events: list[Any] | None
     references: References
     retracted_event_i_ds: list[str] | None | Unset = UNSET
+    type_: str | Unset = UNSET
+    vessel_position: FeedVesselPosition | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.feed_vessel_position import FeedVesselPosition
+
         events: list[Any] | None
         if isinstance(self.events, list):
             events = self.events
@@ -48,6 +55,16 @@ class Payload:
         else:
             retracted_event_i_ds = self.retracted_event_i_ds
 
+        type_ = self.type_
+
+        vessel_position: dict[str, Any] | None | Unset
+        if isinstance(self.vessel_position, Unset):
+            vessel_position = UNSET
+        elif isinstance(self.vessel_position, FeedVesselPosition):
+            vessel_position = self.vessel_position.to_dict()
+        else:
+            vessel_position = self.vessel_position
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -58,11 +75,16 @@ class Payload:
         )
         if retracted_event_i_ds is not UNSET:
             field_dict["retractedEventIDs"] = retracted_event_i_ds
+        if type_ is not UNSET:
+            field_dict["type"] = type_
+        if vessel_position is not UNSET:
+            field_dict["vesselPosition"] = vessel_position
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.feed_vessel_position import FeedVesselPosition
         from ..models.references import References
 
         d = dict(src_dict)
@@ -103,10 +125,31 @@ class Payload:
             d.pop("retractedEventIDs", UNSET)
         )
 
+        type_ = d.pop("type", UNSET)
+
+        def _parse_vessel_position(data: object) -> FeedVesselPosition | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                vessel_position_type_0 = FeedVesselPosition.from_dict(data)
+
+                return vessel_position_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(FeedVesselPosition | None | Unset, data)
+
+        vessel_position = _parse_vessel_position(d.pop("vesselPosition", UNSET))
+
         payload = cls(
             events=events,
             references=references,
             retracted_event_i_ds=retracted_event_i_ds,
+            type_=type_,
+            vessel_position=vessel_position,
         )
 
         payload.additional_properties = d

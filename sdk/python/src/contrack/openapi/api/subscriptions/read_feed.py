@@ -103,7 +103,10 @@ def sync_detailed(
 
      Every event of the account's subscriptions, whether or not a webhook is configured, in the order the
     webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of
-    one subscription share an item. Resume from nextCursor, which is always present.
+    one subscription share an item. Resume from nextCursor, which is always present. A subscription
+    opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is
+    at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most
+    every intervalMinutes; event items have no type.
 
     Args:
         cursor (str | Unset):
@@ -145,7 +148,10 @@ def sync(
 
      Every event of the account's subscriptions, whether or not a webhook is configured, in the order the
     webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of
-    one subscription share an item. Resume from nextCursor, which is always present.
+    one subscription share an item. Resume from nextCursor, which is always present. A subscription
+    opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is
+    at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most
+    every intervalMinutes; event items have no type.
 
     Args:
         cursor (str | Unset):
@@ -182,7 +188,10 @@ async def asyncio_detailed(
 
      Every event of the account's subscriptions, whether or not a webhook is configured, in the order the
     webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of
-    one subscription share an item. Resume from nextCursor, which is always present.
+    one subscription share an item. Resume from nextCursor, which is always present. A subscription
+    opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is
+    at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most
+    every intervalMinutes; event items have no type.
 
     Args:
         cursor (str | Unset):
@@ -222,7 +231,10 @@ async def asyncio(
 
      Every event of the account's subscriptions, whether or not a webhook is configured, in the order the
     webhook gets them per subscription. Each item has the webhook payload's shape; consecutive events of
-    one subscription share an item. Resume from nextCursor, which is always present.
+    one subscription share an item. Resume from nextCursor, which is always present. A subscription
+    opted in with PUT /subscription/{subscription_id}/vessel-positions also gets, while its shipment is
+    at sea, items {"type":"VESSEL_POSITION","references":{…},"events":[],"vesselPosition":{…}} at most
+    every intervalMinutes; event items have no type.
 
     Args:
         cursor (str | Unset):

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="VesselPositionsSetting")
+
+
+@_attrs_define
+class VesselPositionsSetting:
+    """VesselPositionsSetting schema
+
+    Attributes:
+        enabled (bool):
+        subscription_reference (str):
+        interval_minutes (int | Unset):
+    """
+
+    enabled: bool
+    subscription_reference: str
+    interval_minutes: int | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        enabled = self.enabled
+
+        subscription_reference = self.subscription_reference
+
+        interval_minutes = self.interval_minutes
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "enabled": enabled,
+                "subscriptionReference": subscription_reference,
+            }
+        )
+        if interval_minutes is not UNSET:
+            field_dict["intervalMinutes"] = interval_minutes
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        enabled = d.pop("enabled")
+
+        subscription_reference = d.pop("subscriptionReference")
+
+        interval_minutes = d.pop("intervalMinutes", UNSET)
+
+        vessel_positions_setting = cls(
+            enabled=enabled,
+            subscription_reference=subscription_reference,
+            interval_minutes=interval_minutes,
+        )
+
+        vessel_positions_setting.additional_properties = d
+        return vessel_positions_setting
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
