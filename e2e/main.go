@@ -245,6 +245,12 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		fmt.Fprintf(out, "%-28s events topic (read_committed): %d records, %d duplicates (the normaliser writes exactly once)\n", "", records, dups)
 		exactlyOnce = dups == 0
 	}
+	// A stage that gave up under a fault it should ride out fails the run,
+	// even when the other process of its kind kept the ledger balanced.
+	exits := sys.unexpectedExits(start)
+	for _, e := range exits {
+		fmt.Fprintf(out, "%-28s process ended on its own: %s\n", "", e)
+	}
 	if o.timeline > 0 {
 		l.timeline(out, start, o.timeline)
 	}
@@ -254,7 +260,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		fmt.Fprintf(out, "receiver: %d requests with a bad signature, %d not a payload\n", recv.badSigs, recv.bad)
 		return false, nil
 	}
-	return s.balanced() && s.Acked > 0 && exactlyOnce, nil
+	return s.balanced() && s.Acked > 0 && exactlyOnce && len(exits) == 0, nil
 }
 
 // slowEvent is the latency above which an event counts as delayed by a

@@ -17,8 +17,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +53,18 @@ type proc struct {
 	cmd  *exec.Cmd
 	log  *os.File
 	done chan error
+	// killed says the run itself stopped it (a fault, or the end);
+	// exits records each time it ended without that.
+	killed atomic.Bool
+	mu     sync.Mutex
+	exits  []procExit
+}
+
+// procExit is a process ending that no fault asked for.
+type procExit struct {
+	at       time.Time
+	err      error
+	lastLine string
 }
 
 type systemConfig struct {
@@ -181,8 +195,50 @@ func (s *system) launch(p *proc) error {
 		return fmt.Errorf("start %s: %w", p.name, err)
 	}
 	p.done = make(chan error, 1)
-	go func() { p.done <- p.cmd.Wait(); f.Close() }()
+	p.killed.Store(false)
+	go func() {
+		err := p.cmd.Wait()
+		f.Close()
+		if !p.killed.Load() {
+			p.mu.Lock()
+			p.exits = append(p.exits, procExit{at: time.Now(), err: err, lastLine: lastErrorLine(f.Name())})
+			p.mu.Unlock()
+		}
+		p.done <- err
+	}()
 	return nil
+}
+
+// unexpectedExits lists, for the ledger, every process that ended while no
+// fault or shutdown asked it to: a stage that gives up under a fault it
+// should ride out.
+func (s *system) unexpectedExits(start time.Time) []string {
+	var out []string
+	for name, p := range s.procs {
+		p.mu.Lock()
+		for _, e := range p.exits {
+			out = append(out, fmt.Sprintf("%s exited at %s (%v): %s", name, e.at.Sub(start).Round(100*time.Millisecond), e.err, e.lastLine))
+		}
+		p.mu.Unlock()
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lastErrorLine is the last line of a process's log at level ERROR (its
+// reason to stop, as the stages log it), or the last line.
+func lastErrorLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], `"level":"ERROR"`) || strings.Contains(lines[i], "level=ERROR") {
+			return lines[i]
+		}
+	}
+	return lines[len(lines)-1]
 }
 
 // kill sends SIGKILL to a process and waits for it to be gone.
@@ -191,6 +247,7 @@ func (s *system) kill(name string) error {
 	if p == nil || p.cmd == nil {
 		return fmt.Errorf("no process %s", name)
 	}
+	p.killed.Store(true)
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		return fmt.Errorf("kill %s: %w", name, err)
 	}
@@ -205,6 +262,7 @@ func (s *system) restart(name string) error { return s.launch(s.procs[name]) }
 func (s *system) stop(grace time.Duration) {
 	for _, p := range s.procs {
 		if p.cmd != nil && p.cmd.ProcessState == nil {
+			p.killed.Store(true)
 			p.cmd.Process.Signal(syscall.SIGTERM)
 		}
 	}
