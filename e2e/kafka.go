@@ -92,6 +92,50 @@ func (k *realKafka) busiestLeader(ctx context.Context) (int32, error) {
 	return best, nil
 }
 
+// busiestCoordinator is the broker coordinating the most of the run's
+// consumer groups and transactional ids: freezing it stalls commits and
+// transaction ends rather than produces.
+func (k *realKafka) busiestCoordinator(ctx context.Context) (int32, error) {
+	groups, err := k.adm.ListGroups(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("list groups: %w", err)
+	}
+	var ours []string
+	for _, g := range groups.Groups() {
+		if strings.HasPrefix(g, k.ns.Group("")) {
+			ours = append(ours, g)
+		}
+	}
+	txns, err := k.adm.ListTransactions(ctx, nil, nil)
+	if err != nil {
+		return 0, fmt.Errorf("list transactions: %w", err)
+	}
+	var txnIDs []string
+	for id := range txns {
+		if strings.HasPrefix(id, k.ns.TransactionalID("")) {
+			txnIDs = append(txnIDs, id)
+		}
+	}
+	led := map[int32]int{}
+	for _, rs := range []kadm.FindCoordinatorResponses{k.adm.FindGroupCoordinators(ctx, ours...), k.adm.FindTxnCoordinators(ctx, txnIDs...)} {
+		for _, r := range rs {
+			if r.Err == nil {
+				led[r.NodeID]++
+			}
+		}
+	}
+	best, most := int32(-1), -1
+	for id, n := range led {
+		if n > most || (n == most && id < best) {
+			best, most = id, n
+		}
+	}
+	if best < 0 {
+		return 0, fmt.Errorf("no coordinator found for %d groups and %d transactional ids", len(ours), len(txnIDs))
+	}
+	return best, nil
+}
+
 // activeController is the node leading the KRaft controller quorum.
 func (k *realKafka) activeController(ctx context.Context) (int32, error) {
 	req := kmsg.NewPtrDescribeQuorumRequest()
@@ -172,19 +216,24 @@ type kafkaFault struct {
 // newKafkaFault makes a -kafka-fault: leader (SIGKILL the broker leading the
 // busiest partitions, restart DOWN later), controller (SIGKILL the active
 // controller, restart DOWN later), freeze (SIGSTOP the busiest leader, SIGCONT
-// DOWN later), rolling (a clean restart of every node in turn, each waited
+// DOWN later), coordinator (SIGSTOP the broker coordinating most of the
+// run's groups and transactions, SIGCONT DOWN later), rolling (a clean restart of every node in turn, each waited
 // for until every partition is in sync; DOWN is unused).
 func (k *realKafka) newKafkaFault(kind string) (*kafkaFault, error) {
 	var victim int32
 	switch kind {
-	case "leader", "freeze":
+	case "leader", "freeze", "coordinator":
 		action, back := "kill", "start"
-		if kind == "freeze" {
+		if kind != "leader" {
 			action, back = "pause", "resume"
+		}
+		pick := k.busiestLeader
+		if kind == "coordinator" {
+			pick = k.busiestCoordinator
 		}
 		f := &kafkaFault{what: kind}
 		f.down = func(ctx context.Context) error {
-			id, err := k.busiestLeader(ctx)
+			id, err := pick(ctx)
 			if err != nil {
 				return err
 			}
@@ -227,7 +276,7 @@ func (k *realKafka) newKafkaFault(kind string) (*kafkaFault, error) {
 			return nil
 		}, up: func(context.Context) error { return nil }}, nil
 	}
-	return nil, fmt.Errorf("unknown -kafka-fault %q (leader, controller, freeze, rolling)", kind)
+	return nil, fmt.Errorf("unknown -kafka-fault %q (leader, controller, freeze, coordinator, rolling)", kind)
 }
 
 // eventsExactlyOnce reads the run's events topic as delivery does

@@ -73,7 +73,7 @@ func main() {
 	flag.Var(&o.kills, "kill", "NAME@AT+DOWN: SIGKILL process NAME (all, api-1, …) AT into the load, restart it DOWN later (repeatable)")
 	flag.Var(&o.stores, "store-down", "STORE@AT+DOWN: take postgres (crash-stop) or clickhouse (SIGKILL) down AT into the load, back DOWN later (repeatable)")
 	flag.StringVar(&o.kafka, "kafka", "", "seed brokers of an Apache Kafka cluster (deploy/kafka.sh start prints them) to run on, in a fresh namespace; empty: the embedded broker")
-	flag.Var(&o.kafkaFaults, "kafka-fault", "KIND@AT+DOWN on the -kafka cluster (deploy/kafka.sh's nodes): leader (SIGKILL the broker leading the busiest partitions, restart DOWN later), controller (SIGKILL the active controller), freeze (SIGSTOP the busiest leader for DOWN), rolling (restart every node in turn; DOWN unused) (repeatable)")
+	flag.Var(&o.kafkaFaults, "kafka-fault", "KIND@AT+DOWN on the -kafka cluster (deploy/kafka.sh's nodes): leader (SIGKILL the broker leading the busiest partitions, restart DOWN later), controller (SIGKILL the active controller), freeze (SIGSTOP the busiest leader for DOWN), coordinator (SIGSTOP the broker coordinating most of the run's groups and transactions for DOWN), rolling (restart every node in turn; DOWN unused) (repeatable)")
 	flag.StringVar(&o.label, "label", "ledger", "the ledger line's label (the fault, in chaos runs)")
 	flag.Var(&o.downs, "receiver-down", "AT+FOR: the webhook receiver answers 503 from AT into the load for FOR (repeatable)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")

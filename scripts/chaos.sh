@@ -8,7 +8,9 @@
 # adds the faults only a real cluster has: the broker leading the busiest
 # partitions SIGKILLed and restarted after 10 s, the active controller
 # SIGKILLed, a rolling restart of every broker, one broker frozen (SIGSTOP)
-# for 30 s. The embedded broker's restart is left out there.
+# for 30 s, and the broker coordinating most of the run's consumer groups and
+# transactions frozen for 30 s. The embedded broker's restart is left out
+# there. A process that ends on its own during a fault fails its run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 E2E=${E2E:-go run ./e2e}
@@ -50,6 +52,7 @@ else
 	run "SIGKILL active controller" -topology scale -duration 40s -kafka-fault controller@10s+10s
 	run "rolling restart" -topology scale -duration 90s -kafka-fault rolling@10s+0s
 	run "broker frozen 30 s" -topology scale -duration 60s -kafka-fault freeze@10s+30s
+	run "coordinator frozen 30 s" -topology scale -duration 60s -kafka-fault coordinator@10s+30s
 fi
 run "Postgres restart" -duration 40s -store-down postgres@10s+5s
 run "ClickHouse down 60 s" -duration 90s -store-down clickhouse@10s+60s
