@@ -86,6 +86,7 @@ func main() {
 	flag.DurationVar(&o.population.interval, "interval", 0, "with -population: the sandbox poll interval (default: the trackings re-polled at -repoll-rate)")
 	flag.Float64Var(&o.population.repollRate, "repoll-rate", 100, "with -population and no -interval: the re-polls per second the interval is chosen for")
 	flag.DurationVar(&o.population.settle, "settle", 60*time.Second, "with -population: the steady window measured after the first events")
+	flag.IntVar(&o.population.bulkItems, "bulk-items", 1000, "with -population: trackings per bulk request (1-1000); an account's request is first-polled at its carrier rate")
 	flag.DurationVar(&o.population.firstEventWait, "first-event-wait", 5*time.Minute, "with -population: how long to wait for every subscription's first event")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -93,6 +94,10 @@ func main() {
 	var ok bool
 	var err error
 	if o.population.trackings > 0 {
+		if o.population.bulkItems < 1 || o.population.bulkItems > 1000 {
+			fmt.Fprintln(os.Stderr, "e2e: -bulk-items must be 1 to 1000")
+			os.Exit(2)
+		}
 		if o.population.interval == 0 {
 			o.population.interval = time.Duration(float64(o.population.trackings) / o.population.repollRate * float64(time.Second)).Round(time.Second)
 		}

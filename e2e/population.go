@@ -31,12 +31,18 @@ type populationOptions struct {
 	repollRate          float64       // without interval: trackings ÷ this
 	settle              time.Duration // the steady window measured after the last subscription
 	firstEventWait      time.Duration // how long to wait for every subscription's first event
+	// bulkItems is the trackings of one bulk request (at most 1,000). An
+	// account's batch is first-polled at its plan's carrier rate (10/s by
+	// default), so a batch of 1,000 waits up to 100 s for its last first
+	// poll; smaller batches, interleaved over the accounts, measure the
+	// platform rather than one account's rate.
+	bulkItems int
 }
 
 // runPopulation is `make e2e-population`: it starts one process per stage
 // (so each stage's memory is its own), creates the accounts (a sandbox key
 // and MAEU credentials each), subscribes the trackings through
-// POST /subscriptions/equipment in batches of up to 1,000 paced to
+// POST /subscriptions/equipment in batches of bulkItems paced to
 // subscribeRate, waits for every subscription's first event in the
 // account feed, measures a steady window, and prints subscribe
 // throughput, first-event latency, schedule lateness, polls per second
@@ -69,8 +75,8 @@ func runPopulation(ctx context.Context, o options, po populationOptions, out io.
 	if err := sys.waitHealthy(ctx, sys.apiAddr, 90*time.Second); err != nil {
 		return false, err
 	}
-	fmt.Fprintf(out, "e2e-population: %d trackings over %d sandbox accounts, subscribed at %.0f/s, sandbox poll interval %s\n",
-		po.trackings, po.accounts, po.subscribeRate, po.interval)
+	fmt.Fprintf(out, "e2e-population: %d trackings over %d sandbox accounts, subscribed at %.0f/s in bulk requests of %d, sandbox poll interval %s\n",
+		po.trackings, po.accounts, po.subscribeRate, po.bulkItems, po.interval)
 
 	if _, err := sys.admin("plan", "create", "e2e-pop", "--rate", "1000", "--burst", "1000"); err != nil {
 		return false, err
@@ -94,9 +100,9 @@ func runPopulation(ctx context.Context, o options, po populationOptions, out io.
 	}
 	var batches []batch
 	for a, key := range keys {
-		for first := 0; first < perAccount; first += 1000 {
+		for first := 0; first < perAccount; first += po.bulkItems {
 			var items []string
-			for i := first; i < min(first+1000, perAccount); i++ {
+			for i := first; i < min(first+po.bulkItems, perAccount); i++ {
 				base := fmt.Sprintf("MSKU%06d", a*perAccount+i)
 				items = append(items, fmt.Sprintf(`{"scacCode":"MAEU","containerNumber":"%s%d","subscriptionReference":"pop-%d"}`,
 					base, iso6346.CheckDigit(base), i))
