@@ -251,6 +251,19 @@ func runPopulation(ctx context.Context, o options, po populationOptions, out io.
 	if polls > 0 {
 		fmt.Fprintf(out, "cpu per poll (every contrack process, Postgres, ClickHouse, this generator): %.2f ms (%.0f%% of the machine)\n",
 			cpuTotal/float64(polls)*1000, 100*cpuTotal/(2*window))
+		// Where it goes: the lever for a larger population on these cores.
+		var procs []string
+		for n := range cpuAfter {
+			procs = append(procs, n)
+		}
+		sort.Slice(procs, func(i, j int) bool {
+			return cpuAfter[procs[i]]-cpuBefore[procs[i]] > cpuAfter[procs[j]]-cpuBefore[procs[j]]
+		})
+		var parts []string
+		for _, n := range procs {
+			parts = append(parts, fmt.Sprintf("%s %.2f", n, (cpuAfter[n]-cpuBefore[n])/float64(polls)*1000))
+		}
+		fmt.Fprintf(out, "  by process, ms per poll: %s\n", strings.Join(parts, ", "))
 	}
 
 	// Memory per stage, at a tenth of the trackings and at all of them.
