@@ -30,5 +30,6 @@ create contrack.delivery.dlq.v1 3 delete 7776000000
 create contrack.journeys.v1 12 delete 86400000
 create contrack.projector.dlq.v1 3 delete 2592000000
 create contrack.vessel-positions.v1 12 delete 604800000
+create contrack.alerts.v1 12 delete 2592000000
 
 "$bin/kafka-topics.sh" --bootstrap-server "$bootstrap" --describe --topic 'contrack\..*'

@@ -32,6 +32,11 @@ const (
 	// per vessel and report), keyed by environment and IMO number
 	// (VesselPosition.Key), from the vessel positions stage (ingest/vessels).
 	TopicVesselPositions = "contrack.vessel-positions.v1"
+	// TopicAlerts carries alerts (EventRecords of type TypeAlert) keyed by
+	// tracking id: from the journey projection (what a journey change
+	// reveals) and the alerts stage (what the clock does: the last free
+	// day). Delivery and the feed push them beside the events.
+	TopicAlerts = "contrack.alerts.v1"
 )
 
 // AllTopics lists every topic created at start-up.
@@ -45,6 +50,7 @@ var AllTopics = []string{
 	TopicJourneys,
 	TopicProjectorDeadLetters,
 	TopicVesselPositions,
+	TopicAlerts,
 }
 
 // TopicConfigs are the topic-level settings applied at creation. The
