@@ -216,7 +216,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	loops.Go(func() error {
 		defer close(consumed)
 		err := kafka.Consume(gctx, kafka.ConsumerConfig{
-			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupDelivery), Topics: deps.Namespace.Topics(schemas.TopicEvents),
+			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupDelivery), Topics: deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicAlerts),
 			DeadLetterTopic: deps.Namespace.Topic(schemas.TopicDeliveryDeadLetters), Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
 			// The normaliser writes in transactions: an aborted one's events
 			// (emitted again by its retry) are never pushed.

@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/eventfilter"
 )
 
 // maxGroup bounds the events queued in one transaction.
@@ -72,7 +73,7 @@ func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) (err error) {
 // retraction (queued like a version, see queueSQL).
 func isEvent(r *kgo.Record) bool {
 	t := kafka.Header(r, schemas.HeaderType)
-	return t == "" || t == schemas.TypeEvent || t == schemas.TypeEventRetracted
+	return t == "" || t == schemas.TypeEvent || t == schemas.TypeEventRetracted || t == schemas.TypeAlert
 }
 
 // fanOutSpan starts the span of r's fan-out, continuing the trace the
@@ -100,7 +101,7 @@ func queuedOf(r *kgo.Record, span trace.Span) (q queued, ok bool, err error) {
 	if err != nil {
 		return q, false, nil // not a tracking of any subscription
 	}
-	return queued{ev: ev, tracking: tid, traceparent: tracing.Traceparent(span.SpanContext())}, true, nil
+	return queued{ev: ev, tracking: tid, traceparent: tracing.Traceparent(span.SpanContext()), filter: eventfilter.Of(&ev)}, true, nil
 }
 
 // queueWriter commits the events of concurrent handlers (one per tracking

@@ -40,18 +40,24 @@ type References struct {
 // delivered, its last occurrence there, so that events is never empty. A
 // consumer applies events in order, then drops every event listed
 // (docs/api.md, "Retractions").
+//
+// Alerts (schemas.Alert), for a webhook or feed reader that asked for
+// them, come beside the events, in the order they were raised among
+// themselves; a payload of alerts alone has "events": [].
 type Payload struct {
 	References        References        `json:"references"`
 	Events            []json.RawMessage `json:"events"`
 	RetractedEventIDs []string          `json:"retractedEventIDs,omitempty"`
+	Alerts            []json.RawMessage `json:"alerts,omitempty"`
 }
 
 // PayloadTNT3 is the body of a TNT 3.0 delivery: 3.0's PostEventsRequest,
 // the subscription's references beside its events; a withdrawn event is
 // 3.0's own retraction (isRetracted, the same eventID).
 type PayloadTNT3 struct {
-	References References   `json:"references"`
-	Events     []tnt3.Event `json:"events"`
+	References References        `json:"references"`
+	Events     []tnt3.Event      `json:"events"`
+	Alerts     []json.RawMessage `json:"alerts,omitempty"`
 }
 
 // Stream are the events of one subscription's delivery (or feed item), as
@@ -69,7 +75,8 @@ type Stream struct {
 // A retraction followed in the stream by a later version of its event is
 // not listed: the event stands at the end of the payload.
 func (s Stream) EventDomain() Payload {
-	p := Payload{References: s.Refs, Events: make([]json.RawMessage, len(s.Events))}
+	s, alerts := s.splitAlerts()
+	p := Payload{References: s.Refs, Events: make([]json.RawMessage, len(s.Events)), Alerts: alerts}
 	var last map[string]int // each retracted event's last row
 	for i, e := range s.Events {
 		p.Events[i] = e
@@ -99,7 +106,8 @@ func (s Stream) EventDomain() Payload {
 // TNT3 is the stream as a 3.0 payload: each event mapped to 3.0
 // (tnt3.FromDCSA), updated when contrack emitted it, a retraction as 3.0's.
 func (s Stream) TNT3() (PayloadTNT3, error) {
-	p := PayloadTNT3{References: s.Refs, Events: make([]tnt3.Event, len(s.Events))}
+	s, alerts := s.splitAlerts()
+	p := PayloadTNT3{References: s.Refs, Events: make([]tnt3.Event, len(s.Events)), Alerts: alerts}
 	for i, raw := range s.Events {
 		var at time.Time
 		if i < len(s.Emitted) {
@@ -116,6 +124,39 @@ func (s Stream) TNT3() (PayloadTNT3, error) {
 		p.Events[i] = e
 	}
 	return p, nil
+}
+
+// splitAlerts takes the alerts (rows with an alert's content hash) out of
+// the stream: the events stay, in order, and the alerts are returned.
+func (s Stream) splitAlerts() (Stream, []json.RawMessage) {
+	n := 0
+	for _, h := range s.Hashes {
+		if schemas.IsAlertHash(h) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s, nil
+	}
+	alerts := make([]json.RawMessage, 0, n)
+	ev := Stream{Refs: s.Refs}
+	for i, e := range s.Events {
+		if i < len(s.Hashes) && schemas.IsAlertHash(s.Hashes[i]) {
+			alerts = append(alerts, e)
+			continue
+		}
+		ev.Events = append(ev.Events, e)
+		if i < len(s.IDs) {
+			ev.IDs = append(ev.IDs, s.IDs[i])
+		}
+		if i < len(s.Hashes) {
+			ev.Hashes = append(ev.Hashes, s.Hashes[i])
+		}
+		if i < len(s.Emitted) {
+			ev.Emitted = append(ev.Emitted, s.Emitted[i])
+		}
+	}
+	return ev, alerts
 }
 
 // Encode returns the exact bytes sent (and signed) in format: compact

@@ -3,7 +3,9 @@ package delivery
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/eventfilter"
 )
 
 // subscriptionLockClass is the first key of the two-key advisory locks that
@@ -134,8 +137,9 @@ func openSQL(subs string) string {
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
-		                     @traceparents::text[], @probes::bool[], @lookups::bool[]) WITH ORDINALITY
-			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, ord)
+		                     @traceparents::text[], @probes::bool[], @lookups::bool[], @tags::text[], @alert_types::text[],
+		                     @change_minutes::int[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, tags, alert_type, change_minutes, ord)
 	)
 	INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, traceparent)
 	SELECT s.id, ev.event_id, ev.hash, ev.emitted_at, coalesce(s.last, ev.event), @now, NULLIF(ev.traceparent, '')
@@ -151,6 +155,15 @@ const queueSQL = `
 				OFFSET 0) v
 			ORDER BY v.id DESC LIMIT 1) l ON true
 		WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+		  -- The webhook's filters (schemas/eventfilter); a retraction
+		  -- follows its event (queued only where the event went).
+		  AND (ev.lookup OR CASE WHEN ev.alert_type <> ''
+		      THEN ev.alert_type = ANY(w.alert_types)
+		           AND (ev.change_minutes IS NULL
+		                OR abs(ev.change_minutes) >= coalesce(s.eta_threshold_minutes, a.eta_threshold_minutes, ` + defaultETAThreshold + `))
+		      ELSE (w.filter_event_types IS NULL OR string_to_array(ev.tags, ',') && w.filter_event_types)
+		           AND (w.filter_classifiers IS NULL OR string_to_array(ev.tags, ',') && w.filter_classifiers)
+		           AND (NOT w.filter_milestones_only OR string_to_array(ev.tags, ',') && @milestone_kinds::text[]) END)
 		  -- The event's versions, fenced from the ordering: newest first
 		  -- by the key (subscription_id, id), a new event would read every
 		  -- row of its subscription. (Where a subscription has more than a
@@ -210,7 +223,13 @@ type queued struct {
 	ev          schemas.EventRecord
 	tracking    uuid.UUID
 	traceparent string
+	// filter is what the webhooks' filters judge of it.
+	filter eventfilter.Record
 }
+
+// defaultETAThreshold is the ETA move (minutes) an ETA_CHANGED alert needs
+// when neither the subscription nor the account set one: 6 hours.
+const defaultETAThreshold = "360"
 
 // leaseGrant lets enqueue lease the deliveries it opens to this process at
 // birth, so they are sent at once, without a claim: at most Max in all and
@@ -294,7 +313,13 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	events := make([][]byte, len(evs))
 	traceparents := make([]string, len(evs))
 	lookups := make([]bool, len(evs))
+	tags, alertTypes, changes := make([]string, len(evs)), make([]string, len(evs)), make([]*int32, len(evs))
 	for i, q := range evs {
+		tags[i], alertTypes[i] = strings.Join(q.filter.Tags, ","), q.filter.AlertType
+		if m := q.filter.ChangeMinutes; m != nil {
+			v := int32(max(min(*m, math.MaxInt32), math.MinInt32+1))
+			changes[i] = &v
+		}
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
 		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
 		if q.ev.Retraction() {
@@ -304,6 +329,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	args := s.openArgs(now)
 	args["trackings"], args["event_ids"], args["hashes"], args["emitted"] = postgres.UUIDs(trackings), ids, hashes, emitted
 	args["events"], args["traceparents"], args["probes"], args["lookups"] = events, traceparents, probes, lookups
+	args["tags"], args["alert_types"], args["change_minutes"], args["milestone_kinds"] = tags, alertTypes, changes, eventfilter.MilestoneKinds
 	leaseArgs(args, g)
 	b = &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)

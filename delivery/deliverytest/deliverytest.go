@@ -224,11 +224,14 @@ func (h *Harness) ProduceRecords(recs ...schemas.EventRecord) {
 	out := make([]*kgo.Record, 0, len(recs))
 	for _, rec := range recs {
 		v, _ := json.Marshal(rec)
-		typ := schemas.TypeEvent
+		typ, topic := schemas.TypeEvent, schemas.TopicEvents
 		if rec.Retraction() {
 			typ = schemas.TypeEventRetracted
 		}
-		out = append(out, &kgo.Record{Topic: h.Kafka().Topic(schemas.TopicEvents), Key: []byte(rec.TrackingID), Value: v, Headers: schemas.Headers{
+		if schemas.IsAlertHash(rec.ContentHash) {
+			typ, topic = schemas.TypeAlert, schemas.TopicAlerts
+		}
+		out = append(out, &kgo.Record{Topic: h.Kafka().Topic(topic), Key: []byte(rec.TrackingID), Value: v, Headers: schemas.Headers{
 			Type: typ, ID: rec.EventID + "/" + rec.ContentHash,
 		}.Kafka()})
 	}
