@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -32,6 +34,7 @@ import (
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/eventfilter"
 )
 
 // Channel is the Postgres NOTIFY channel on which a writing transaction
@@ -156,7 +159,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	loops.Go(func() error {
 		defer close(consumed)
 		err := kafka.Consume(gctx, kafka.ConsumerConfig{
-			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupFeed), Topics: deps.Namespace.Topics(schemas.TopicEvents), Log: log,
+			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupFeed), Topics: deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicAlerts), Log: log,
 			// Undecodable records are skipped here, not dead-lettered: delivery
 			// dead-letters the same records already.
 			DeadLetterTopic: "",
@@ -248,7 +251,7 @@ func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) error {
 // itemOf decodes r into the item to write; ok is false for a record with
 // nothing to write (another type, no tracking, past retention).
 func (s *stage) itemOf(r *kgo.Record) (it item, ok bool, err error) {
-	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent && t != schemas.TypeEventRetracted {
+	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent && t != schemas.TypeEventRetracted && t != schemas.TypeAlert {
 		return it, false, nil
 	}
 	var ev schemas.EventRecord
@@ -340,21 +343,24 @@ func (s *stage) write(ctx context.Context, group []*writeReq) {
 const writeSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[],
-		                     @parts::int[], @offsets::bigint[], @lookups::bool[]) WITH ORDINALITY
-			AS e(tracking_id, event_id, hash, event, part, off, lookup, ord)
+		                     @parts::int[], @offsets::bigint[], @lookups::bool[], @tags::text[], @alert_types::text[],
+		                     @change_minutes::int[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, event, part, off, lookup, tags, alert_type, change_minutes, ord)
 	), fan AS (
 		SELECT s.account_id, s.id AS subscription_id, s.seq AS sub_seq, ev.tracking_id, ev.event_id, ev.hash,
-		       coalesce(s.last, ev.event) AS event, ev.part, ev.off, ev.ord
+		       coalesce(s.last, ev.event) AS event, ev.part, ev.off, ev.ord,
+		       CASE WHEN s.last IS NOT NULL THEN s.last_tags ELSE string_to_array(ev.tags, ',') END AS tags,
+		       NULLIF(ev.alert_type, '') AS alert_type, ev.change_minutes
 		FROM ev CROSS JOIN LATERAL (
 			SELECT s.id, s.account_id, s.seq,
 			       EXISTS (SELECT 1 FROM feed_events f WHERE f.subscription_id = s.id AND f.src_partition = ev.part
 			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash OFFSET 0) AS seen,
-			       l.event AS last
+			       l.event AS last, l.tags AS last_tags
 			FROM subscriptions s
 			JOIN accounts a ON a.id = s.account_id AND a.active
 			LEFT JOIN LATERAL (
-				SELECT v.event FROM (
-					SELECT f.seq, f.event FROM feed_events f
+				SELECT v.event, v.tags FROM (
+					SELECT f.seq, f.event, f.tags FROM feed_events f
 					WHERE ev.lookup AND f.account_id = s.account_id AND f.subscription_id = s.id AND f.event_id = ev.event_id
 					  AND f.content_hash <> '` + schemas.RetractedHash + `'
 					OFFSET 0) v
@@ -372,8 +378,10 @@ const writeSQL = `
 		ON CONFLICT (account_id) DO UPDATE SET last_seq = a.last_seq + EXCLUDED.last_seq
 		RETURNING account_id, last_seq
 	), written AS (
-		INSERT INTO feed_events (account_id, seq, subscription_id, event_id, content_hash, src_partition, src_offset, event, created_at)
-		SELECT f.account_id, b.last_seq - c.n + f.n, f.subscription_id, f.event_id, f.hash, f.part, f.off, f.event, @now
+		INSERT INTO feed_events (account_id, seq, subscription_id, event_id, content_hash, src_partition, src_offset, event, created_at,
+		                         tags, alert_type, change_minutes)
+		SELECT f.account_id, b.last_seq - c.n + f.n, f.subscription_id, f.event_id, f.hash, f.part, f.off, f.event, @now,
+		       f.tags, f.alert_type, f.change_minutes
 		FROM numbered f JOIN counts c ON c.account_id = f.account_id JOIN bumped b ON b.account_id = f.account_id
 		ON CONFLICT DO NOTHING
 		RETURNING account_id
@@ -391,11 +399,22 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	trackings, ids, hashes := make([]uuid.UUID, n), make([]string, n), make([]string, n)
 	events, parts, offsets := make([][]byte, n), make([]int32, n), make([]int64, n)
 	lookups := make([]bool, n)
+	tags, alertTypes, changes := make([]string, n), make([]string, n), make([]*int32, n)
 	for i, it := range items {
 		trackings[i], ids[i], hashes[i] = it.tracking, it.ev.EventID, it.ev.ContentHash
 		events[i], parts[i], offsets[i] = it.ev.Event, it.partition, it.offset
+		f := eventfilter.Of(&it.ev)
 		if it.ev.Retraction() {
 			events[i], lookups[i] = lastVersion(items[:i], it)
+			if !lookups[i] {
+				// Tagged as the version it holds.
+				f = eventfilter.Of(&schemas.EventRecord{Event: events[i]})
+			}
+		}
+		tags[i], alertTypes[i] = strings.Join(f.Tags, ","), f.AlertType
+		if m := f.ChangeMinutes; m != nil {
+			v := int32(max(min(*m, math.MaxInt32), math.MinInt32+1))
+			changes[i] = &v
 		}
 	}
 	b := &pgx.Batch{}
@@ -406,6 +425,7 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	b.Queue(writeSQL, pgx.NamedArgs{
 		"trackings": postgres.UUIDs(trackings), "event_ids": ids, "hashes": hashes, "events": events,
 		"parts": parts, "offsets": offsets, "lookups": lookups, "now": now,
+		"tags": tags, "alert_types": alertTypes, "change_minutes": changes,
 	})
 	return b
 }

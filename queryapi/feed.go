@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,11 +13,13 @@ import (
 
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/eventfilter"
 	"github.com/contrack/contrack/schemas/tnt3"
 )
 
@@ -151,6 +154,10 @@ func registerFeed(s *fuego.Server, deps Deps) {
 		option.Query("cursor", "opaque cursor: the nextCursor of the previous response, unchanged; without it the feed starts at the oldest retained event (events are kept at least 30 days)"),
 		option.QueryInt("limit", "events per response, 1-1000 (values outside are clamped); default 100"),
 		option.QueryInt("wait", "long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive"),
+		option.Query("eventTypes", "only events of these types or milestone kinds (comma-separated or repeated): EQUIPMENT, TRANSPORT, ATD_POL, TRANSSHIPMENT, ETA_REVISION, ETA_POD, ATA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN; present and empty: no events (alerts only)"),
+		option.Query("classifiers", "only events of these classifiers (comma-separated or repeated): ACT, PLN, EST"),
+		option.QueryBool("milestonesOnly", "only events milestones are derived from"),
+		option.Query("alertTypes", "alerts to include beside the events (comma-separated or repeated): ETA_CHANGED, ROLLED, ARRIVED, AVAILABLE_FOR_PICKUP, HOLD_PLACED, HOLD_RELEASED, LFD_APPROACHING, DEMURRAGE_STARTED; absent: none"),
 		option.Header("API-Version", "3.x.x: items carry DCSA Track & Trace 3.0 events (and the answer API-Version 3.0.0); absent: EVENT_DOMAIN 2.0.2"),
 		option.Summary("Read the account event feed"),
 		option.Description("Every event of the account's subscriptions, whether or not a webhook is configured, "+
@@ -199,6 +206,10 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 		}
 		wait = min(max(n, 0), MaxFeedWait)
 	}
+	filter, msg := feedFilter(q)
+	if msg != "" {
+		return FeedPage{}, httpapi.BadRequest(msg)
+	}
 	var after int64
 	if tok := q.Get("cursor"); tok != "" {
 		// Signed like GET /subscriptions' nextToken; the scope keeps the
@@ -214,7 +225,7 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	if wait == 0 || h.deps.Feed == nil {
 		// Without a notifier nothing could wake a wait but polling, which
 		// would cost a query per second per waiter: answer at once.
-		page, last, err := h.read(ctx, acct, after, limit)
+		page, last, err := h.read(ctx, acct, after, limit, filter)
 		if err != nil {
 			return FeedPage{}, err
 		}
@@ -238,13 +249,14 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	deadline := time.NewTimer(time.Duration(wait) * time.Second)
 	defer deadline.Stop()
 	for {
-		page, last, err := h.read(ctx, acct, after, limit)
+		page, last, err := h.read(ctx, acct, after, limit, filter)
 		if err != nil {
 			return FeedPage{}, err
 		}
 		if len(page) > 0 {
 			return h.page(acct, format, page, last)
 		}
+		after = last // past what the filters left out
 		select {
 		case _, open := <-wake:
 			if !open {
@@ -289,59 +301,160 @@ func (h feedQueries) page(acct, format string, items []feedEntry, last int64) (F
 	return p, nil
 }
 
+// feedFilterSQL selects the rows a reader's filters let through
+// (schemas/eventfilter, as delivery applies a webhook's): alerts of the
+// kinds asked for (an ETA_CHANGED one when it moved at least the
+// subscription's, else the account's threshold), events by their tags
+// (rows written before tags existed pass every filter).
+const feedFilterSQL = `CASE WHEN f.alert_type IS NOT NULL
+	THEN f.alert_type = ANY(@alert_types::text[])
+	     AND (f.change_minutes IS NULL OR abs(f.change_minutes) >= coalesce(s.eta_threshold_minutes,
+	          (SELECT a.eta_threshold_minutes FROM accounts a WHERE a.id = f.account_id), 360))
+	ELSE f.tags IS NULL OR ((@event_types::text[] IS NULL OR f.tags && @event_types::text[])
+	     AND (@classifiers::text[] IS NULL OR f.tags && @classifiers::text[])
+	     AND (NOT @milestones_only OR f.tags && @milestone_kinds::text[])) END`
+
 // read returns up to limit events of acct after seq, consecutive events of
 // one subscription in one item, and the last seq read (after if none).
-func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int) ([]feedEntry, int64, error) {
+// With filters, rows left out count as read: when the page is not full the
+// last seq is the account's last as of the same snapshot (every row up to
+// it is visible then: the counter and the rows commit together), so a
+// reader whose filters match little does not scan the same rows again.
+// Vessel positions (opted in per subscription) pass every filter.
+func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int, filter eventfilter.Filter) ([]feedEntry, int64, error) {
+	if filter.IsZero() {
+		filter.AlertTypes = []string{} // no alert unless asked for
+	}
 	rows, err := h.deps.Pool.Query(ctx, `
-		SELECT f.seq, f.subscription_id::text, f.event, f.event_id, f.content_hash, f.created_at, f.kind,
-		       s.reference, s.container_number, s.bill_number, s.booking_number, s.scac
-		FROM feed_events f JOIN subscriptions s ON s.id = f.subscription_id
-		WHERE f.account_id = $1 AND f.seq > $2
-		ORDER BY f.seq
-		LIMIT $3`, acct, after, limit)
+		SELECT p.seq, p.subscription_id, p.event, p.event_id, p.content_hash, p.created_at, p.kind,
+		       p.reference, p.container_number, p.bill_number, p.booking_number, p.scac, top.last_seq
+		FROM (SELECT coalesce((SELECT last_seq FROM feed_accounts WHERE account_id = @acct), 0) AS last_seq) top
+		LEFT JOIN LATERAL (
+			SELECT f.seq, f.subscription_id::text, f.event, f.event_id, f.content_hash, f.created_at, f.kind,
+			       s.reference, s.container_number, s.bill_number, s.booking_number, s.scac
+			FROM feed_events f JOIN subscriptions s ON s.id = f.subscription_id
+			WHERE f.account_id = @acct AND f.seq > @after AND (`+feedFilterSQL+`)
+			ORDER BY f.seq
+			LIMIT @limit) p ON true
+		ORDER BY p.seq`, pgx.NamedArgs{"acct": acct, "after": after, "limit": limit,
+		"alert_types": filter.AlertTypes, "event_types": filter.EventTypes, "classifiers": filter.Classifiers,
+		"milestones_only": filter.MilestonesOnly, "milestone_kinds": eventfilter.MilestoneKinds})
 	if err != nil {
 		return nil, after, fmt.Errorf("read feed: %w", err)
 	}
 	defer rows.Close()
 	var (
 		out      []feedEntry
-		kind     string
+		kind     *string
 		lastSub  string
-		seq      int64
-		sub      string
+		seq      *int64
+		sub      *string
 		event    []byte
-		id, hash string
-		at       time.Time
-		refs     delivery.References
+		id, hash *string
+		at       *time.Time
+		refs     struct{ ref, container, bill, booking, scac *string }
+		top      int64
+		n        int
 	)
 	last := after
 	for rows.Next() {
-		if err := rows.Scan(&seq, &sub, &event, &id, &hash, &at, &kind, &refs.SubscriptionReference, &refs.EquipmentNumber,
-			&refs.BillNumber, &refs.BookingNumber, &refs.ScacCode); err != nil {
+		if err := rows.Scan(&seq, &sub, &event, &id, &hash, &at, &kind, &refs.ref, &refs.container,
+			&refs.bill, &refs.booking, &refs.scac, &top); err != nil {
 			return nil, after, fmt.Errorf("read feed: %w", err)
 		}
-		if kind == schemas.FeedKindVesselPosition {
+		if seq == nil {
+			continue // nothing after the cursor passes: the account's counter alone
+		}
+		n++
+		r := delivery.References{SubscriptionReference: *refs.ref, EquipmentNumber: *refs.container,
+			BillNumber: *refs.bill, BookingNumber: *refs.booking, ScacCode: *refs.scac}
+		if *kind == schemas.FeedKindVesselPosition {
 			// An item of its own; the events after it start a new one.
 			var v schemas.FeedVesselPosition
 			if err := json.Unmarshal(event, &v); err != nil {
-				return nil, after, fmt.Errorf("read feed: vessel position %d: %w", seq, err)
+				return nil, after, fmt.Errorf("read feed: vessel position %d: %w", *seq, err)
 			}
-			out = append(out, feedEntry{Stream: delivery.Stream{Refs: refs}, position: &v})
-			lastSub, last = "", seq
+			out = append(out, feedEntry{Stream: delivery.Stream{Refs: r}, position: &v})
+			lastSub, last = "", *seq
 			continue
 		}
-		if len(out) == 0 || sub != lastSub || out[len(out)-1].position != nil {
-			out = append(out, feedEntry{Stream: delivery.Stream{Refs: refs}})
-			lastSub = sub
+		if len(out) == 0 || *sub != lastSub || out[len(out)-1].position != nil {
+			out = append(out, feedEntry{Stream: delivery.Stream{Refs: r}})
+			lastSub = *sub
 		}
 		it := &out[len(out)-1]
-		it.Events, it.IDs, it.Hashes, it.Emitted = append(it.Events, event), append(it.IDs, id), append(it.Hashes, hash), append(it.Emitted, at)
-		last = seq
+		it.Events, it.IDs, it.Hashes, it.Emitted = append(it.Events, event), append(it.IDs, *id), append(it.Hashes, *hash), append(it.Emitted, *at)
+		last = *seq
 	}
 	if err := rows.Err(); err != nil {
 		return nil, after, fmt.Errorf("read feed: %w", err)
 	}
+	if !filter.IsZero() && n < limit && top > last {
+		last = top
+	}
 	return out, last, nil
+}
+
+// feedFilter reads the feed's filter parameters (eventTypes, classifiers,
+// alertTypes: comma-separated or repeated; milestonesOnly: true or false),
+// or the message answering what is wrong.
+func feedFilter(q url.Values) (eventfilter.Filter, string) {
+	var f eventfilter.Filter
+	list := func(name string) []string {
+		if !q.Has(name) {
+			return nil
+		}
+		out := []string{}
+		for _, v := range q[name] {
+			for _, p := range strings.Split(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+	var problems []string
+	check := func(name string, allowed []string) []string {
+		got, unknown := eventfilter.Normalize(list(name), allowed)
+		if len(unknown) > 0 {
+			problems = append(problems, fmt.Sprintf("'%s' has %s: use %s", name, quoteValues(unknown), strings.Join(allowed, ", ")))
+		}
+		return got
+	}
+	f.EventTypes = check("eventTypes", eventfilter.EventTypes)
+	f.Classifiers = check("classifiers", eventfilter.Classifiers)
+	if f.Classifiers != nil && len(f.Classifiers) == 0 {
+		f.Classifiers = nil // classifiers= : all
+	}
+	f.AlertTypes = check("alertTypes", schemas.AlertTypes)
+	if q.Has("milestonesOnly") {
+		b, err := strconv.ParseBool(strings.TrimSpace(q.Get("milestonesOnly")))
+		if err != nil {
+			problems = append(problems, "'milestonesOnly' must be true or false")
+		}
+		f.MilestonesOnly = b
+	}
+	if len(problems) > 0 {
+		return f, "Invalid query parameters: " + strings.Join(problems, "; ")
+	}
+	return f, ""
+}
+
+// quoteValues names values for a message: quoted, at most five.
+func quoteValues(vs []string) string {
+	var q []string
+	for i, v := range vs {
+		if i == 5 {
+			q = append(q, "…")
+			break
+		}
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		q = append(q, strconv.Quote(v))
+	}
+	return strings.Join(q, ", ")
 }
 
 // clipHeader keeps a header value short in a message.
