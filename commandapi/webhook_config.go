@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-fuego/fuego"
@@ -17,6 +18,8 @@ import (
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/signature"
+	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/eventfilter"
 )
 
 // Messages of the webhook endpoints.
@@ -34,6 +37,55 @@ type ConfigureWebhookBody struct {
 	// EventFormat is what the webhook receives: EVENT_DOMAIN_2.0.2 (the
 	// default, also when absent or empty) or TNT_3.0.0.
 	EventFormat string `json:"eventFormat,omitempty"`
+	// Filters choose the events and alerts delivered (absent: every
+	// event, no alert). Configuring again replaces them.
+	Filters *eventfilter.Filter `json:"filters,omitempty"`
+}
+
+// checkFilters returns f in its stored form (values upper case, in a
+// fixed order, without repeats), or the message answering what is wrong.
+// Every list is checked, and every problem named.
+func checkFilters(f *eventfilter.Filter, field string) (eventfilter.Filter, string) {
+	if f == nil {
+		return eventfilter.Filter{}, ""
+	}
+	var out eventfilter.Filter
+	var unknown, problems []string
+	out.EventTypes, unknown = eventfilter.Normalize(f.EventTypes, eventfilter.EventTypes)
+	if len(unknown) > 0 {
+		problems = append(problems, fmt.Sprintf("'%s.eventTypes' has %s: use %s", field, quoteList(unknown), strings.Join(eventfilter.EventTypes, ", ")))
+	}
+	out.Classifiers, unknown = eventfilter.Normalize(f.Classifiers, eventfilter.Classifiers)
+	if len(unknown) > 0 {
+		problems = append(problems, fmt.Sprintf("'%s.classifiers' has %s: use %s", field, quoteList(unknown), strings.Join(eventfilter.Classifiers, ", ")))
+	} else if out.Classifiers != nil && len(out.Classifiers) == 0 {
+		problems = append(problems, fmt.Sprintf("'%s.classifiers' is empty: list at least one of %s, or leave it out for all", field, strings.Join(eventfilter.Classifiers, ", ")))
+	}
+	out.AlertTypes, unknown = eventfilter.Normalize(f.AlertTypes, schemas.AlertTypes)
+	if len(unknown) > 0 {
+		problems = append(problems, fmt.Sprintf("'%s.alertTypes' has %s: use %s", field, quoteList(unknown), strings.Join(schemas.AlertTypes, ", ")))
+	}
+	out.MilestonesOnly = f.MilestonesOnly
+	if len(problems) > 0 {
+		return eventfilter.Filter{}, "Invalid filters: " + strings.Join(problems, "; ")
+	}
+	return out, ""
+}
+
+// quoteList names values for a message: quoted, at most five.
+func quoteList(vs []string) string {
+	var q []string
+	for i, v := range vs {
+		if i == 5 {
+			q = append(q, "…")
+			break
+		}
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		q = append(q, strconv.Quote(v))
+	}
+	return strings.Join(q, ", ")
 }
 
 // msgBadEventFormat answers an eventFormat that is neither format.
@@ -69,9 +121,11 @@ func registerWebhooks(s *fuego.Server, deps api) {
 		option.OperationID("configureWebhook"),
 		option.Summary("Configure the webhook"),
 		option.Description("Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {\"type\":\"webhook.verification\",\"secret\":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. "+
-			"eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0)."),
+			"eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). "+
+			"filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), "+
+			"milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters."),
 		option.RequestBody(fuego.RequestBody{Type: ConfigureWebhookBody{}}),
-		option.AddResponse(400, "Missing or invalid targetUrl or eventFormat", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(400, "Missing or invalid targetUrl, eventFormat or filters", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Webhooks"),
 	)
 	fuego.Post(s, "/webhook/activate", h.activate,
@@ -102,6 +156,14 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 	if !ok {
 		return MessageResponse{}, httpapi.BadRequest(msgBadEventFormat)
 	}
+	filters, msg := checkFilters(body.Filters, "filters")
+	if msg != "" {
+		return MessageResponse{}, httpapi.BadRequest(msg)
+	}
+	alertTypes := filters.AlertTypes
+	if alertTypes == nil {
+		alertTypes = []string{}
+	}
 	secret, err := signature.NewSecret()
 	if err != nil {
 		return MessageResponse{}, err
@@ -114,12 +176,15 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 	// delivery stage sends the message (durable: it survives restarts).
 	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(c.Context(), `
-			INSERT INTO webhooks (account_id, target_url, activated, secret_enc, event_format)
-			VALUES ($1, $2, false, $3, $4)
+			INSERT INTO webhooks (account_id, target_url, activated, secret_enc, event_format,
+				filter_event_types, filter_classifiers, filter_milestones_only, alert_types)
+			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (account_id) DO UPDATE SET target_url = EXCLUDED.target_url, activated = false,
 				secret_enc = EXCLUDED.secret_enc, event_format = EXCLUDED.event_format,
+				filter_event_types = EXCLUDED.filter_event_types, filter_classifiers = EXCLUDED.filter_classifiers,
+				filter_milestones_only = EXCLUDED.filter_milestones_only, alert_types = EXCLUDED.alert_types,
 				configured_at = now(), activated_at = NULL, updated_at = now()`,
-			k.Account.ID, url, enc, format)
+			k.Account.ID, url, enc, format, filters.EventTypes, filters.Classifiers, filters.MilestonesOnly, alertTypes)
 		if err != nil {
 			return fmt.Errorf("store webhook: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,20 +116,20 @@ func TestWebhookLifecycle(t *testing.T) {
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_x"}`), 400, "No Web-hook Configured")
 	expect(api.Do("POST", "/webhook/configure", key, `{}`), 400, "Missing Parameter 'targetUrl'")
 	expect(api.Do("POST", "/webhook/configure", key, `{"targetUrl":"not a url"}`), 400, "Invalid 'targetUrl': must be an absolute http or https URL")
-	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","targetUrl":""}` {
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":""}` {
 		t.Fatalf("GET before configure: %s", g.Raw)
 	}
 
 	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook"}), 200, "Successful Configuration")
 	first := rcv.secret(1)
-	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","targetUrl":"`+rcv.srv.URL+`/hook"}` {
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":"`+rcv.srv.URL+`/hook"}` {
 		t.Fatalf("GET after configure: %s", g.Raw)
 	}
 	expect(api.Do("POST", "/webhook/activate", key, `{}`), 400, "Missing Parameter 'secret'")
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"   "}`), 400, "Missing Parameter 'secret'")
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_wrong"}`), 400, "Incorrect Secret")
 	// Isolation: the other account sees nothing and cannot activate with A's secret.
-	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","targetUrl":""}` {
+	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":""}` {
 		t.Fatalf("other account sees: %s", g.Raw)
 	}
 	expect(api.Do("POST", "/webhook/activate", other, map[string]string{"secret": first}), 400, "No Web-hook Configured")
@@ -164,6 +165,30 @@ func TestWebhookLifecycle(t *testing.T) {
 	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook5"}), 200, "Successful Configuration")
 	if g := api.Do("GET", "/webhook/configure", key, nil); g.JSON["eventFormat"] != "EVENT_DOMAIN_2.0.2" {
 		t.Fatalf("eventFormat after a configure without: %s", g.Raw)
+	}
+
+	// Filters: stored in their canonical form, returned, replaced by the
+	// next configure; every wrong value named at once, nothing changed.
+	expect(api.Do("POST", "/webhook/configure", key, `{"targetUrl":"`+rcv.srv.URL+`/hook6","filters":{"eventTypes":["transport"," DISCHARGE_POD","TRANSPORT"],"classifiers":["act"],"milestonesOnly":true,"alertTypes":["HOLD_PLACED","ETA_CHANGED"]}}`),
+		200, "Successful Configuration")
+	if g := api.Do("GET", "/webhook/configure", key, nil); !strings.Contains(norm(t, g.Raw), `"filters":{"alertTypes":["ETA_CHANGED","HOLD_PLACED"],"classifiers":["ACT"],"eventTypes":["TRANSPORT","DISCHARGE_POD"],"milestonesOnly":true}`) {
+		t.Fatalf("filters: %s", g.Raw)
+	}
+	expect(api.Do("POST", "/webhook/configure", key, `{"targetUrl":"`+rcv.srv.URL+`/hook7","filters":{"eventTypes":["SHIPMENT"],"classifiers":[],"alertTypes":["LATE"]}}`), 400,
+		"Invalid filters: 'filters.eventTypes' has \"SHIPMENT\": use EQUIPMENT, TRANSPORT, ATD_POL, TRANSSHIPMENT, ETA_REVISION, ETA_POD, ATA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN; "+
+			"'filters.classifiers' is empty: list at least one of ACT, PLN, EST, or leave it out for all; "+
+			"'filters.alertTypes' has \"LATE\": use ETA_CHANGED, ROLLED, ARRIVED, AVAILABLE_FOR_PICKUP, HOLD_PLACED, HOLD_RELEASED, LFD_APPROACHING, DEMURRAGE_STARTED")
+	if g := api.Do("GET", "/webhook/configure", key, nil); g.JSON["targetUrl"] != rcv.srv.URL+"/hook6" {
+		t.Fatalf("a refused configure changed the webhook: %s", g.Raw)
+	}
+	// An empty eventTypes list is kept (alerts only), not read as "all".
+	expect(api.Do("POST", "/webhook/configure", key, `{"targetUrl":"`+rcv.srv.URL+`/hook8","filters":{"eventTypes":[],"alertTypes":["ARRIVED"]}}`), 200, "Successful Configuration")
+	if g := api.Do("GET", "/webhook/configure", key, nil); !strings.Contains(norm(t, g.Raw), `"filters":{"alertTypes":["ARRIVED"],"classifiers":null,"eventTypes":[],"milestonesOnly":false}`) {
+		t.Fatalf("alerts-only filters: %s", g.Raw)
+	}
+	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook9"}), 200, "Successful Configuration")
+	if g := api.Do("GET", "/webhook/configure", key, nil); !strings.Contains(norm(t, g.Raw), `"filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false}`) {
+		t.Fatalf("filters after a configure without: %s", g.Raw)
 	}
 
 	var enc []byte
