@@ -111,6 +111,7 @@ type CarrierMetrics struct {
 // ConfigureWebhookBody ConfigureWebhookBody schema
 type ConfigureWebhookBody struct {
 	EventFormat string `json:"eventFormat,omitempty"`
+	Filters     Filter `json:"filters,omitempty"`
 	TargetUrl   string `json:"targetUrl"`
 }
 
@@ -260,6 +261,14 @@ type FeedbackElement struct {
 	Severity     string `json:"severity"`
 }
 
+// Filter defines model for Filter.
+type Filter struct {
+	AlertTypes     []string `json:"alertTypes"`
+	Classifiers    []string `json:"classifiers"`
+	EventTypes     []string `json:"eventTypes"`
+	MilestonesOnly bool     `json:"milestonesOnly"`
+}
+
 // GeoCoordinate defines model for GeoCoordinate.
 type GeoCoordinate struct {
 	Latitude  string `json:"latitude,omitempty"`
@@ -361,6 +370,7 @@ type Party struct {
 
 // Payload defines model for Payload.
 type Payload struct {
+	Alerts            []interface{}      `json:"alerts,omitempty"`
 	Events            []interface{}      `json:"events"`
 	References        References         `json:"references"`
 	RetractedEventIDs []string           `json:"retractedEventIDs,omitempty"`
@@ -639,6 +649,7 @@ type WebhookConfig struct {
 	Activated   bool   `json:"activated"`
 	Env         string `json:"env"`
 	EventFormat string `json:"eventFormat"`
+	Filters     Filter `json:"filters"`
 	TargetUrl   string `json:"targetUrl"`
 }
 
@@ -741,6 +752,18 @@ type ReadFeedParams struct {
 
 	// Wait long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive
 	Wait *int `form:"wait,omitempty" json:"wait,omitempty"`
+
+	// EventTypes only events of these types or milestone kinds (comma-separated or repeated): EQUIPMENT, TRANSPORT, ATD_POL, TRANSSHIPMENT, ETA_REVISION, ETA_POD, ATA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN; present and empty: no events (alerts only)
+	EventTypes *string `form:"eventTypes,omitempty" json:"eventTypes,omitempty"`
+
+	// Classifiers only events of these classifiers (comma-separated or repeated): ACT, PLN, EST
+	Classifiers *string `form:"classifiers,omitempty" json:"classifiers,omitempty"`
+
+	// MilestonesOnly only events milestones are derived from
+	MilestonesOnly *bool `form:"milestonesOnly,omitempty" json:"milestonesOnly,omitempty"`
+
+	// AlertTypes alerts to include beside the events (comma-separated or repeated): ETA_CHANGED, ROLLED, ARRIVED, AVAILABLE_FOR_PICKUP, HOLD_PLACED, HOLD_RELEASED, LFD_APPROACHING, DEMURRAGE_STARTED; absent: none
+	AlertTypes *string `form:"alertTypes,omitempty" json:"alertTypes,omitempty"`
 
 	// APIVersion 3.x.x: items carry DCSA Track & Trace 3.0 events (and the answer API-Version 3.0.0); absent: EVENT_DOMAIN 2.0.2
 	APIVersion *string `json:"API-Version,omitempty"`
@@ -1174,14 +1197,14 @@ type ClientInterface interface {
 
 	// GetWebhook The webhook configuration
 	//
-	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
+	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them.
 	//
 	// Corresponds with GET /webhook/configure (the `GetWebhook` operationId).
 	GetWebhook(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ConfigureWebhookWithBody Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1190,7 +1213,7 @@ type ClientInterface interface {
 
 	// ConfigureWebhook Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1719,7 +1742,7 @@ func (c *RawClient) ActivateWebhook(ctx context.Context, body ActivateWebhookJSO
 
 // GetWebhook The webhook configuration
 //
-// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
+// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them.
 //
 // Corresponds with GET /webhook/configure (the `GetWebhook` operationId).
 func (c *RawClient) GetWebhook(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1736,7 +1759,7 @@ func (c *RawClient) GetWebhook(ctx context.Context, reqEditors ...RequestEditorF
 
 // ConfigureWebhookWithBody Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1755,7 +1778,7 @@ func (c *RawClient) ConfigureWebhookWithBody(ctx context.Context, contentType st
 
 // ConfigureWebhook Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2752,6 +2775,54 @@ func NewReadFeedRequest(server string, params *ReadFeedParams) (*http.Request, e
 
 		}
 
+		if params.EventTypes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "eventTypes", *params.EventTypes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Classifiers != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "classifiers", *params.Classifiers, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MilestonesOnly != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "milestonesOnly", *params.MilestonesOnly, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AlertTypes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alertTypes", *params.AlertTypes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -3480,7 +3551,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetWebhookWithResponse The webhook configuration
 	//
-	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
+	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3489,7 +3560,7 @@ type ClientWithResponsesInterface interface {
 
 	// ConfigureWebhookWithBodyWithResponse Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3498,7 +3569,7 @@ type ClientWithResponsesInterface interface {
 
 	// ConfigureWebhookWithResponse Configure the webhook
 	//
-	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+	// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5733,7 +5804,7 @@ func (c *ClientWithResponses) ActivateWebhookWithResponse(ctx context.Context, b
 
 // GetWebhookWithResponse The webhook configuration
 //
-// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
+// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5748,7 +5819,7 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, reqEdi
 
 // ConfigureWebhookWithBodyWithResponse Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5763,7 +5834,7 @@ func (c *ClientWithResponses) ConfigureWebhookWithBodyWithResponse(ctx context.C
 
 // ConfigureWebhookWithResponse Configure the webhook
 //
-// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+// Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -308,13 +308,13 @@ export interface paths {
         };
         /**
          * The webhook configuration
-         * @description targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl is "" and activated false while none is configured.
+         * @description targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them.
          */
         get: operations["getWebhook"];
         put?: never;
         /**
          * Configure the webhook
-         * @description Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0).
+         * @description Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
          */
         post: operations["configureWebhook"];
         delete?: never;
@@ -469,6 +469,7 @@ export interface components {
         /** @description ConfigureWebhookBody schema */
         ConfigureWebhookBody: {
             eventFormat?: string;
+            filters?: components["schemas"]["Filter"] | null;
             targetUrl: string;
         };
         /** @description CreateSubscriptionBody schema */
@@ -594,6 +595,12 @@ export interface components {
             propertyPath?: string;
             severity: string;
         };
+        Filter: {
+            alertTypes: string[] | null;
+            classifiers: string[] | null;
+            eventTypes: string[] | null;
+            milestonesOnly: boolean;
+        };
         GeoCoordinate: {
             latitude?: string;
             longitude?: string;
@@ -670,6 +677,7 @@ export interface components {
             partyFunction?: string;
         };
         Payload: {
+            alerts?: unknown[] | null;
             events: unknown[] | null;
             references: components["schemas"]["References"];
             retractedEventIDs?: string[] | null;
@@ -897,6 +905,7 @@ export interface components {
             activated: boolean;
             env: string;
             eventFormat: string;
+            filters: components["schemas"]["Filter"];
             targetUrl: string;
         };
     };
@@ -2044,6 +2053,14 @@ export interface operations {
                 limit?: number;
                 /** @description long-poll: with nothing after the cursor, wait up to this many seconds (0-20, clamped; default 0) for events to arrive */
                 wait?: number;
+                /** @description only events of these types or milestone kinds (comma-separated or repeated): EQUIPMENT, TRANSPORT, ATD_POL, TRANSSHIPMENT, ETA_REVISION, ETA_POD, ATA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN; present and empty: no events (alerts only) */
+                eventTypes?: string;
+                /** @description only events of these classifiers (comma-separated or repeated): ACT, PLN, EST */
+                classifiers?: string;
+                /** @description only events milestones are derived from */
+                milestonesOnly?: boolean;
+                /** @description alerts to include beside the events (comma-separated or repeated): ETA_CHANGED, ROLLED, ARRIVED, AVAILABLE_FOR_PICKUP, HOLD_PLACED, HOLD_RELEASED, LFD_APPROACHING, DEMURRAGE_STARTED; absent: none */
+                alertTypes?: string;
             };
             header?: {
                 /** @description 3.x.x: items carry DCSA Track & Trace 3.0 events (and the answer API-Version 3.0.0); absent: EVENT_DOMAIN 2.0.2 */
@@ -2326,7 +2343,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageResponse"];
                 };
             };
-            /** @description Missing or invalid targetUrl or eventFormat */
+            /** @description Missing or invalid targetUrl, eventFormat or filters */
             400: {
                 headers: {
                     [name: string]: unknown;

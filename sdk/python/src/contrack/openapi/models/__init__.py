@@ -34,6 +34,7 @@ from .feed_page import FeedPage
 from .feed_vessel import FeedVessel
 from .feed_vessel_position import FeedVesselPosition
 from .feedback_element import FeedbackElement
+from .filter_ import Filter
 from .geo_coordinate import GeoCoordinate
 from .geometry import Geometry
 from .health_check_body import HealthCheckBody
@@ -121,6 +122,7 @@ __all__ = (
     "FeedVessel",
     "FeedVesselPosition",
     "FeedbackElement",
+    "Filter",
     "GeoCoordinate",
     "Geometry",
     "HealthCheckBody",

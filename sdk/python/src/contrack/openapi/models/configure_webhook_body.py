@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.filter_ import Filter
+
 
 T = TypeVar("T", bound="ConfigureWebhookBody")
 
@@ -18,16 +22,28 @@ class ConfigureWebhookBody:
     Attributes:
         target_url (str):
         event_format (str | Unset):
+        filters (Filter | None | Unset):
     """
 
     target_url: str
     event_format: str | Unset = UNSET
+    filters: Filter | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.filter_ import Filter
+
         target_url = self.target_url
 
         event_format = self.event_format
+
+        filters: dict[str, Any] | None | Unset
+        if isinstance(self.filters, Unset):
+            filters = UNSET
+        elif isinstance(self.filters, Filter):
+            filters = self.filters.to_dict()
+        else:
+            filters = self.filters
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -38,19 +54,41 @@ class ConfigureWebhookBody:
         )
         if event_format is not UNSET:
             field_dict["eventFormat"] = event_format
+        if filters is not UNSET:
+            field_dict["filters"] = filters
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.filter_ import Filter
+
         d = dict(src_dict)
         target_url = d.pop("targetUrl")
 
         event_format = d.pop("eventFormat", UNSET)
 
+        def _parse_filters(data: object) -> Filter | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                filters_type_0 = Filter.from_dict(data)
+
+                return filters_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Filter | None | Unset, data)
+
+        filters = _parse_filters(d.pop("filters", UNSET))
+
         configure_webhook_body = cls(
             target_url=target_url,
             event_format=event_format,
+            filters=filters,
         )
 
         configure_webhook_body.additional_properties = d

@@ -22,6 +22,7 @@ class Payload:
     Attributes:
         events (list[Any] | None):
         references (References):
+        alerts (list[Any] | None | Unset):
         retracted_event_i_ds (list[str] | None | Unset):
         type_ (str | Unset):
         vessel_position (FeedVesselPosition | None | Unset):
@@ -29,6 +30,7 @@ class Payload:
 
     events: list[Any] | None
     references: References
+    alerts: list[Any] | None | Unset = UNSET
     retracted_event_i_ds: list[str] | None | Unset = UNSET
     type_: str | Unset = UNSET
     vessel_position: FeedVesselPosition | None | Unset = UNSET
@@ -45,6 +47,15 @@ class Payload:
             events = self.events
 
         references = self.references.to_dict()
+
+        alerts: list[Any] | None | Unset
+        if isinstance(self.alerts, Unset):
+            alerts = UNSET
+        elif isinstance(self.alerts, list):
+            alerts = self.alerts
+
+        else:
+            alerts = self.alerts
 
         retracted_event_i_ds: list[str] | None | Unset
         if isinstance(self.retracted_event_i_ds, Unset):
@@ -73,6 +84,8 @@ class Payload:
                 "references": references,
             }
         )
+        if alerts is not UNSET:
+            field_dict["alerts"] = alerts
         if retracted_event_i_ds is not UNSET:
             field_dict["retractedEventIDs"] = retracted_event_i_ds
         if type_ is not UNSET:
@@ -105,6 +118,23 @@ class Payload:
         events = _parse_events(d.pop("events"))
 
         references = References.from_dict(d.pop("references"))
+
+        def _parse_alerts(data: object) -> list[Any] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                alerts_type_0 = cast(list[Any], data)
+
+                return alerts_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[Any] | None | Unset, data)
+
+        alerts = _parse_alerts(d.pop("alerts", UNSET))
 
         def _parse_retracted_event_i_ds(data: object) -> list[str] | None | Unset:
             if data is None:
@@ -147,6 +177,7 @@ class Payload:
         payload = cls(
             events=events,
             references=references,
+            alerts=alerts,
             retracted_event_i_ds=retracted_event_i_ds,
             type_=type_,
             vessel_position=vessel_position,

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.filter_ import Filter
+
 
 T = TypeVar("T", bound="WebhookConfig")
 
@@ -17,12 +21,14 @@ class WebhookConfig:
         activated (bool):
         env (str):
         event_format (str):
+        filters (Filter):
         target_url (str):
     """
 
     activated: bool
     env: str
     event_format: str
+    filters: Filter
     target_url: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -33,6 +39,8 @@ class WebhookConfig:
 
         event_format = self.event_format
 
+        filters = self.filters.to_dict()
+
         target_url = self.target_url
 
         field_dict: dict[str, Any] = {}
@@ -42,6 +50,7 @@ class WebhookConfig:
                 "activated": activated,
                 "env": env,
                 "eventFormat": event_format,
+                "filters": filters,
                 "targetUrl": target_url,
             }
         )
@@ -50,6 +59,8 @@ class WebhookConfig:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.filter_ import Filter
+
         d = dict(src_dict)
         activated = d.pop("activated")
 
@@ -57,12 +68,15 @@ class WebhookConfig:
 
         event_format = d.pop("eventFormat")
 
+        filters = Filter.from_dict(d.pop("filters"))
+
         target_url = d.pop("targetUrl")
 
         webhook_config = cls(
             activated=activated,
             env=env,
             event_format=event_format,
+            filters=filters,
             target_url=target_url,
         )
 

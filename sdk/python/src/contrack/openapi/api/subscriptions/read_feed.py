@@ -15,6 +15,10 @@ def _get_kwargs(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    event_types: str | Unset = UNSET,
+    classifiers: str | Unset = UNSET,
+    milestones_only: bool | Unset = UNSET,
+    alert_types: str | Unset = UNSET,
     api_version: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -28,6 +32,14 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["wait"] = wait
+
+    params["eventTypes"] = event_types
+
+    params["classifiers"] = classifiers
+
+    params["milestonesOnly"] = milestones_only
+
+    params["alertTypes"] = alert_types
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -97,6 +109,10 @@ def sync_detailed(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    event_types: str | Unset = UNSET,
+    classifiers: str | Unset = UNSET,
+    milestones_only: bool | Unset = UNSET,
+    alert_types: str | Unset = UNSET,
     api_version: str | Unset = UNSET,
 ) -> Response[Body | FeedPage]:
     """Read the account event feed
@@ -112,6 +128,10 @@ def sync_detailed(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        event_types (str | Unset):
+        classifiers (str | Unset):
+        milestones_only (bool | Unset):
+        alert_types (str | Unset):
         api_version (str | Unset):
 
     Raises:
@@ -126,6 +146,10 @@ def sync_detailed(
         cursor=cursor,
         limit=limit,
         wait=wait,
+        event_types=event_types,
+        classifiers=classifiers,
+        milestones_only=milestones_only,
+        alert_types=alert_types,
         api_version=api_version,
     )
 
@@ -142,6 +166,10 @@ def sync(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    event_types: str | Unset = UNSET,
+    classifiers: str | Unset = UNSET,
+    milestones_only: bool | Unset = UNSET,
+    alert_types: str | Unset = UNSET,
     api_version: str | Unset = UNSET,
 ) -> Body | FeedPage | None:
     """Read the account event feed
@@ -157,6 +185,10 @@ def sync(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        event_types (str | Unset):
+        classifiers (str | Unset):
+        milestones_only (bool | Unset):
+        alert_types (str | Unset):
         api_version (str | Unset):
 
     Raises:
@@ -172,6 +204,10 @@ def sync(
         cursor=cursor,
         limit=limit,
         wait=wait,
+        event_types=event_types,
+        classifiers=classifiers,
+        milestones_only=milestones_only,
+        alert_types=alert_types,
         api_version=api_version,
     ).parsed
 
@@ -182,6 +218,10 @@ async def asyncio_detailed(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    event_types: str | Unset = UNSET,
+    classifiers: str | Unset = UNSET,
+    milestones_only: bool | Unset = UNSET,
+    alert_types: str | Unset = UNSET,
     api_version: str | Unset = UNSET,
 ) -> Response[Body | FeedPage]:
     """Read the account event feed
@@ -197,6 +237,10 @@ async def asyncio_detailed(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        event_types (str | Unset):
+        classifiers (str | Unset):
+        milestones_only (bool | Unset):
+        alert_types (str | Unset):
         api_version (str | Unset):
 
     Raises:
@@ -211,6 +255,10 @@ async def asyncio_detailed(
         cursor=cursor,
         limit=limit,
         wait=wait,
+        event_types=event_types,
+        classifiers=classifiers,
+        milestones_only=milestones_only,
+        alert_types=alert_types,
         api_version=api_version,
     )
 
@@ -225,6 +273,10 @@ async def asyncio(
     cursor: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     wait: int | Unset = UNSET,
+    event_types: str | Unset = UNSET,
+    classifiers: str | Unset = UNSET,
+    milestones_only: bool | Unset = UNSET,
+    alert_types: str | Unset = UNSET,
     api_version: str | Unset = UNSET,
 ) -> Body | FeedPage | None:
     """Read the account event feed
@@ -240,6 +292,10 @@ async def asyncio(
         cursor (str | Unset):
         limit (int | Unset):
         wait (int | Unset):
+        event_types (str | Unset):
+        classifiers (str | Unset):
+        milestones_only (bool | Unset):
+        alert_types (str | Unset):
         api_version (str | Unset):
 
     Raises:
@@ -256,6 +312,10 @@ async def asyncio(
             cursor=cursor,
             limit=limit,
             wait=wait,
+            event_types=event_types,
+            classifiers=classifiers,
+            milestones_only=milestones_only,
+            alert_types=alert_types,
             api_version=api_version,
         )
     ).parsed

@@ -88,7 +88,11 @@ def sync_detailed(
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
     answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
     EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
-    3.0.0).
+    3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone
+    kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
+    milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
+    Events filtered out are never delivered and never counted as failed; configuring again replaces the
+    filters.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -125,7 +129,11 @@ def sync(
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
     answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
     EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
-    3.0.0).
+    3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone
+    kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
+    milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
+    Events filtered out are never delivered and never counted as failed; configuring again replaces the
+    filters.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -157,7 +165,11 @@ async def asyncio_detailed(
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
     answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
     EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
-    3.0.0).
+    3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone
+    kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
+    milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
+    Events filtered out are never delivered and never counted as failed; configuring again replaces the
+    filters.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -192,7 +204,11 @@ async def asyncio(
     verification is a delivery like any other: retried on the delivery schedule if targetUrl does not
     answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry:
     EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version
-    3.0.0).
+    3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone
+    kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
+    milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
+    Events filtered out are never delivered and never counted as failed; configuring again replaces the
+    filters.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema

@@ -71,8 +71,9 @@ def sync_detailed(
 ) -> Response[Body | WebhookConfig]:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
-    is "" and activated false while none is configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
+    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
+    null select every event, alertTypes the alerts delivered beside them.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -97,8 +98,9 @@ def sync(
 ) -> Body | WebhookConfig | None:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
-    is "" and activated false while none is configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
+    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
+    null select every event, alertTypes the alerts delivered beside them.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -119,8 +121,9 @@ async def asyncio_detailed(
 ) -> Response[Body | WebhookConfig]:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
-    is "" and activated false while none is configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
+    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
+    null select every event, alertTypes the alerts delivered beside them.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -143,8 +146,9 @@ async def asyncio(
 ) -> Body | WebhookConfig | None:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat); targetUrl
-    is "" and activated false while none is configured.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
+    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
+    null select every event, alertTypes the alerts delivered beside them.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
