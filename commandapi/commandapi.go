@@ -146,4 +146,5 @@ func Register(s *fuego.Server, cfg Config, deps Deps) {
 	registerInfer(s, a)
 	registerWebhooks(s, a)
 	registerDeliveries(s, a)
+	registerReadiness(s, a)
 }

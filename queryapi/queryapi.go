@@ -57,4 +57,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerFeed(s, deps)
 	registerV3Events(s, deps)
 	registerVesselPositions(s, deps)
+	registerReadiness(s, deps)
 }
