@@ -15,6 +15,11 @@ const (
 	// event (DCSA TNT 3.0's isRetracted): ContentHash is RetractedHash and
 	// Event only {"eventID": …}.
 	TypeEventRetracted = "event.retracted"
+	// TypeEventTerminal is an EventRecord of a terminal's status the 2.0.2
+	// event domain has no code for (dcsa.TerminalCodes: available for
+	// pick-up, customs holds and releases): journeys read it for their
+	// readiness; delivery and the feed push no such event.
+	TypeEventTerminal = "event.terminal"
 	TypeJourneyChanged = "journey.changed"
 )
 

@@ -344,6 +344,9 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 		} else {
 			hash = identity.ContentHash(ev)
 		}
+		if ev.Terminal {
+			typ = schemas.TypeEventTerminal
+		}
 		k := seenKey(rt.TrackingID, ev.EventID)
 		prev, inBatch := pending[k]
 		if !inBatch {

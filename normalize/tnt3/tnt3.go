@@ -5,9 +5,11 @@
 // Policy, documented in docs/tnt3.md:
 //   - Each event is processed, not carried, or refused, on its own:
 //     EQUIPMENT and TRANSPORT events become 2.0.2 events; SHIPMENT, IOT and
-//     REEFER events, equipment events with a 3.0-only code (AVDO, AVPU,
-//     CROS, CUSI, CUSR, CUSS) and transport events of a MULTIMODAL call
-//     have no 2.0.2 form and are not carried; an event that is malformed,
+//     REEFER events, equipment events with a 3.0-only code other than the
+//     terminal's status (AVDO, CROS) and transport events of a MULTIMODAL call
+//     have no 2.0.2 form and are not carried; the terminal's status (AVPU,
+//     CUSS, CUSI, CUSR: dcsa.TerminalCodes) is carried as a Terminal event
+//     for readiness, never as a 2.0.2 event; an event that is malformed,
 //     or lacks what 2.0.2 requires, is refused.
 //   - An event with isRetracted withdraws every earlier version of its
 //     eventID: it comes out as a dcsa.Event with only EventID and
@@ -243,7 +245,12 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 	if m.pushed && ev.EquipmentReference == "" && !routable(ev.DocumentReferences) {
 		return dcsa.Event{}, refuse("", "names no equipmentReference, booking (BKG) or transport document (TRD): contrack cannot tell whose shipment it is")
 	}
-	if err := validate.Structural(ev); err != nil {
+	check := ev
+	if ev.Terminal {
+		// Held to 2.0.2 in every other respect.
+		check.EquipmentEventTypeCode = "INSP"
+	}
+	if err := validate.Structural(check); err != nil {
 		return dcsa.Event{}, refuse("", "cannot be made a valid EVENT_DOMAIN 2.0.2 event: "+err.Error())
 	}
 	if !m.noIDs {
@@ -267,14 +274,19 @@ func sourceID(id string) string {
 }
 
 // threeOnlyEquipmentCodes are 3.0's equipment event codes 2.0.2 lacks.
+// (Those of the terminal's status, dcsa.TerminalCodes, are carried.)
 var threeOnlyEquipmentCodes = map[string]string{
-	"AVDO": "available for drop-off", "AVPU": "available for pick-up", "CROS": "crossed",
-	"CUSI": "customs selected for inspection", "CUSR": "customs released", "CUSS": "customs selected for scan",
+	"AVDO": "available for drop-off", "CROS": "crossed",
 }
 
 func equipmentCode(code string, ev *dcsa.Event) result {
 	if c, ok := validate.EquipmentEventTypeCodes.Canonical(code); ok {
 		ev.EquipmentEventTypeCode = c
+		return result{}
+	}
+	if _, ok := dcsa.TerminalCodes[code]; ok {
+		// Carried as a terminal record (readiness), never as a 2.0.2 event.
+		ev.EquipmentEventTypeCode, ev.Terminal = code, true
 		return result{}
 	}
 	if what, ok := threeOnlyEquipmentCodes[code]; ok {

@@ -25,11 +25,12 @@ var receivedAt = time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
 
 var env = normalize.Envelope{SCAC: "ZIMU", ReceivedAt: receivedAt}
 
-// events without the retractions, which are no 2.0.2 events.
+// events without the retractions and the terminal events, which are no
+// 2.0.2 events.
 func emitted(evs []dcsa.Event) []dcsa.Event {
 	var out []dcsa.Event
 	for _, e := range evs {
-		if !e.Retracted {
+		if !e.Retracted && !e.Terminal {
 			out = append(out, e)
 		}
 	}
@@ -59,6 +60,10 @@ func TestGolden(t *testing.T) {
 					out = append(out, map[string]string{"retracted": e.EventID})
 					continue
 				}
+				if e.Terminal {
+					out = append(out, map[string]any{"terminal": e})
+					continue
+				}
 				out = append(out, e)
 			}
 			validatetest.Golden(t, filepath.Join("testdata", name+".golden.json"), out, *update)
@@ -76,10 +81,15 @@ func TestMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) != 4 {
-		t.Fatalf("got %d, want 4: LOAD, DEPA, DEPA's retraction, GTIN (IOT and CUSR not carried)", len(evs))
+	if len(evs) != 5 {
+		t.Fatalf("got %d, want 5: LOAD, DEPA, DEPA's retraction, CUSR (a terminal event), GTIN (IOT not carried)", len(evs))
 	}
-	load, depa, retract, gtin := evs[0], evs[1], evs[2], evs[3]
+	load, depa, retract, cusr, gtin := evs[0], evs[1], evs[2], evs[3], evs[4]
+	t.Run("a customs release is carried as a terminal event, its 3.0 code kept", func(t *testing.T) {
+		if !cusr.Terminal || cusr.EquipmentEventTypeCode != "CUSR" || cusr.EquipmentReference != "ZCSU8823456" || cusr.EventClassifierCode != "ACT" {
+			t.Errorf("CUSR: %+v", cusr)
+		}
+	})
 	t.Run("a UUID eventID gives the id a 2.2 carrier's would, whatever its case", func(t *testing.T) {
 		if want := identity.EventID("ZIMU", "5b7f64d8-2f1e-4c55-9a51-0d5b3c1e9a02"); load.EventID != want {
 			t.Errorf("eventID %s, want %s", load.EventID, want)
@@ -145,12 +155,12 @@ func TestMapping(t *testing.T) {
 func TestCheck(t *testing.T) {
 	raw, _ := os.ReadFile("testdata/mapping.input.json")
 	v := Check(raw, "ZIMU", receivedAt)
-	if v.Message != "" || v.Accepted != 4 || v.NotCarried != 2 || v.Refused != 0 {
+	if v.Message != "" || v.Accepted != 5 || v.NotCarried != 1 || v.Refused != 0 {
 		t.Fatalf("verdict %+v", v)
 	}
-	if len(v.Feedback) != 2 || v.Feedback[0].Severity != tnt3.SeverityWarn || v.Feedback[0].PropertyPath != "$.events[3]" ||
-		!strings.Contains(v.Feedback[0].Message, "IOT events have no EVENT_DOMAIN 2.0.2 form") ||
-		v.Feedback[1].PropertyPath != "$.events[4]" || !strings.Contains(v.Feedback[1].Message, "CUSR (customs released)") {
+	// The customs release is accepted (a terminal event, for readiness).
+	if len(v.Feedback) != 1 || v.Feedback[0].Severity != tnt3.SeverityWarn || v.Feedback[0].PropertyPath != "$.events[3]" ||
+		!strings.Contains(v.Feedback[0].Message, "IOT events have no EVENT_DOMAIN 2.0.2 form") {
 		t.Errorf("feedback %+v", v.Feedback)
 	}
 

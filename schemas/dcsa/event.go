@@ -57,6 +57,23 @@ type Event struct {
 	// no other field is set. Not part of EVENT_DOMAIN 2.0.2: never on the
 	// wire, never in a content hash.
 	Retracted bool `json:"-"`
+
+	// Terminal is set only in a parser's output, for an equipment event of
+	// the terminal's status that 2.0.2 has no code for (DCSA TNT 3.0's
+	// AVPU, CUSS, CUSI, CUSR: TerminalCodes), its 3.0 code in
+	// EquipmentEventTypeCode. Such an event is no EVENT_DOMAIN 2.0.2 event:
+	// the normaliser emits it as a terminal record (schemas.TypeEventTerminal),
+	// which journeys read for readiness and nothing delivers as an event.
+	Terminal bool `json:"-"`
+}
+
+// TerminalCodes are the equipment event codes of a terminal's status that
+// contrack reads (DCSA TNT 3.0), with what each says.
+var TerminalCodes = map[string]string{
+	"AVPU": "available for pick-up",
+	"CUSS": "customs selected for scan",
+	"CUSI": "customs selected for inspection",
+	"CUSR": "customs released",
 }
 
 // Location is LOCATION_DOMAIN 2.0.2's location: any of a geo position,
