@@ -33,7 +33,7 @@ func deriveByContainerMaps(s *State) []Result {
 		if !p.ok {
 			continue
 		}
-		t := timed{&p.ev, st.Event, p.at}
+		t := timed{&p.ev, st.Event, p.at, st.ID}
 		if p.ev.EventType == dcsa.EventTypeTransport {
 			transport = append(transport, t)
 			continue
@@ -81,6 +81,7 @@ func deriveByContainerMaps(s *State) []Result {
 			}
 		}
 		r.EnhancedEvents = milestones(r, eq, transport, s.ETAs)
+		r.Facts = facts(r, eq, nil) // (readiness has tests of its own; these states have no terminal events)
 		out = append(out, r)
 	}
 	return out

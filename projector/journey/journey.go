@@ -14,6 +14,7 @@ import (
 
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/readiness"
 	"github.com/contrack/contrack/schemas/voyage"
 )
 
@@ -70,6 +71,13 @@ type Result struct {
 	Vessel            *voyage.Vessel     `json:"vessel,omitempty"`
 	Route             *voyage.Route      `json:"route,omitempty"`
 	ArrivalPrediction *voyage.Prediction `json:"arrivalPrediction,omitempty"`
+	// Readiness is added by the read side from Facts, the account's
+	// free-time rules and the clock (schemas/readiness); absent before the
+	// container is discharged or its terminal reports anything.
+	Readiness *readiness.View `json:"readiness,omitempty"`
+	// Facts are what the container's events say at the port of discharge
+	// (Derive sets them; the projector stores them beside the row).
+	Facts readiness.Facts `json:"-"`
 }
 
 // maxETAHistory bounds the estimate versions a state keeps (a journey
@@ -99,6 +107,13 @@ type State struct {
 	ETAs []ETAVersion `json:"etas,omitempty"`
 	// Version counts the changes applied: the read model rows' version.
 	Version uint64 `json:"version"`
+	// AlertsBaseline: the alerts the journey showed when it first had
+	// events are recorded, later ones raised (NewAlerts). Alerted are the
+	// ids raised or recorded, newest last; Passage the departure last
+	// planned from the port of loading (for ROLLED).
+	AlertsBaseline bool     `json:"alertsBaseline,omitempty"`
+	Alerted        []string `json:"alerted,omitempty"`
+	Passage        *Passage `json:"passage,omitempty"`
 
 	// index is the position of each event id in Events (built on first use).
 	index map[string]int
@@ -352,7 +367,8 @@ func (s *State) MarkAllUnsaved() {
 // stores each event on its own).
 func (s *State) MarshalHeader() ([]byte, error) {
 	h := State{AccountID: s.AccountID, Env: s.Env, TrackingID: s.TrackingID, SCAC: s.SCAC, Kind: s.Kind,
-		Identifier: s.Identifier, Open: s.Open, Since: s.Since, ETAs: s.ETAs, Version: s.Version}
+		Identifier: s.Identifier, Open: s.Open, Since: s.Since, ETAs: s.ETAs, Version: s.Version,
+		AlertsBaseline: s.AlertsBaseline, Alerted: s.Alerted, Passage: s.Passage}
 	return json.Marshal(&h)
 }
 
@@ -382,6 +398,7 @@ type timed struct {
 	ev  *fields
 	raw json.RawMessage
 	at  time.Time
+	id  string // the event's id
 }
 
 func byTime(ts []timed) {
@@ -401,7 +418,7 @@ func Derive(s *State) []Result {
 		return nil
 	}
 	equipment := make([]timed, 0, len(s.Events))
-	var transport []timed
+	var transport, terminal []timed
 	for i := range s.Events {
 		st := &s.Events[i]
 		p := st.decode()
@@ -409,7 +426,7 @@ func Derive(s *State) []Result {
 			continue
 		}
 		ev := &p.ev
-		t := timed{ev, st.Event, p.at}
+		t := timed{ev, st.Event, p.at, st.ID}
 		if ev.EventType == dcsa.EventTypeTransport {
 			transport = append(transport, t)
 			continue
@@ -417,8 +434,13 @@ func Derive(s *State) []Result {
 		if ev.EquipmentReference == "" {
 			continue
 		}
+		if _, ok := dcsa.TerminalCodes[ev.EquipmentEventTypeCode]; ok {
+			terminal = append(terminal, t) // readiness only: no 2.0.2 event
+			continue
+		}
 		equipment = append(equipment, t)
 	}
+	byTime(terminal)
 	// Mostly in order already (events arrive in time order): then a stable
 	// sort would leave it as it is.
 	if byContainerTime := func(a, b timed) int {
@@ -485,8 +507,68 @@ func Derive(s *State) []Result {
 			}
 		}
 		r.EnhancedEvents = milestones(*r, eq, transport, s.ETAs)
+		r.Facts = facts(*r, eq, terminal)
 	}
 	return out
+}
+
+// facts are a container's readiness facts at its port of discharge: the
+// last actual discharge there, the full gate-out and empty return after
+// it (as the milestones have them), and its terminal events — holds
+// (customs: CUSS or CUSI placed, CUSR releases every open one) and
+// availability for pick-up (the latest AVPU) — where they name the port
+// of discharge or no place.
+func facts(r Result, eq, terminal []timed) readiness.Facts {
+	f := readiness.Facts{UNLocationCode: r.POD}
+	if r.POD == "" {
+		return f
+	}
+	disc := -1
+	for i := range eq {
+		if t := eq[i]; t.ev.EquipmentEventTypeCode == "DISC" && t.ev.EventClassifierCode == dcsa.ClassifierActual && t.ev.Place() == r.POD {
+			disc = i
+			f.DischargedDateTime, f.DischargeEventID = t.ev.EventDateTime, t.id
+		}
+	}
+	for _, m := range r.EnhancedEvents {
+		switch m.EnhancedEventType {
+		case TypeGateOutDestination:
+			f.PickedUpDateTime = m.EventDateTime
+		case TypeEmptyReturn:
+			f.EmptyReturnedDateTime = m.EventDateTime
+		}
+	}
+	// The box leaves the terminal with its first actual full gate-out or
+	// its load onto a train there (on-carriage: its gate-out is inland).
+	for i := disc + 1; disc >= 0 && i < len(eq); i++ {
+		t := eq[i]
+		leaves := t.ev.EquipmentEventTypeCode == "LOAD" || (t.ev.EquipmentEventTypeCode == "GTOT" && t.ev.EmptyIndicatorCode != "EMPTY")
+		if leaves && t.ev.EventClassifierCode == dcsa.ClassifierActual && (t.ev.Place() == r.POD || t.ev.Place() == "") {
+			f.PickedUpDateTime = t.ev.EventDateTime
+			break
+		}
+	}
+	for _, t := range terminal {
+		ev := t.ev
+		if ev.EquipmentReference != r.EquipmentNumber || ev.EventClassifierCode != dcsa.ClassifierActual ||
+			(ev.Place() != "" && ev.Place() != r.POD) {
+			continue
+		}
+		switch ev.EquipmentEventTypeCode {
+		case "AVPU":
+			f.AvailableDateTime, f.AvailableEventID = ev.EventDateTime, t.id
+		case "CUSS", "CUSI":
+			f.Holds = append(f.Holds, readiness.Hold{HoldType: readiness.HoldCustoms, HoldCode: ev.EquipmentEventTypeCode,
+				PlacedDateTime: ev.EventDateTime, PlacedEventID: t.id})
+		case "CUSR":
+			for i := range f.Holds {
+				if h := &f.Holds[i]; h.HoldType == readiness.HoldCustoms && h.ReleasedDateTime == "" {
+					h.ReleasedDateTime, h.ReleasedEventID = ev.EventDateTime, t.id
+				}
+			}
+		}
+	}
+	return f
 }
 
 // milestones derives enhancedEvents, in journey order: ATD_POL,
