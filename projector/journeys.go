@@ -63,6 +63,9 @@ type journeyProjection struct {
 	used  map[string]uint64
 	bytes int64
 	batch uint64
+	// raise: alerts are published (the live projection); a rebuild records
+	// them in the states only, so the live one does not raise them again.
+	raise bool
 }
 
 // rebuildSettle is how long a rebuild that reads nothing more waits
@@ -131,7 +134,7 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 	if err != nil || len(order) == 0 {
 		return err
 	}
-	notes, err := p.write(ctx, order)
+	notes, err := p.write(ctx, b, order)
 	if err != nil {
 		return err
 	}
@@ -272,17 +275,34 @@ func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string
 	return order, nil
 }
 
-// write inserts the changed trackings' journeys, then their states, and
-// returns their JourneyChanged notes.
-func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.Record, error) {
+// write inserts the changed trackings' journeys and readiness, publishes
+// the alerts they raise, then inserts their states (which record the alerts
+// raised: a batch that fails before them derives the same alerts again,
+// and delivery and the feed's readers drop the repeats by id), and returns
+// their JourneyChanged notes.
+func (p *journeyProjection) write(ctx context.Context, b *kafka.Batch, order []string) ([]*kgo.Record, error) {
 	now := time.Now().UTC().Truncate(time.Second)
-	var rows, chunkRows, stateRows [][]any
-	var notes []*kgo.Record
+	var rows, chunkRows, stateRows, readyRows [][]any
+	var notes, alerts []*kgo.Record
 	written := make(map[string]writtenChunks, len(order))
 	for _, id := range order {
 		st := p.states[id]
 		prev, next := p.chunks[id], writtenChunks{}
-		for i, res := range journey.Derive(st) {
+		results := journey.Derive(st)
+		raised, err := p.alertRecords(st, st.NewAlerts(results))
+		if err != nil {
+			return nil, err
+		}
+		if p.raise {
+			alerts = append(alerts, raised...)
+		}
+		for i, res := range results {
+			facts := ""
+			if !res.Facts.Empty() {
+				f, _ := json.Marshal(res.Facts)
+				facts = string(f)
+				readyRows = append(readyRows, readinessRow(st, res, facts, now))
+			}
 			key := chunkKey(st, res.EquipmentNumber)
 			versions, changed, marks := splitSource(res.SourceEvents, prev[key], st.Version)
 			next[key] = marks
@@ -298,7 +318,7 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 			enh, _ := json.Marshal(res.EnhancedEvents)
 			rows = append(rows, []any{st.AccountID, st.Env, st.Kind, st.Identifier, st.TrackingID, st.Since.Truncate(time.Second),
 				uint16(min(i, 65535)), res.EquipmentNumber, res.ScacCode, res.TrackingStatus, res.POL, res.POD, res.LastLocation,
-				src, versions, string(ves), string(enh), now, st.Version})
+				src, versions, string(ves), string(enh), facts, now, st.Version})
 		}
 		written[id] = next
 		// The state: its header and the events changed since it was last written.
@@ -327,6 +347,14 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, journeyBlockBytes, rows); err != nil {
 		return nil, err
 	}
+	if err := p.insert(ctx, ReadinessTable, readinessColumns, journeyBlockBytes, readyRows); err != nil {
+		return nil, err
+	}
+	if len(alerts) > 0 {
+		if err := b.Produce(ctx, alerts...); err != nil {
+			return nil, fmt.Errorf("projector journeys: publish %d alerts: %w", len(alerts), err)
+		}
+	}
 	// One insert, one block: the headers and events of a batch are stored
 	// together or not at all.
 	if err := p.insert(ctx, StateRowsTable(p.gen), stateRowColumns, 0, stateRows); err != nil {
@@ -337,6 +365,46 @@ func (p *journeyProjection) write(ctx context.Context, order []string) ([]*kgo.R
 		p.chunks[id] = written[id]
 	}
 	return notes, nil
+}
+
+// alertRecords are alerts as records of the alerts topic.
+func (p *journeyProjection) alertRecords(st *journey.State, alerts []schemas.Alert) ([]*kgo.Record, error) {
+	out := make([]*kgo.Record, 0, len(alerts))
+	base := schemas.EventRecord{TrackingID: st.TrackingID, AccountID: st.AccountID, Env: st.Env, SCAC: st.SCAC, EmittedAt: time.Now().UTC()}
+	for _, a := range alerts {
+		rec, err := schemas.AlertRecord(a, base)
+		if err != nil {
+			return nil, fmt.Errorf("projector journeys: encode alert: %w", err)
+		}
+		v, err := json.Marshal(rec)
+		if err != nil {
+			return nil, fmt.Errorf("projector journeys: encode alert: %w", err)
+		}
+		out = append(out, &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicAlerts), Key: []byte(st.TrackingID), Value: v,
+			Headers: schemas.Headers{Type: schemas.TypeAlert, ID: rec.EventID + "/" + rec.ContentHash, Account: st.AccountID, Env: st.Env}.Kafka()})
+	}
+	return out, nil
+}
+
+// readinessRow is a container's readiness row (ClickHouse readiness).
+func readinessRow(st *journey.State, res journey.Result, facts string, now time.Time) []any {
+	f := res.Facts
+	at := func(s string) time.Time {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return time.Unix(0, 0).UTC()
+		}
+		return t.UTC().Truncate(time.Second)
+	}
+	open := 0
+	for _, h := range f.Holds {
+		if h.ReleasedDateTime == "" {
+			open++
+		}
+	}
+	return []any{st.AccountID, st.Env, st.TrackingID, res.EquipmentNumber, res.ScacCode, f.UNLocationCode,
+		at(f.DischargedDateTime), at(f.AvailableDateTime), at(f.PickedUpDateTime), at(f.EmptyReturnedDateTime),
+		uint16(min(len(f.Holds), 65535)), uint16(open), facts, now, st.Version}
 }
 
 // journeyBlockBytes bounds a block of journey rows (clickhouse.InsertInBlocks).
@@ -490,6 +558,7 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 			continue
 		}
 		p := newJourneyProjection(cfg, deps, gen)
+		p.raise = true
 		next := time.Now().Add(cfg.GenerationCheck)
 		err = p.run(ctx, func() bool {
 			if time.Now().Before(next) {

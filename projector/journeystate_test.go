@@ -310,6 +310,7 @@ func TestJourneyStateIncompleteBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := failed.states[id]
+	fs.NewAlerts(journey.Derive(fs)) // as write records them
 	var rows [][]any
 	for _, i := range fs.UnsavedEvents() {
 		e := fs.Events[i]

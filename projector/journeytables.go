@@ -33,7 +33,15 @@ func generationTables(gen uint32) []string {
 // journeyColumns are journeys_g<N>'s columns, in insert order.
 var journeyColumns = []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
 	"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location",
-	"source_events", "source_chunks", "vessel_events", "enhanced_events", "updated_at", "version"}
+	"source_events", "source_chunks", "vessel_events", "enhanced_events", "readiness", "updated_at", "version"}
+
+// ReadinessTable is the containers' readiness facts for analysts and the
+// alerts stage (ClickHouse migration 0021): not a generation's.
+const ReadinessTable = "readiness"
+
+// readinessColumns are readiness's columns, in insert order.
+var readinessColumns = []string{"account_id", "env", "tracking_id", "equipment_number", "scac", "pod", "discharged_at",
+	"available_at", "picked_up_at", "returned_at", "holds", "holds_open", "facts_json", "updated_at", "version"}
 
 // chunkColumns are journey_chunks_g<N>'s columns, in insert order.
 var chunkColumns = []string{"account_id", "lookup_kind", "lookup_value", "tracking_id", "equipment_number", "chunk",
@@ -90,6 +98,7 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 			source_chunks    Array(UInt64),
 			vessel_events    String,
 			enhanced_events  String,
+			readiness        String,
 			updated_at       DateTime,
 			version          UInt64
 		) ENGINE = ReplacingMergeTree(version)
@@ -132,37 +141,51 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 			return fmt.Errorf("projector: create journey tables g%d: %w", gen, err)
 		}
 	}
-	return addSourceChunks(ctx, conn, JourneysTable(gen))
+	if err := addSourceChunks(ctx, conn, JourneysTable(gen)); err != nil {
+		return err
+	}
+	return AddReadiness(ctx, conn, JourneysTable(gen))
 }
 
 // addSourceChunks adds source_chunks to a journeys table created before
-// chunks. ClickHouse 18.16 has no ADD COLUMN IF NOT EXISTS: the column is
-// looked for first, and a concurrent process adding it first is no error.
+// chunks.
 func addSourceChunks(ctx context.Context, conn driver.Conn, table string) error {
+	return addColumn(ctx, conn, table, "source_chunks", "Array(UInt64)", "source_events")
+}
+
+// AddReadiness adds readiness (a container's readiness facts, JSON; ""
+// for none) to a journeys table created before it.
+func AddReadiness(ctx context.Context, conn driver.Conn, table string) error {
+	return addColumn(ctx, conn, table, "readiness", "String", "enhanced_events")
+}
+
+// addColumn adds a column to a table that lacks it. ClickHouse 18.16 has
+// no ADD COLUMN IF NOT EXISTS: the column is looked for first, and a
+// concurrent process adding it first is no error.
+func addColumn(ctx context.Context, conn driver.Conn, table, name, typ, after string) error {
 	has := func() (bool, error) {
 		var n uint64
 		err := conn.QueryRow(ctx, `SELECT count() FROM system.columns
-			WHERE database = currentDatabase() AND table = ? AND name = 'source_chunks'`, table).Scan(&n)
+			WHERE database = currentDatabase() AND table = ? AND name = ?`, table, name).Scan(&n)
 		return n > 0, err
+	}
+	wrap := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("projector: add %s to %s: %w", name, table, err)
 	}
 	ok, err := has()
 	if err != nil || ok {
-		return wrapChunks(table, err)
+		return wrap(err)
 	}
-	if err := conn.Exec(ctx, `ALTER TABLE `+table+` ADD COLUMN source_chunks Array(UInt64) AFTER source_events`); err != nil {
+	if err := conn.Exec(ctx, `ALTER TABLE `+table+` ADD COLUMN `+name+` `+typ+` AFTER `+after); err != nil {
 		if ok, again := has(); again == nil && ok {
 			return nil
 		}
-		return wrapChunks(table, err)
+		return wrap(err)
 	}
 	return nil
-}
-
-func wrapChunks(table string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("projector: add source_chunks to %s: %w", table, err)
 }
 
 // CurrentGeneration is the journey generation readers use (1 before any rebuild).

@@ -118,7 +118,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return nil
 		})
 	}
-	for _, v := range []view{attemptsView, eventsView, positionsView} {
+	for _, v := range []view{attemptsView, eventsView, positionsView, alertsView} {
 		supervise(v.table, func(ctx context.Context) error { return project(ctx, cfg, deps, v) })
 	}
 	supervise("journeys", func(ctx context.Context) error { return runJourneys(ctx, cfg, deps) })

@@ -80,6 +80,8 @@ const (
 	// GroupVesselPositionsView projects vessel positions into ClickHouse's
 	// vessel_positions table.
 	GroupVesselPositionsView = "contrack-projector-vessel-positions"
+	// GroupAlertsView projects alerts into ClickHouse's alerts table.
+	GroupAlertsView = "contrack-projector-alerts"
 )
 
 // Record headers. Every record carries its type and id so consumers can route
