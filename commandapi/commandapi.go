@@ -106,6 +106,10 @@ type Deps struct {
 	// scacCode). nil: a number whose prefix names no single carrier cannot
 	// be resolved.
 	Shipments ShipmentProber
+	// FreeTimeChanged, if set, is told the account whose free-time rules
+	// PUT /account/free-time changed (the process's journey cache reads
+	// its journeys again).
+	FreeTimeChanged func(accountID string)
 }
 
 // api is what the handlers share: the settings, the connections and the

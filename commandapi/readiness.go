@@ -91,6 +91,9 @@ func (h readinessHandlers) putFreeTime(c fuego.ContextNoBody) (FreeTimeResponse,
 		ON CONFLICT (account_id) DO UPDATE SET rules = EXCLUDED.rules, updated_at = now()`, k.Account.ID, raw); err != nil {
 		return FreeTimeResponse{}, fmt.Errorf("store free-time rules: %w", err)
 	}
+	if h.deps.FreeTimeChanged != nil {
+		h.deps.FreeTimeChanged(k.Account.ID)
+	}
 	return FreeTimeResponse{Message: msgFreeTimeSaved, Rules: rules}, nil
 }
 

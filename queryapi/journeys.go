@@ -129,6 +129,9 @@ type Journeys struct {
 	// beforeRefresh, set by tests before Run, runs as the refresher takes
 	// lookups to read again, before it reads them.
 	beforeRefresh func([]journeycache.Key)
+	// freeTime gives the accounts' free-time rules for readiness (set by
+	// Register; nil: facts under no rule).
+	freeTime atomic.Pointer[freeTime]
 }
 
 // NewJourneys returns the journey reader of an API process.
@@ -465,7 +468,7 @@ func encode(items []item, filter string) (journeycache.Body, error) {
 // point read (readChunks). Lookups without rows are absent from the map.
 func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key) (map[journeycache.Key][]item, error) {
 	const cols = `SELECT account_id, env, lookup_kind, lookup_value, tracking_id, since, position, equipment_number, scac,
-		       tracking_status, pol, pod, last_location, source_events, source_chunks, vessel_events, enhanced_events, version
+		       tracking_status, pol, pod, last_location, source_events, source_chunks, vessel_events, enhanced_events, readiness, version
 		FROM `
 	where, args := lookupWhere(keys)
 	rows, err := j.ch.Query(ctx, cols+projector.JourneysTable(gen)+where, args...)
@@ -484,7 +487,7 @@ func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key
 		r := &journeyRow{}
 		k := &r.id.key
 		if err := rows.Scan(&k.Account, &r.env, &k.Kind, &k.Value, &r.id.tracking, &r.since, &r.position, &r.id.equipment, &r.scac,
-			&r.status, &r.pol, &r.pod, &r.last, &r.src, &r.chunks, &r.ves, &r.enh, &r.version); err != nil {
+			&r.status, &r.pol, &r.pod, &r.last, &r.src, &r.chunks, &r.ves, &r.enh, &r.facts, &r.version); err != nil {
 			return nil, fmt.Errorf("read journeys: %w", err)
 		}
 		if !want[*k] {
@@ -510,6 +513,9 @@ func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key
 		}
 	}
 	if err := j.addVoyages(ctx, latest); err != nil {
+		return nil, err
+	}
+	if err := j.addReadiness(ctx, latest); err != nil {
 		return nil, err
 	}
 	out := make(map[journeycache.Key][]item, len(byKey))
@@ -566,6 +572,10 @@ type journeyRow struct {
 	version                                          uint64
 	// voyage is what the row shows of its vessel passages (vessels.go).
 	voyage []byte
+	// facts are the container's readiness facts (JSON, "" for none);
+	// ready the result's readiness member (readiness_journeys.go).
+	facts string
+	ready []byte
 }
 
 // chunkID names one chunk of a journey row's source events.
@@ -656,6 +666,7 @@ func (r *journeyRow) encode(src string) []byte {
 	field("POD", r.pod, false)
 	b.WriteString(`,"sourceEvents":` + src + `,"enhancedEvents":` + r.enh + `,"vesselEvents":` + r.ves)
 	b.Write(r.voyage)
+	b.Write(r.ready)
 	b.WriteByte('}')
 	return b.Bytes()
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/contrack/contrack/schemas/readiness"
 	"io"
 	"net/http"
 	"strings"
@@ -459,6 +460,11 @@ func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
 // vessel events, without vessel reports: the vessel and the route.
 func withVoyages(rs []journey.Result) []journey.Result {
 	for i := range rs {
+		if !rs[i].Facts.Empty() {
+			// Under no free-time rule: the facts alone, whatever the clock.
+			v := readiness.Compute(rs[i].Facts, nil, rs[i].ScacCode, time.Time{}, readiness.DefaultWarningDays)
+			rs[i].Readiness = &v
+		}
 		if legs := voyage.Legs(rs[i].VesselEvents); len(legs) > 0 {
 			v := voyage.Build(legs, nil)
 			rs[i].Vessel, rs[i].Route, rs[i].ArrivalPrediction = v.Vessel, v.Route, v.Prediction

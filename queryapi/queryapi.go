@@ -30,6 +30,9 @@ type Deps struct {
 	// Journeys serves GET /subscription/equipment; nil reads ClickHouse
 	// uncached (tests).
 	Journeys *Journeys
+	// SandboxNow is the sandbox journeys' present, by which the readiness
+	// of sandbox accounts' journeys is judged (default Now).
+	SandboxNow func() time.Time
 }
 
 func (d *Deps) defaults() {
@@ -41,6 +44,12 @@ func (d *Deps) defaults() {
 	}
 	if d.Journeys == nil {
 		d.Journeys = NewJourneys(JourneysConfig{CacheBytes: -1}, d.CH, d.Log)
+	}
+	if d.SandboxNow == nil {
+		d.SandboxNow = d.Now
+	}
+	if d.Pool != nil {
+		d.Journeys.freeTime.Store(&freeTime{pool: d.Pool, now: d.Now, sandboxNow: d.SandboxNow})
 	}
 }
 

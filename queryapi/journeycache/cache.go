@@ -387,6 +387,23 @@ func (c *Cache) Invalidate(k Key) (filters []string) {
 	return filters
 }
 
+// KeysOf lists the cached lookups of account (a walk of the cache: for
+// rare changes, such as the account's free-time rules).
+func (c *Cache) KeysOf(account string) []Key {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Key
+	for k := range c.nodes {
+		if k.Account == account {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Flush drops everything (the read model moved to a rebuilt generation).
 func (c *Cache) Flush() {
 	if c == nil {
