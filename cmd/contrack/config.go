@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/contrack/contrack/alerts"
 	"io"
 	"log/slog"
 	"os"
@@ -112,6 +113,7 @@ type Config struct {
 	Delivery  delivery.Config
 	Feed      feed.Config
 	Vessels   vessels.Config
+	Alerts    alerts.Config
 }
 
 // defaultShutdownTimeout is ShutdownTimeout's default, for a zero Config.
@@ -258,6 +260,9 @@ var envVars = []envVar{
 	{"CONTRACK_VESSELS_PROVIDER_BATCH", "100", "IMO numbers per provider request (1 to 100)", false, "Vessels.ProviderBatch"},
 	{"CONTRACK_VESSELS_PROVIDER_TIMEOUT", "30s", "bound of one provider request", false, "Vessels.ProviderTimeout"},
 	{"CONTRACK_VESSELS_LIVE_REFRESH", "10m", "how often the vessels named by live journeys are read again from ClickHouse", false, "Vessels.LiveRefresh"},
+	{"CONTRACK_ALERTS_SWEEP_INTERVAL", "5m", "how often the alerts stage looks at the containers in their terminal for the last free day's alerts (LFD_APPROACHING, DEMURRAGE_STARTED)", false, "Alerts.SweepInterval"},
+	{"CONTRACK_ALERTS_WINDOW", "1440h", "containers whose readiness changed within this are followed by the alerts stage", false, "Alerts.Window"},
+	{"CONTRACK_ALERTS_SNAPSHOT_INTERVAL", "1h", "how often the demurrage and detention figures are written to ClickHouse for analysts", false, "Alerts.SnapshotInterval"},
 }
 
 // derivedFields are the Config fields no variable sets directly, and why:
@@ -397,7 +402,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs,
 		c.Tracing.Validate(), c.Commands.Validate(), c.Relay.Validate(), c.Lifecycle.Validate(), c.Journeys.Validate(), c.Sandbox.Validate(),
-		c.Poller.Validate(), c.Normalize.Validate(), c.Projector.Validate(), c.Delivery.Validate(), c.Feed.Validate(), c.Vessels.Validate())
+		c.Poller.Validate(), c.Normalize.Validate(), c.Projector.Validate(), c.Delivery.Validate(), c.Feed.Validate(), c.Vessels.Validate(), c.Alerts.Validate())
 	return errors.Join(errs...)
 }
 

@@ -30,6 +30,7 @@ Usage:
   contrack projector           run the ClickHouse projector only (poll attempts, events, journeys)
   contrack feed                run the account event feed writer only (GET /subscriptions/events)
   contrack vessels             run the vessel positions stage only (sandbox ships, the live position provider)
+  contrack alerts              run the alerts stage only (last free day alerts, demurrage figures)
   contrack poller              run the carrier poller only
   contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
   contrack broker              run the embedded single-node Kafka broker alone (development only)
@@ -90,7 +91,7 @@ func run(args []string) error {
 		return runAll(ctx, cfg, log)
 	case "api":
 		return runAPI(ctx, cfg, log)
-	case "normalize", "delivery", "projector", "feed", "poller", "vessels":
+	case "normalize", "delivery", "projector", "feed", "poller", "vessels", "alerts":
 		return runStage(ctx, cfg, log, args[0])
 	case "sandbox":
 		return runSandbox(ctx, cfg, log)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/contrack/contrack/alerts"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 	"log/slog"
@@ -378,10 +379,12 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		TokenKeysPrevious: tokenKeysPrevious,
 		Feed:              notifier,
 		Journeys:          journeys,
+		SandboxNow:        sandboxConfig(cfg).WithDefaults().JourneyNow,
 	})
 	probes := gatedProber{in.carrierGates(cfg, log)}
 	commandapi.Register(srv.Fuego, cfg.withDerived().Commands, commandapi.Deps{
 		Pool: pool, Box: in.box, Log: log, Prober: probes, Shipments: probes,
+		FreeTimeChanged: journeys.FreeTimeChanged,
 	})
 	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{
 		Producer:  in.kafka,
@@ -465,6 +468,10 @@ func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 		}},
 		{"feed", func(ctx context.Context) error { return feed.Run(ctx, cfg.Feed, feedDeps(cfg, log, in)) }},
 		{"vessels", func(ctx context.Context) error { return vessels.Run(ctx, cfg.Vessels, vesselsDeps(cfg, log, in)) }},
+		{"alerts", func(ctx context.Context) error {
+			return alerts.Run(ctx, cfg.Alerts, alerts.Deps{Producer: in.kafka, Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch,
+				Log: log, SandboxNow: sandboxConfig(cfg).WithDefaults().JourneyNow})
+		}},
 	}
 }
 
