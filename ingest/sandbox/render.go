@@ -33,7 +33,7 @@ func Render(scac string, kind journey.Kind, value string, now time.Time) (carrie
 	case carriers.FormatCOSCO:
 		b, err = json.Marshal(RenderCOSCO(j))
 	case carriers.FormatTNT3:
-		b, err = json.Marshal(tnt3.Events{Events: renderTNT3(j, SpecialOf(value) == SpecialRetracted)})
+		b, err = json.Marshal(tnt3.Events{Events: renderTNT3(j, SpecialOf(value))})
 	default:
 		return "", nil, fmt.Errorf("sandbox: render: no renderer for format %s", c.Format)
 	}

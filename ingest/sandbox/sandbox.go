@@ -123,6 +123,15 @@ const (
 	// retracted six hours later (WrongReport); other carriers answer them
 	// normally.
 	SpecialRetracted Special = "RTRU"
+	// SpecialHold numbers get, from a TNT 3.0 carrier, a customs hold
+	// after the discharge at the port of discharge, its release and then
+	// the box available for pick-up (Terminal); other carriers answer
+	// them normally.
+	SpecialHold Special = "HLDU"
+	// SpecialRolled numbers are planned on another vessel and voyage until
+	// 72 hours before the first departure, then rolled onto the vessel
+	// they sail on (Rolled), with every carrier.
+	SpecialRolled Special = "RLDU"
 )
 
 // SpecialOf returns the behaviour a number forces.
@@ -133,7 +142,7 @@ func SpecialOf(value string) Special {
 	}
 	switch s := Special(v[:4]); s {
 	case SpecialUnauthorized, SpecialForbidden, SpecialNotFound, SpecialDown,
-		SpecialServerError, SpecialRateLimited, SpecialSlow, SpecialManyPages, SpecialRetracted:
+		SpecialServerError, SpecialRateLimited, SpecialSlow, SpecialManyPages, SpecialRetracted, SpecialHold, SpecialRolled:
 		return s
 	}
 	return SpecialNone
@@ -198,7 +207,11 @@ func shipment(scac string, kind journey.Kind, value string, now time.Time) journ
 	if SpecialOf(value) == SpecialManyPages {
 		opts = journey.Options{Containers: 3, MinTransshipments: 2}
 	}
-	return journey.GenerateWith(scac, kind, value, now, opts)
+	j := journey.GenerateWith(scac, kind, value, now, opts)
+	if SpecialOf(value) == SpecialRolled {
+		j = roll(j)
+	}
+	return j
 }
 
 // Shipment is the journey the sandbox carrier scac shows for the number at
@@ -210,7 +223,7 @@ func Shipment(scac string, kind journey.Kind, value string, now time.Time) (jour
 			return journey.Journey{}, false
 		}
 	}
-	if sp := SpecialOf(value); sp != SpecialNone && sp != SpecialSlow && sp != SpecialManyPages {
+	if sp := SpecialOf(value); sp != SpecialNone && sp != SpecialSlow && sp != SpecialManyPages && sp != SpecialHold && sp != SpecialRolled {
 		return journey.Journey{}, false
 	}
 	return shipment(scac, kind, value, now), true

@@ -148,7 +148,7 @@ func (s *server) tnt3(scac string, auth authFunc) http.Handler {
 			return
 		default:
 			j := s.journey(scac, q.kind, q.value, cur.at)
-			events = filterTNT3(renderTNT3(j, SpecialOf(q.value) == SpecialRetracted), q)
+			events = filterTNT3(renderTNT3(j, SpecialOf(q.value)), q)
 		}
 		end := min(cur.offset+limit, len(events))
 		page := events[min(cur.offset, len(events)):end]
@@ -210,9 +210,11 @@ func WrongReport(j journey.Journey) (id string, reported, retracted time.Time, o
 // renderTNT3 renders a journey as 3.0 events: shipment, transport and
 // equipment events as 2.2 has them, plus what 3.0 added — an IoT "door
 // closed" at each container's gate-in and, for reefers, a REEFER
-// measurement when loaded. withWrongReport adds the Retracted test
-// number's wrong report, or its retraction once due.
-func renderTNT3(j journey.Journey, withWrongReport bool) []tnt3.Event {
+// measurement when loaded, and the terminal's status at the port of
+// discharge (terminalEvents: a Hold test number's customs hold first). A
+// Retracted test number gets its wrong report, or its retraction once due.
+func renderTNT3(j journey.Journey, special Special) []tnt3.Event {
+	withWrongReport := special == SpecialRetracted
 	routing := tnt3.Carrier(j.SCAC)
 	docs := &tnt3.ShipmentDetails{
 		DocumentReference:            &tnt3.DocumentReference{TypeCode: "BKG", Reference: j.Booking},
@@ -260,6 +262,7 @@ func renderTNT3(j journey.Journey, withWrongReport bool) []tnt3.Event {
 			out = append(out, tnt3Extras(j, e, routing)...)
 		}
 	}
+	out = append(out, terminalEvents(j, special == SpecialHold, routing)...)
 	if withWrongReport {
 		if id, reported, retracted, ok := WrongReport(j); ok && !j.Now.Before(reported) {
 			if j.Now.Before(retracted) {

@@ -71,7 +71,7 @@ func TestTNT3PagesValidateAndPage(t *testing.T) {
 	var all tnt3.Events
 	json.Unmarshal(rec.Body.Bytes(), &all)
 	j := journey.Generate("ZIMU", journey.KindBooking, "BK4471902", wallNow)
-	if want := renderTNT3(j, false); len(all.Events) != len(want) {
+	if want := renderTNT3(j, SpecialNone); len(all.Events) != len(want) {
 		t.Fatalf("%d events, the journey renders %d", len(all.Events), len(want))
 	}
 	kinds := map[string]int{}

@@ -102,3 +102,9 @@ func distanceKM(a, b Port) float64 {
 	h := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(a.Lat*rad)*math.Cos(b.Lat*rad)*math.Sin(dLon/2)*math.Sin(dLon/2)
 	return 2 * r * math.Asin(math.Sqrt(h))
 }
+
+// FleetVessel is the i-th vessel of scac's fleet (modulo its size).
+func FleetVessel(scac string, i int) Vessel {
+	names := fleetNames(scac)
+	return makeVessel(scac, names[((i%len(names))+len(names))%len(names)])
+}
