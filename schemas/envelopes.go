@@ -19,7 +19,7 @@ const (
 	// event domain has no code for (dcsa.TerminalCodes: available for
 	// pick-up, customs holds and releases): journeys read it for their
 	// readiness; delivery and the feed push no such event.
-	TypeEventTerminal = "event.terminal"
+	TypeEventTerminal  = "event.terminal"
 	TypeJourneyChanged = "journey.changed"
 )
 

@@ -251,7 +251,7 @@ const DefaultWarningDays = 2
 func Compute(f Facts, rules []Rule, scac string, now time.Time, warnDays int) View {
 	v := View{UNLocationCode: f.UNLocationCode, DischargedDateTime: f.DischargedDateTime, AvailableDateTime: f.AvailableDateTime,
 		PickedUpDateTime: f.PickedUpDateTime, EmptyReturnedDateTime: f.EmptyReturnedDateTime, Holds: []HoldView{},
-		Attention: []string{}, AsOf: now.UTC().Format(time.RFC3339)}
+		Attention: []string{}}
 	for _, h := range f.Holds {
 		v.Holds = append(v.Holds, HoldView{h.HoldType, h.HoldCode, h.PlacedDateTime, h.ReleasedDateTime})
 		if h.ReleasedDateTime == "" {
@@ -272,7 +272,7 @@ func Compute(f Facts, rules []Rule, scac string, now time.Time, warnDays int) Vi
 		return v
 	}
 	rule := *r
-	v.FreeTimeRule = &rule
+	v.FreeTimeRule, v.AsOf = &rule, now.UTC().Format(time.RFC3339)
 	loc := disc.Location() // the port's offset, as the carrier sent it
 	today := dayOf(now.In(loc))
 	lfd := lastFreeDay(dayOf(disc), rule.DemurrageDays, rule.ExcludeWeekends)
