@@ -51,6 +51,19 @@ type Address struct {
 	StreetNumber string   `json:"streetNumber,omitempty"`
 }
 
+// AlertSettings AlertSettings schema
+type AlertSettings struct {
+	EtaChangeThresholdHours float64 `json:"etaChangeThresholdHours"`
+	LfdWarningDays          int     `json:"lfdWarningDays,omitempty"`
+}
+
+// AlertSettingsResponse AlertSettingsResponse schema
+type AlertSettingsResponse struct {
+	EtaChangeThresholdHours float64 `json:"etaChangeThresholdHours"`
+	LfdWarningDays          int     `json:"lfdWarningDays,omitempty"`
+	Message                 string  `json:"message"`
+}
+
 // Body Body schema
 type Body struct {
 	// DateOfRequest RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
@@ -113,6 +126,14 @@ type ConfigureWebhookBody struct {
 	EventFormat string `json:"eventFormat,omitempty"`
 	Filters     Filter `json:"filters,omitempty"`
 	TargetUrl   string `json:"targetUrl"`
+}
+
+// Cost defines model for Cost.
+type Cost struct {
+	Currency  string  `json:"currency"`
+	Demurrage float64 `json:"demurrage"`
+	Detention float64 `json:"detention"`
+	Total     float64 `json:"total"`
 }
 
 // CreateSubscriptionBody CreateSubscriptionBody schema
@@ -269,6 +290,17 @@ type Filter struct {
 	MilestonesOnly bool     `json:"milestonesOnly"`
 }
 
+// FreeTime FreeTime schema
+type FreeTime struct {
+	Rules []Rule `json:"rules"`
+}
+
+// FreeTimeResponse FreeTimeResponse schema
+type FreeTimeResponse struct {
+	Message string `json:"message"`
+	Rules   []Rule `json:"rules"`
+}
+
 // GeoCoordinate defines model for GeoCoordinate.
 type GeoCoordinate struct {
 	Latitude  string `json:"latitude,omitempty"`
@@ -291,6 +323,14 @@ type HealthCheckResponse struct {
 	HttpCode int    `json:"httpCode"`
 	ScacCode string `json:"scacCode"`
 	Status   string `json:"status"`
+}
+
+// HoldView defines model for HoldView.
+type HoldView struct {
+	HoldCode         string `json:"holdCode"`
+	HoldType         string `json:"holdType"`
+	PlacedDateTime   string `json:"placedDateTime"`
+	ReleasedDateTime string `json:"releasedDateTime,omitempty"`
 }
 
 // InferCandidate defines model for InferCandidate.
@@ -428,6 +468,7 @@ type Result struct {
 	EnhancedEvents    []Milestone   `json:"enhancedEvents"`
 	EquipmentNumber   string        `json:"equipmentNumber"`
 	LastLocation      string        `json:"lastLocation"`
+	Readiness         View          `json:"readiness,omitempty"`
 	Route             Route         `json:"route,omitempty"`
 	ScacCode          string        `json:"scacCode"`
 	SourceEvents      []interface{} `json:"sourceEvents"`
@@ -470,6 +511,18 @@ type RouteProperties struct {
 	Ports       []RoutePort `json:"ports"`
 	RemainingNM float64     `json:"remainingNM"`
 	SailedNM    float64     `json:"sailedNM"`
+}
+
+// Rule defines model for Rule.
+type Rule struct {
+	Currency        string  `json:"currency,omitempty"`
+	DemurrageDays   int     `json:"demurrageDays"`
+	DemurrageRate   float64 `json:"demurrageRate,omitempty"`
+	DetentionDays   int     `json:"detentionDays"`
+	DetentionRate   float64 `json:"detentionRate,omitempty"`
+	ExcludeWeekends bool    `json:"excludeWeekends,omitempty"`
+	Port            string  `json:"port"`
+	ScacCode        string  `json:"scacCode"`
 }
 
 // Seal defines model for Seal.
@@ -636,6 +689,27 @@ type VesselTransport struct {
 	VesselFlag                      string `json:"vesselFlag,omitempty"`
 	VesselIMONumber                 string `json:"vesselIMONumber,omitempty"`
 	VesselName                      string `json:"vesselName,omitempty"`
+}
+
+// View defines model for View.
+type View struct {
+	UNLocationCode        string     `json:"UNLocationCode"`
+	AsOf                  string     `json:"asOf"`
+	Attention             []string   `json:"attention"`
+	AvailableDateTime     string     `json:"availableDateTime,omitempty"`
+	AvailableForPickup    bool       `json:"availableForPickup"`
+	DaysToLastFreeDay     int        `json:"daysToLastFreeDay,omitempty"`
+	DemurrageDays         int        `json:"demurrageDays"`
+	DetentionDays         int        `json:"detentionDays"`
+	DetentionLastFreeDay  string     `json:"detentionLastFreeDay,omitempty"`
+	DischargedDateTime    string     `json:"dischargedDateTime,omitempty"`
+	EmptyReturnedDateTime string     `json:"emptyReturnedDateTime,omitempty"`
+	EstimatedCost         Cost       `json:"estimatedCost,omitempty"`
+	FreeTimeRule          Rule       `json:"freeTimeRule,omitempty"`
+	Holds                 []HoldView `json:"holds"`
+	LastFreeDay           string     `json:"lastFreeDay,omitempty"`
+	OnHold                bool       `json:"onHold"`
+	PickedUpDateTime      string     `json:"pickedUpDateTime,omitempty"`
 }
 
 // VoyageNumberOrReference defines model for VoyageNumberOrReference.
@@ -814,6 +888,12 @@ type ListWebhookDeliveriesParams struct {
 	NextToken *string `form:"nextToken,omitempty" json:"nextToken,omitempty"`
 }
 
+// PutAccountAlertSettingsJSONRequestBody defines body for PutAccountAlertSettings for application/json ContentType.
+type PutAccountAlertSettingsJSONRequestBody = AlertSettings
+
+// PutFreeTimeJSONRequestBody defines body for PutFreeTime for application/json ContentType.
+type PutFreeTimeJSONRequestBody = FreeTime
+
 // DeleteCarrierCredentialsJSONRequestBody defines body for DeleteCarrierCredentials for application/json ContentType.
 type DeleteCarrierCredentialsJSONRequestBody = DeleteCredentialsBody
 
@@ -828,6 +908,9 @@ type PushEventsJSONRequestBody PushEventsJSONBody
 
 // CreateSubscriptionJSONRequestBody defines body for CreateSubscription for application/json ContentType.
 type CreateSubscriptionJSONRequestBody = CreateSubscriptionBody
+
+// PutSubscriptionAlertSettingsJSONRequestBody defines body for PutSubscriptionAlertSettings for application/json ContentType.
+type PutSubscriptionAlertSettingsJSONRequestBody = AlertSettings
 
 // EnableVesselPositionsJSONRequestBody defines body for EnableVesselPositions for application/json ContentType.
 type EnableVesselPositionsJSONRequestBody = VesselPositionsBody
@@ -984,6 +1067,56 @@ type ClientInterface interface {
 	// Corresponds with GET /account (the `GetAccount` operationId).
 	GetAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetAccountAlertSettings The account's alert settings
+	//
+	// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+	//
+	// Corresponds with GET /account/alert-settings (the `GetAccountAlertSettings` operationId).
+	GetAccountAlertSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutAccountAlertSettingsWithBody Set the account's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+	PutAccountAlertSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutAccountAlertSettings Set the account's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+	PutAccountAlertSettings(ctx context.Context, body PutAccountAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFreeTime The account's free-time rules
+	//
+	// As PUT /account/free-time stored them; [] when none.
+	//
+	// Corresponds with GET /account/free-time (the `GetFreeTime` operationId).
+	GetFreeTime(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutFreeTimeWithBody Set the account's free-time rules
+	//
+	// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+	PutFreeTimeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutFreeTime Set the account's free-time rules
+	//
+	// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+	PutFreeTime(ctx context.Context, body PutFreeTimeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteCarrierCredentialsWithBody Clear carrier credentials
 	//
 	// Takes any type of body and a specified content type.
@@ -1109,6 +1242,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /subscription/{subscription_id} (the `GetSubscription` operationId).
 	GetSubscription(ctx context.Context, subscriptionId string, params *GetSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSubscriptionAlertSettings A subscription's alert settings
+	//
+	// etaChangeThresholdHours null: the account's.
+	//
+	// Corresponds with GET /subscription/{subscription_id}/alert-settings (the `GetSubscriptionAlertSettings` operationId).
+	GetSubscriptionAlertSettings(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSubscriptionAlertSettingsWithBody Set a subscription's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+	PutSubscriptionAlertSettingsWithBody(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSubscriptionAlertSettings Set a subscription's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+	PutSubscriptionAlertSettings(ctx context.Context, subscriptionId string, body PutSubscriptionAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DisableVesselPositions Stop the vessel's positions in the event feed
 	//
@@ -1249,6 +1407,116 @@ type ClientInterface interface {
 // Corresponds with GET /account (the `GetAccount` operationId).
 func (c *RawClient) GetAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAccountRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAccountAlertSettings The account's alert settings
+//
+// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+//
+// Corresponds with GET /account/alert-settings (the `GetAccountAlertSettings` operationId).
+func (c *RawClient) GetAccountAlertSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAccountAlertSettingsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutAccountAlertSettingsWithBody Set the account's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+func (c *RawClient) PutAccountAlertSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutAccountAlertSettingsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutAccountAlertSettings Set the account's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+func (c *RawClient) PutAccountAlertSettings(ctx context.Context, body PutAccountAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutAccountAlertSettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFreeTime The account's free-time rules
+//
+// As PUT /account/free-time stored them; [] when none.
+//
+// Corresponds with GET /account/free-time (the `GetFreeTime` operationId).
+func (c *RawClient) GetFreeTime(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFreeTimeRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutFreeTimeWithBody Set the account's free-time rules
+//
+// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+func (c *RawClient) PutFreeTimeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutFreeTimeRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutFreeTime Set the account's free-time rules
+//
+// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+func (c *RawClient) PutFreeTime(ctx context.Context, body PutFreeTimeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutFreeTimeRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1535,6 +1803,61 @@ func (c *RawClient) DeleteSubscription(ctx context.Context, subscriptionId strin
 // Corresponds with GET /subscription/{subscription_id} (the `GetSubscription` operationId).
 func (c *RawClient) GetSubscription(ctx context.Context, subscriptionId string, params *GetSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSubscriptionRequest(c.Server, subscriptionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSubscriptionAlertSettings A subscription's alert settings
+//
+// etaChangeThresholdHours null: the account's.
+//
+// Corresponds with GET /subscription/{subscription_id}/alert-settings (the `GetSubscriptionAlertSettings` operationId).
+func (c *RawClient) GetSubscriptionAlertSettings(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSubscriptionAlertSettingsRequest(c.Server, subscriptionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSubscriptionAlertSettingsWithBody Set a subscription's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+func (c *RawClient) PutSubscriptionAlertSettingsWithBody(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSubscriptionAlertSettingsRequestWithBody(c.Server, subscriptionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSubscriptionAlertSettings Set a subscription's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+func (c *RawClient) PutSubscriptionAlertSettings(ctx context.Context, subscriptionId string, body PutSubscriptionAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSubscriptionAlertSettingsRequest(c.Server, subscriptionId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1869,6 +2192,140 @@ func NewGetAccountRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGetAccountAlertSettingsRequest constructs an http.Request for the GetAccountAlertSettings method
+func NewGetAccountAlertSettingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/alert-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutAccountAlertSettingsRequest calls the generic PutAccountAlertSettings builder with application/json body
+func NewPutAccountAlertSettingsRequest(server string, body PutAccountAlertSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutAccountAlertSettingsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPutAccountAlertSettingsRequestWithBody constructs an http.Request for the PutAccountAlertSettings method, with any body, and a specified content type
+func NewPutAccountAlertSettingsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/alert-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetFreeTimeRequest constructs an http.Request for the GetFreeTime method
+func NewGetFreeTimeRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/free-time")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutFreeTimeRequest calls the generic PutFreeTime builder with application/json body
+func NewPutFreeTimeRequest(server string, body PutFreeTimeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutFreeTimeRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPutFreeTimeRequestWithBody constructs an http.Request for the PutFreeTime method, with any body, and a specified content type
+func NewPutFreeTimeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/free-time")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -2462,6 +2919,87 @@ func NewGetSubscriptionRequest(server string, subscriptionId string, params *Get
 		}
 
 	}
+
+	return req, nil
+}
+
+// NewGetSubscriptionAlertSettingsRequest constructs an http.Request for the GetSubscriptionAlertSettings method
+func NewGetSubscriptionAlertSettingsRequest(server string, subscriptionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscription/%s/alert-settings", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutSubscriptionAlertSettingsRequest calls the generic PutSubscriptionAlertSettings builder with application/json body
+func NewPutSubscriptionAlertSettingsRequest(server string, subscriptionId string, body PutSubscriptionAlertSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutSubscriptionAlertSettingsRequestWithBody(server, subscriptionId, "application/json", bodyReader)
+}
+
+// NewPutSubscriptionAlertSettingsRequestWithBody constructs an http.Request for the PutSubscriptionAlertSettings method, with any body, and a specified content type
+func NewPutSubscriptionAlertSettingsRequestWithBody(server string, subscriptionId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscription/%s/alert-settings", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3316,6 +3854,60 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /account (the `GetAccount` operationId).
 	GetAccountWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAccountResponse, error)
 
+	// GetAccountAlertSettingsWithResponse The account's alert settings
+	//
+	// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /account/alert-settings (the `GetAccountAlertSettings` operationId).
+	GetAccountAlertSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAccountAlertSettingsResponse, error)
+
+	// PutAccountAlertSettingsWithBodyWithResponse Set the account's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+	PutAccountAlertSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutAccountAlertSettingsResponse, error)
+
+	// PutAccountAlertSettingsWithResponse Set the account's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+	PutAccountAlertSettingsWithResponse(ctx context.Context, body PutAccountAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutAccountAlertSettingsResponse, error)
+
+	// GetFreeTimeWithResponse The account's free-time rules
+	//
+	// As PUT /account/free-time stored them; [] when none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /account/free-time (the `GetFreeTime` operationId).
+	GetFreeTimeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFreeTimeResponse, error)
+
+	// PutFreeTimeWithBodyWithResponse Set the account's free-time rules
+	//
+	// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+	PutFreeTimeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutFreeTimeResponse, error)
+
+	// PutFreeTimeWithResponse Set the account's free-time rules
+	//
+	// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+	PutFreeTimeWithResponse(ctx context.Context, body PutFreeTimeJSONRequestBody, reqEditors ...RequestEditorFn) (*PutFreeTimeResponse, error)
+
 	// DeleteCarrierCredentialsWithBodyWithResponse Clear carrier credentials
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -3453,6 +4045,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /subscription/{subscription_id} (the `GetSubscription` operationId).
 	GetSubscriptionWithResponse(ctx context.Context, subscriptionId string, params *GetSubscriptionParams, reqEditors ...RequestEditorFn) (*GetSubscriptionResponse, error)
+
+	// GetSubscriptionAlertSettingsWithResponse A subscription's alert settings
+	//
+	// etaChangeThresholdHours null: the account's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /subscription/{subscription_id}/alert-settings (the `GetSubscriptionAlertSettings` operationId).
+	GetSubscriptionAlertSettingsWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetSubscriptionAlertSettingsResponse, error)
+
+	// PutSubscriptionAlertSettingsWithBodyWithResponse Set a subscription's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+	PutSubscriptionAlertSettingsWithBodyWithResponse(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSubscriptionAlertSettingsResponse, error)
+
+	// PutSubscriptionAlertSettingsWithResponse Set a subscription's alert settings
+	//
+	// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+	PutSubscriptionAlertSettingsWithResponse(ctx context.Context, subscriptionId string, body PutSubscriptionAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSubscriptionAlertSettingsResponse, error)
 
 	// DisableVesselPositionsWithResponse Stop the vessel's positions in the event feed
 	//
@@ -3667,6 +4286,282 @@ func (r GetAccountResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAccountAlertSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAccountAlertSettingsResponse) GetJSON200() *AlertSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAccountAlertSettingsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAccountAlertSettingsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAccountAlertSettingsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAccountAlertSettingsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAccountAlertSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAccountAlertSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAccountAlertSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAccountAlertSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutAccountAlertSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertSettingsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutAccountAlertSettingsResponse) GetJSON200() *AlertSettingsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutAccountAlertSettingsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutAccountAlertSettingsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutAccountAlertSettingsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutAccountAlertSettingsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutAccountAlertSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutAccountAlertSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutAccountAlertSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutAccountAlertSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetFreeTimeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FreeTime
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetFreeTimeResponse) GetJSON200() *FreeTime {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetFreeTimeResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetFreeTimeResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetFreeTimeResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetFreeTimeResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFreeTimeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFreeTimeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFreeTimeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFreeTimeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutFreeTimeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FreeTimeResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutFreeTimeResponse) GetJSON200() *FreeTimeResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutFreeTimeResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutFreeTimeResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutFreeTimeResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutFreeTimeResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutFreeTimeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutFreeTimeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutFreeTimeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutFreeTimeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4447,6 +5342,158 @@ func (r GetSubscriptionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSubscriptionAlertSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertSettings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSubscriptionAlertSettingsResponse) GetJSON200() *AlertSettings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSubscriptionAlertSettingsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetSubscriptionAlertSettingsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetSubscriptionAlertSettingsResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSubscriptionAlertSettingsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetSubscriptionAlertSettingsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSubscriptionAlertSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSubscriptionAlertSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSubscriptionAlertSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSubscriptionAlertSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutSubscriptionAlertSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertSettingsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutSubscriptionAlertSettingsResponse) GetJSON200() *AlertSettingsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutSubscriptionAlertSettingsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutSubscriptionAlertSettingsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutSubscriptionAlertSettingsResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutSubscriptionAlertSettingsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutSubscriptionAlertSettingsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutSubscriptionAlertSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutSubscriptionAlertSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutSubscriptionAlertSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutSubscriptionAlertSettingsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -5407,6 +6454,96 @@ func (c *ClientWithResponses) GetAccountWithResponse(ctx context.Context, reqEdi
 	return ParseGetAccountResponse(rsp)
 }
 
+// GetAccountAlertSettingsWithResponse The account's alert settings
+//
+// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /account/alert-settings (the `GetAccountAlertSettings` operationId).
+func (c *ClientWithResponses) GetAccountAlertSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAccountAlertSettingsResponse, error) {
+	rsp, err := c.GetAccountAlertSettings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAccountAlertSettingsResponse(rsp)
+}
+
+// PutAccountAlertSettingsWithBodyWithResponse Set the account's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+func (c *ClientWithResponses) PutAccountAlertSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutAccountAlertSettingsResponse, error) {
+	rsp, err := c.PutAccountAlertSettingsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutAccountAlertSettingsResponse(rsp)
+}
+
+// PutAccountAlertSettingsWithResponse Set the account's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /account/alert-settings (the `PutAccountAlertSettings` operationId).
+func (c *ClientWithResponses) PutAccountAlertSettingsWithResponse(ctx context.Context, body PutAccountAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutAccountAlertSettingsResponse, error) {
+	rsp, err := c.PutAccountAlertSettings(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutAccountAlertSettingsResponse(rsp)
+}
+
+// GetFreeTimeWithResponse The account's free-time rules
+//
+// As PUT /account/free-time stored them; [] when none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /account/free-time (the `GetFreeTime` operationId).
+func (c *ClientWithResponses) GetFreeTimeWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFreeTimeResponse, error) {
+	rsp, err := c.GetFreeTime(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFreeTimeResponse(rsp)
+}
+
+// PutFreeTimeWithBodyWithResponse Set the account's free-time rules
+//
+// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+func (c *ClientWithResponses) PutFreeTimeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutFreeTimeResponse, error) {
+	rsp, err := c.PutFreeTimeWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutFreeTimeResponse(rsp)
+}
+
+// PutFreeTimeWithResponse Set the account's free-time rules
+//
+// Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
+func (c *ClientWithResponses) PutFreeTimeWithResponse(ctx context.Context, body PutFreeTimeJSONRequestBody, reqEditors ...RequestEditorFn) (*PutFreeTimeResponse, error) {
+	rsp, err := c.PutFreeTime(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutFreeTimeResponse(rsp)
+}
+
 // DeleteCarrierCredentialsWithBodyWithResponse Clear carrier credentials
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5639,6 +6776,51 @@ func (c *ClientWithResponses) GetSubscriptionWithResponse(ctx context.Context, s
 		return nil, err
 	}
 	return ParseGetSubscriptionResponse(rsp)
+}
+
+// GetSubscriptionAlertSettingsWithResponse A subscription's alert settings
+//
+// etaChangeThresholdHours null: the account's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /subscription/{subscription_id}/alert-settings (the `GetSubscriptionAlertSettings` operationId).
+func (c *ClientWithResponses) GetSubscriptionAlertSettingsWithResponse(ctx context.Context, subscriptionId string, reqEditors ...RequestEditorFn) (*GetSubscriptionAlertSettingsResponse, error) {
+	rsp, err := c.GetSubscriptionAlertSettings(ctx, subscriptionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSubscriptionAlertSettingsResponse(rsp)
+}
+
+// PutSubscriptionAlertSettingsWithBodyWithResponse Set a subscription's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+func (c *ClientWithResponses) PutSubscriptionAlertSettingsWithBodyWithResponse(ctx context.Context, subscriptionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSubscriptionAlertSettingsResponse, error) {
+	rsp, err := c.PutSubscriptionAlertSettingsWithBody(ctx, subscriptionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSubscriptionAlertSettingsResponse(rsp)
+}
+
+// PutSubscriptionAlertSettingsWithResponse Set a subscription's alert settings
+//
+// etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
+func (c *ClientWithResponses) PutSubscriptionAlertSettingsWithResponse(ctx context.Context, subscriptionId string, body PutSubscriptionAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSubscriptionAlertSettingsResponse, error) {
+	rsp, err := c.PutSubscriptionAlertSettings(ctx, subscriptionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSubscriptionAlertSettingsResponse(rsp)
 }
 
 // DisableVesselPositionsWithResponse Stop the vessel's positions in the event feed
@@ -5908,6 +7090,222 @@ func ParseGetAccountResponse(rsp *http.Response) (*GetAccountResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest AccountResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAccountAlertSettingsResponse parses an HTTP response from a GetAccountAlertSettingsWithResponse call
+func ParseGetAccountAlertSettingsResponse(rsp *http.Response) (*GetAccountAlertSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAccountAlertSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutAccountAlertSettingsResponse parses an HTTP response from a PutAccountAlertSettingsWithResponse call
+func ParsePutAccountAlertSettingsResponse(rsp *http.Response) (*PutAccountAlertSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutAccountAlertSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertSettingsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetFreeTimeResponse parses an HTTP response from a GetFreeTimeWithResponse call
+func ParseGetFreeTimeResponse(rsp *http.Response) (*GetFreeTimeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFreeTimeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FreeTime
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutFreeTimeResponse parses an HTTP response from a PutFreeTimeWithResponse call
+func ParsePutFreeTimeResponse(rsp *http.Response) (*PutFreeTimeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutFreeTimeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FreeTimeResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -6526,6 +7924,128 @@ func ParseGetSubscriptionResponse(rsp *http.Response) (*GetSubscriptionResponse,
 
 	case rsp.StatusCode == 304:
 		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSubscriptionAlertSettingsResponse parses an HTTP response from a GetSubscriptionAlertSettingsWithResponse call
+func ParseGetSubscriptionAlertSettingsResponse(rsp *http.Response) (*GetSubscriptionAlertSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSubscriptionAlertSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutSubscriptionAlertSettingsResponse parses an HTTP response from a PutSubscriptionAlertSettingsWithResponse call
+func ParsePutSubscriptionAlertSettingsResponse(rsp *http.Response) (*PutSubscriptionAlertSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutSubscriptionAlertSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertSettingsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest Body

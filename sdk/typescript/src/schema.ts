@@ -24,6 +24,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/alert-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's alert settings
+         * @description null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+         */
+        get: operations["getAccountAlertSettings"];
+        /**
+         * Set the account's alert settings
+         * @description etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+         */
+        put: operations["putAccountAlertSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/free-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's free-time rules
+         * @description As PUT /account/free-time stored them; [] when none.
+         */
+        get: operations["getFreeTime"];
+        /**
+         * Set the account's free-time rules
+         * @description Replaces every rule. A rule gives the demurrage and detention free days (and optional daily rates, with their currency) at a port (UN/LOCODE or *) for a carrier (SCAC or *); the most specific rule applies (port and carrier, then port, then carrier, then * and *). excludeWeekends: Saturdays and Sundays are not free days. Journeys show the last free day, the days accrued and the estimated cost under them (readiness); [] removes every rule.
+         */
+        put: operations["putFreeTime"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carrier/credentials": {
         parameters: {
             query?: never;
@@ -169,6 +217,30 @@ export interface paths {
          * @description OPEN → CLOSED. Carrier polling stops only when no other open subscription shares the shipment (stoppedTracking). Closing an already closed subscription answers 200 without stoppedTracking.
          */
         delete: operations["deleteSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscription/{subscription_id}/alert-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscription's alert settings
+         * @description etaChangeThresholdHours null: the account's.
+         */
+        get: operations["getSubscriptionAlertSettings"];
+        /**
+         * Set a subscription's alert settings
+         * @description etaChangeThresholdHours: the ETA move (hours) this subscription's ETA_CHANGED alerts need; null or absent: the account's.
+         */
+        put: operations["putSubscriptionAlertSettings"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -416,6 +488,19 @@ export interface components {
             street?: string;
             streetNumber?: string;
         };
+        /** @description AlertSettings schema */
+        AlertSettings: {
+            /** Format: double */
+            etaChangeThresholdHours: number | null;
+            lfdWarningDays?: number | null;
+        };
+        /** @description AlertSettingsResponse schema */
+        AlertSettingsResponse: {
+            /** Format: double */
+            etaChangeThresholdHours: number | null;
+            lfdWarningDays?: number | null;
+            message: string;
+        };
         /** @description Body schema */
         Body: {
             dateOfRequest?: components["schemas"]["Time"];
@@ -471,6 +556,15 @@ export interface components {
             eventFormat?: string;
             filters?: components["schemas"]["Filter"] | null;
             targetUrl: string;
+        };
+        Cost: {
+            currency: string;
+            /** Format: double */
+            demurrage: number;
+            /** Format: double */
+            detention: number;
+            /** Format: double */
+            total: number;
         };
         /** @description CreateSubscriptionBody schema */
         CreateSubscriptionBody: {
@@ -601,6 +695,15 @@ export interface components {
             eventTypes: string[] | null;
             milestonesOnly: boolean;
         };
+        /** @description FreeTime schema */
+        FreeTime: {
+            rules: components["schemas"]["Rule"][] | null;
+        };
+        /** @description FreeTimeResponse schema */
+        FreeTimeResponse: {
+            message: string;
+            rules: components["schemas"]["Rule"][] | null;
+        };
         GeoCoordinate: {
             latitude?: string;
             longitude?: string;
@@ -618,6 +721,12 @@ export interface components {
             httpCode: number;
             scacCode: string;
             status: string;
+        };
+        HoldView: {
+            holdCode: string;
+            holdType: string;
+            placedDateTime: string;
+            releasedDateTime?: string;
         };
         InferCandidate: {
             detail: string;
@@ -730,6 +839,7 @@ export interface components {
             enhancedEvents: components["schemas"]["Milestone"][] | null;
             equipmentNumber: string;
             lastLocation: string;
+            readiness?: components["schemas"]["View"] | null;
             route?: components["schemas"]["Route"] | null;
             scacCode: string;
             sourceEvents: unknown[] | null;
@@ -765,6 +875,18 @@ export interface components {
             remainingNM: number;
             /** Format: double */
             sailedNM: number;
+        };
+        Rule: {
+            currency?: string;
+            demurrageDays: number;
+            /** Format: double */
+            demurrageRate?: number | null;
+            detentionDays: number;
+            /** Format: double */
+            detentionRate?: number | null;
+            excludeWeekends?: boolean;
+            port: string;
+            scacCode: string;
         };
         Seal: {
             number?: string;
@@ -896,6 +1018,25 @@ export interface components {
             vesselIMONumber?: string;
             vesselName?: string;
         };
+        View: {
+            UNLocationCode: string;
+            asOf: string;
+            attention: string[] | null;
+            availableDateTime?: string;
+            availableForPickup: boolean;
+            daysToLastFreeDay?: number | null;
+            demurrageDays: number;
+            detentionDays: number;
+            detentionLastFreeDay?: string;
+            dischargedDateTime?: string;
+            emptyReturnedDateTime?: string;
+            estimatedCost?: components["schemas"]["Cost"] | null;
+            freeTimeRule?: components["schemas"]["Rule"] | null;
+            holds: components["schemas"]["HoldView"][] | null;
+            lastFreeDay?: string;
+            onHold: boolean;
+            pickedUpDateTime?: string;
+        };
         VoyageNumberOrReference: {
             carrierVoyageNumber?: string;
             universalVoyageReference?: string;
@@ -936,6 +1077,240 @@ export interface operations {
                 };
             };
             /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    getAccountAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    putAccountAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Request body for readiness.AlertSettings */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertSettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettingsResponse"];
+                };
+            };
+            /** @description Invalid settings */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    getFreeTime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreeTime"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    putFreeTime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Request body for readiness.FreeTime */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FreeTime"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreeTimeResponse"];
+                };
+            };
+            /** @description Missing or invalid rules: every problem named */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1653,6 +2028,147 @@ export interface operations {
                 };
             };
             /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    getSubscriptionAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the subscriptionReference */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettings"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    putSubscriptionAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the subscriptionReference */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Request body for readiness.AlertSettings */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertSettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettingsResponse"];
+                };
+            };
+            /** @description Invalid settings */
             400: {
                 headers: {
                     [name: string]: unknown;

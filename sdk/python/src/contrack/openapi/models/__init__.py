@@ -4,12 +4,15 @@ from .account_response import AccountResponse
 from .activate_webhook_body import ActivateWebhookBody
 from .added_response import AddedResponse
 from .address import Address
+from .alert_settings import AlertSettings
+from .alert_settings_response import AlertSettingsResponse
 from .body import Body
 from .bulk_result import BulkResult
 from .bulk_subscribe_response import BulkSubscribeResponse
 from .carrier_capacity import CarrierCapacity
 from .carrier_metrics import CarrierMetrics
 from .configure_webhook_body import ConfigureWebhookBody
+from .cost import Cost
 from .create_subscription_body import CreateSubscriptionBody
 from .credentials_response import CredentialsResponse
 from .credentials_response_carrier_credentials_type_0 import (
@@ -35,10 +38,13 @@ from .feed_vessel import FeedVessel
 from .feed_vessel_position import FeedVesselPosition
 from .feedback_element import FeedbackElement
 from .filter_ import Filter
+from .free_time import FreeTime
+from .free_time_response import FreeTimeResponse
 from .geo_coordinate import GeoCoordinate
 from .geometry import Geometry
 from .health_check_body import HealthCheckBody
 from .health_check_response import HealthCheckResponse
+from .hold_view import HoldView
 from .infer_candidate import InferCandidate
 from .infer_probe import InferProbe
 from .infer_response import InferResponse
@@ -63,6 +69,7 @@ from .route import Route
 from .route_part import RoutePart
 from .route_port import RoutePort
 from .route_properties import RouteProperties
+from .rule import Rule
 from .seal import Seal
 from .service_code_or_reference import ServiceCodeOrReference
 from .shipment_details import ShipmentDetails
@@ -88,6 +95,7 @@ from .vessel_positions_body import VesselPositionsBody
 from .vessel_positions_response import VesselPositionsResponse
 from .vessel_positions_setting import VesselPositionsSetting
 from .vessel_transport import VesselTransport
+from .view import View
 from .voyage_number_or_reference import VoyageNumberOrReference
 from .webhook_config import WebhookConfig
 
@@ -96,12 +104,15 @@ __all__ = (
     "ActivateWebhookBody",
     "AddedResponse",
     "Address",
+    "AlertSettings",
+    "AlertSettingsResponse",
     "Body",
     "BulkResult",
     "BulkSubscribeResponse",
     "CarrierCapacity",
     "CarrierMetrics",
     "ConfigureWebhookBody",
+    "Cost",
     "CreateSubscriptionBody",
     "CredentialsResponse",
     "CredentialsResponseCarrierCredentialsType0",
@@ -123,10 +134,13 @@ __all__ = (
     "FeedVesselPosition",
     "FeedbackElement",
     "Filter",
+    "FreeTime",
+    "FreeTimeResponse",
     "GeoCoordinate",
     "Geometry",
     "HealthCheckBody",
     "HealthCheckResponse",
+    "HoldView",
     "InferCandidate",
     "InferProbe",
     "InferResponse",
@@ -151,6 +165,7 @@ __all__ = (
     "RoutePart",
     "RoutePort",
     "RouteProperties",
+    "Rule",
     "Seal",
     "ServiceCodeOrReference",
     "ShipmentDetails",
@@ -174,6 +189,7 @@ __all__ = (
     "VesselPositionsResponse",
     "VesselPositionsSetting",
     "VesselTransport",
+    "View",
     "VoyageNumberOrReference",
     "WebhookConfig",
 )

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..models.prediction import Prediction
     from ..models.route import Route
     from ..models.vessel import Vessel
+    from ..models.view import View
 
 
 T = TypeVar("T", bound="Result")
@@ -32,6 +33,7 @@ class Result:
         tracking_status (str):
         vessel_events (list[Any] | None):
         arrival_prediction (None | Prediction | Unset):
+        readiness (None | Unset | View):
         route (None | Route | Unset):
         vessel (None | Unset | Vessel):
     """
@@ -46,6 +48,7 @@ class Result:
     tracking_status: str
     vessel_events: list[Any] | None
     arrival_prediction: None | Prediction | Unset = UNSET
+    readiness: None | Unset | View = UNSET
     route: None | Route | Unset = UNSET
     vessel: None | Unset | Vessel = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -54,6 +57,7 @@ class Result:
         from ..models.prediction import Prediction
         from ..models.route import Route
         from ..models.vessel import Vessel
+        from ..models.view import View
 
         pod = self.pod
 
@@ -99,6 +103,14 @@ class Result:
         else:
             arrival_prediction = self.arrival_prediction
 
+        readiness: dict[str, Any] | None | Unset
+        if isinstance(self.readiness, Unset):
+            readiness = UNSET
+        elif isinstance(self.readiness, View):
+            readiness = self.readiness.to_dict()
+        else:
+            readiness = self.readiness
+
         route: dict[str, Any] | None | Unset
         if isinstance(self.route, Unset):
             route = UNSET
@@ -132,6 +144,8 @@ class Result:
         )
         if arrival_prediction is not UNSET:
             field_dict["arrivalPrediction"] = arrival_prediction
+        if readiness is not UNSET:
+            field_dict["readiness"] = readiness
         if route is not UNSET:
             field_dict["route"] = route
         if vessel is not UNSET:
@@ -145,6 +159,7 @@ class Result:
         from ..models.prediction import Prediction
         from ..models.route import Route
         from ..models.vessel import Vessel
+        from ..models.view import View
 
         d = dict(src_dict)
         pod = d.pop("POD")
@@ -230,6 +245,23 @@ class Result:
             d.pop("arrivalPrediction", UNSET)
         )
 
+        def _parse_readiness(data: object) -> None | Unset | View:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                readiness_type_0 = View.from_dict(data)
+
+                return readiness_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | View, data)
+
+        readiness = _parse_readiness(d.pop("readiness", UNSET))
+
         def _parse_route(data: object) -> None | Route | Unset:
             if data is None:
                 return data
@@ -275,6 +307,7 @@ class Result:
             tracking_status=tracking_status,
             vessel_events=vessel_events,
             arrival_prediction=arrival_prediction,
+            readiness=readiness,
             route=route,
             vessel=vessel,
         )
