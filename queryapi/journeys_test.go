@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/contrack/contrack/schemas/readiness"
 	"io"
 	"net/http"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/readiness"
 	"github.com/contrack/contrack/schemas/searoute"
 	"github.com/contrack/contrack/schemas/voyage"
 )

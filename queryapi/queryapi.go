@@ -67,4 +67,5 @@ func Register(s *fuego.Server, deps Deps) {
 	registerV3Events(s, deps)
 	registerVesselPositions(s, deps)
 	registerReadiness(s, deps)
+	registerAttention(s, deps)
 }

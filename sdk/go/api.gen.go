@@ -51,6 +51,25 @@ type Address struct {
 	StreetNumber string   `json:"streetNumber,omitempty"`
 }
 
+// Alert defines model for Alert.
+type Alert struct {
+	UNLocationCode     string      `json:"UNLocationCode,omitempty"`
+	AlertDateTime      string      `json:"alertDateTime"`
+	AlertID            string      `json:"alertID"`
+	AlertType          string      `json:"alertType"`
+	ChangeMinutes      int         `json:"changeMinutes,omitempty"`
+	DaysLeft           int         `json:"daysLeft,omitempty"`
+	EquipmentReference string      `json:"equipmentReference"`
+	HoldCode           string      `json:"holdCode,omitempty"`
+	HoldType           string      `json:"holdType,omitempty"`
+	LastFreeDay        string      `json:"lastFreeDay,omitempty"`
+	NewDateTime        string      `json:"newDateTime,omitempty"`
+	NewVessel          AlertVessel `json:"newVessel,omitempty"`
+	PreviousDateTime   string      `json:"previousDateTime,omitempty"`
+	PreviousVessel     AlertVessel `json:"previousVessel,omitempty"`
+	SourceEventIDs     []string    `json:"sourceEventIDs,omitempty"`
+}
+
 // AlertSettings AlertSettings schema
 type AlertSettings struct {
 	EtaChangeThresholdHours float64 `json:"etaChangeThresholdHours"`
@@ -62,6 +81,43 @@ type AlertSettingsResponse struct {
 	EtaChangeThresholdHours float64 `json:"etaChangeThresholdHours"`
 	LfdWarningDays          int     `json:"lfdWarningDays,omitempty"`
 	Message                 string  `json:"message"`
+}
+
+// AlertVessel defines model for AlertVessel.
+type AlertVessel struct {
+	VesselIMONumber string `json:"vesselIMONumber,omitempty"`
+	VesselName      string `json:"vesselName,omitempty"`
+	Voyage          string `json:"voyage,omitempty"`
+}
+
+// AttentionContainer defines model for AttentionContainer.
+type AttentionContainer struct {
+	EquipmentNumber string `json:"equipmentNumber"`
+	Readiness       View   `json:"readiness"`
+}
+
+// AttentionList AttentionList schema
+type AttentionList struct {
+	Subscriptions []AttentionSubscription `json:"subscriptions"`
+}
+
+// AttentionSubscription defines model for AttentionSubscription.
+type AttentionSubscription struct {
+	Attention        []string             `json:"attention"`
+	BillNumber       string               `json:"billNumber"`
+	BookingNumber    string               `json:"bookingNumber"`
+	ConnectionStatus string               `json:"connectionStatus"`
+	Containers       []AttentionContainer `json:"containers"`
+	EquipmentNumber  string               `json:"equipmentNumber"`
+	ScacCode         string               `json:"scacCode"`
+
+	// SubscriptionCreationDate RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	SubscriptionCreationDate Time `json:"subscriptionCreationDate"`
+
+	// SubscriptionExpiryDate RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	SubscriptionExpiryDate Time   `json:"subscriptionExpiryDate"`
+	SubscriptionReference  string `json:"subscriptionReference"`
+	SubscriptionStatus     string `json:"subscriptionStatus"`
 }
 
 // Body Body schema
@@ -571,6 +627,12 @@ type SubscribeResponse struct {
 	SubscriptionReference string `json:"subscriptionReference"`
 }
 
+// SubscriptionAlerts SubscriptionAlerts schema
+type SubscriptionAlerts struct {
+	Alerts                []Alert `json:"alerts"`
+	SubscriptionReference string  `json:"subscriptionReference"`
+}
+
 // SubscriptionList SubscriptionList schema
 type SubscriptionList struct {
 	NextToken     string               `json:"nextToken,omitempty"`
@@ -796,6 +858,12 @@ type GetJourneysParams struct {
 type GetSubscriptionParams struct {
 	// IfNoneMatch an ETag of an earlier answer: 304 without a body while the subscription is unchanged
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// ListSubscriptionAlertsParams defines parameters for ListSubscriptionAlerts.
+type ListSubscriptionAlertsParams struct {
+	// Limit alerts per answer, 1-200 (values outside are clamped); default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ListSubscriptionsParams defines parameters for ListSubscriptions.
@@ -1268,6 +1336,13 @@ type ClientInterface interface {
 	// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
 	PutSubscriptionAlertSettings(ctx context.Context, subscriptionId string, body PutSubscriptionAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListSubscriptionAlerts A subscription's alerts
+	//
+	// The alerts raised for the subscription (docs/alerts.md), newest first, as long as the account event feed keeps them (at least 30 days): every kind, ETA_CHANGED only when it moved at least the subscription's, else the account's, threshold (default 6 h), whatever a webhook's filters.
+	//
+	// Corresponds with GET /subscription/{subscription_id}/alerts (the `ListSubscriptionAlerts` operationId).
+	ListSubscriptionAlerts(ctx context.Context, subscriptionId string, params *ListSubscriptionAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DisableVesselPositions Stop the vessel's positions in the event feed
 	//
 	// Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
@@ -1306,6 +1381,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 	ListSubscriptions(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSubscriptionsNeedingAttention Subscriptions that need attention
+	//
+	// The open subscriptions with a container in its terminal at the port of discharge that is on hold (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION), under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+	//
+	// Corresponds with GET /subscriptions/attention (the `ListSubscriptionsNeedingAttention` operationId).
+	ListSubscriptionsNeedingAttention(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSubscriptionsWithBody Subscribe to many shipments at once
 	//
@@ -1868,6 +1950,23 @@ func (c *RawClient) PutSubscriptionAlertSettings(ctx context.Context, subscripti
 	return c.Client.Do(req)
 }
 
+// ListSubscriptionAlerts A subscription's alerts
+//
+// The alerts raised for the subscription (docs/alerts.md), newest first, as long as the account event feed keeps them (at least 30 days): every kind, ETA_CHANGED only when it moved at least the subscription's, else the account's, threshold (default 6 h), whatever a webhook's filters.
+//
+// Corresponds with GET /subscription/{subscription_id}/alerts (the `ListSubscriptionAlerts` operationId).
+func (c *RawClient) ListSubscriptionAlerts(ctx context.Context, subscriptionId string, params *ListSubscriptionAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSubscriptionAlertsRequest(c.Server, subscriptionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DisableVesselPositions Stop the vessel's positions in the event feed
 //
 // Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
@@ -1947,6 +2046,23 @@ func (c *RawClient) EnableVesselPositions(ctx context.Context, subscriptionId st
 // Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 func (c *RawClient) ListSubscriptions(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListSubscriptionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSubscriptionsNeedingAttention Subscriptions that need attention
+//
+// The open subscriptions with a container in its terminal at the port of discharge that is on hold (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION), under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+//
+// Corresponds with GET /subscriptions/attention (the `ListSubscriptionsNeedingAttention` operationId).
+func (c *RawClient) ListSubscriptionsNeedingAttention(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSubscriptionsNeedingAttentionRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3004,6 +3120,67 @@ func NewPutSubscriptionAlertSettingsRequestWithBody(server string, subscriptionI
 	return req, nil
 }
 
+// NewListSubscriptionAlertsRequest constructs an http.Request for the ListSubscriptionAlerts method
+func NewListSubscriptionAlertsRequest(server string, subscriptionId string, params *ListSubscriptionAlertsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subscription_id", subscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscription/%s/alerts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewDisableVesselPositionsRequest constructs an http.Request for the DisableVesselPositions method
 func NewDisableVesselPositionsRequest(server string, subscriptionId string) (*http.Request, error) {
 	var err error
@@ -3199,6 +3376,33 @@ func NewListSubscriptionsRequest(server string, params *ListSubscriptionsParams)
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListSubscriptionsNeedingAttentionRequest constructs an http.Request for the ListSubscriptionsNeedingAttention method
+func NewListSubscriptionsNeedingAttentionRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/subscriptions/attention")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4073,6 +4277,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /subscription/{subscription_id}/alert-settings (the `PutSubscriptionAlertSettings` operationId).
 	PutSubscriptionAlertSettingsWithResponse(ctx context.Context, subscriptionId string, body PutSubscriptionAlertSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSubscriptionAlertSettingsResponse, error)
 
+	// ListSubscriptionAlertsWithResponse A subscription's alerts
+	//
+	// The alerts raised for the subscription (docs/alerts.md), newest first, as long as the account event feed keeps them (at least 30 days): every kind, ETA_CHANGED only when it moved at least the subscription's, else the account's, threshold (default 6 h), whatever a webhook's filters.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /subscription/{subscription_id}/alerts (the `ListSubscriptionAlerts` operationId).
+	ListSubscriptionAlertsWithResponse(ctx context.Context, subscriptionId string, params *ListSubscriptionAlertsParams, reqEditors ...RequestEditorFn) (*ListSubscriptionAlertsResponse, error)
+
 	// DisableVesselPositionsWithResponse Stop the vessel's positions in the event feed
 	//
 	// Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
@@ -4117,6 +4330,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /subscriptions (the `ListSubscriptions` operationId).
 	ListSubscriptionsWithResponse(ctx context.Context, params *ListSubscriptionsParams, reqEditors ...RequestEditorFn) (*ListSubscriptionsResponse, error)
+
+	// ListSubscriptionsNeedingAttentionWithResponse Subscriptions that need attention
+	//
+	// The open subscriptions with a container in its terminal at the port of discharge that is on hold (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION), under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /subscriptions/attention (the `ListSubscriptionsNeedingAttention` operationId).
+	ListSubscriptionsNeedingAttentionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListSubscriptionsNeedingAttentionResponse, error)
 
 	// CreateSubscriptionsWithBodyWithResponse Subscribe to many shipments at once
 	//
@@ -5500,6 +5722,82 @@ func (r PutSubscriptionAlertSettingsResponse) ContentType() string {
 	return ""
 }
 
+type ListSubscriptionAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SubscriptionAlerts
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSubscriptionAlertsResponse) GetJSON200() *SubscriptionAlerts {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSubscriptionAlertsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSubscriptionAlertsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListSubscriptionAlertsResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSubscriptionAlertsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSubscriptionAlertsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSubscriptionAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSubscriptionAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSubscriptionAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSubscriptionAlertsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type DisableVesselPositionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5791,6 +6089,75 @@ func (r ListSubscriptionsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListSubscriptionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSubscriptionsNeedingAttentionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AttentionList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSubscriptionsNeedingAttentionResponse) GetJSON200() *AttentionList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListSubscriptionsNeedingAttentionResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListSubscriptionsNeedingAttentionResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListSubscriptionsNeedingAttentionResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListSubscriptionsNeedingAttentionResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSubscriptionsNeedingAttentionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSubscriptionsNeedingAttentionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSubscriptionsNeedingAttentionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSubscriptionsNeedingAttentionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6823,6 +7190,21 @@ func (c *ClientWithResponses) PutSubscriptionAlertSettingsWithResponse(ctx conte
 	return ParsePutSubscriptionAlertSettingsResponse(rsp)
 }
 
+// ListSubscriptionAlertsWithResponse A subscription's alerts
+//
+// The alerts raised for the subscription (docs/alerts.md), newest first, as long as the account event feed keeps them (at least 30 days): every kind, ETA_CHANGED only when it moved at least the subscription's, else the account's, threshold (default 6 h), whatever a webhook's filters.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /subscription/{subscription_id}/alerts (the `ListSubscriptionAlerts` operationId).
+func (c *ClientWithResponses) ListSubscriptionAlertsWithResponse(ctx context.Context, subscriptionId string, params *ListSubscriptionAlertsParams, reqEditors ...RequestEditorFn) (*ListSubscriptionAlertsResponse, error) {
+	rsp, err := c.ListSubscriptionAlerts(ctx, subscriptionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSubscriptionAlertsResponse(rsp)
+}
+
 // DisableVesselPositionsWithResponse Stop the vessel's positions in the event feed
 //
 // Opts the subscription out of VESSEL_POSITION items; items already in the feed stay. Answers 200 also when it was not opted in.
@@ -6896,6 +7278,21 @@ func (c *ClientWithResponses) ListSubscriptionsWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseListSubscriptionsResponse(rsp)
+}
+
+// ListSubscriptionsNeedingAttentionWithResponse Subscriptions that need attention
+//
+// The open subscriptions with a container in its terminal at the port of discharge that is on hold (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION), under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /subscriptions/attention (the `ListSubscriptionsNeedingAttention` operationId).
+func (c *ClientWithResponses) ListSubscriptionsNeedingAttentionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListSubscriptionsNeedingAttentionResponse, error) {
+	rsp, err := c.ListSubscriptionsNeedingAttention(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSubscriptionsNeedingAttentionResponse(rsp)
 }
 
 // CreateSubscriptionsWithBodyWithResponse Subscribe to many shipments at once
@@ -8087,6 +8484,67 @@ func ParsePutSubscriptionAlertSettingsResponse(rsp *http.Response) (*PutSubscrip
 	return response, nil
 }
 
+// ParseListSubscriptionAlertsResponse parses an HTTP response from a ListSubscriptionAlertsWithResponse call
+func ParseListSubscriptionAlertsResponse(rsp *http.Response) (*ListSubscriptionAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSubscriptionAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SubscriptionAlerts
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseDisableVesselPositionsResponse parses an HTTP response from a DisableVesselPositionsWithResponse call
 func ParseDisableVesselPositionsResponse(rsp *http.Response) (*DisableVesselPositionsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -8286,6 +8744,60 @@ func ParseListSubscriptionsResponse(rsp *http.Response) (*ListSubscriptionsRespo
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest SubscriptionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSubscriptionsNeedingAttentionResponse parses an HTTP response from a ListSubscriptionsNeedingAttentionWithResponse call
+func ParseListSubscriptionsNeedingAttentionResponse(rsp *http.Response) (*ListSubscriptionsNeedingAttentionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSubscriptionsNeedingAttentionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AttentionList
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -246,6 +246,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscription/{subscription_id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscription's alerts
+         * @description The alerts raised for the subscription (docs/alerts.md), newest first, as long as the account event feed keeps them (at least 30 days): every kind, ETA_CHANGED only when it moved at least the subscription's, else the account's, threshold (default 6 h), whatever a webhook's filters.
+         */
+        get: operations["listSubscriptionAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscription/{subscription_id}/vessel-positions": {
         parameters: {
             query?: never;
@@ -286,6 +306,26 @@ export interface paths {
          * @description The calling account's subscriptions in creation order. Without limit and nextToken the whole list is streamed as it is read (1,000 at a time), so it is not a snapshot: a subscription created or closed while it is written may or may not appear as such.
          */
         get: operations["listSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/attention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscriptions that need attention
+         * @description The open subscriptions with a container in its terminal at the port of discharge that is on hold (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION), under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+         */
+        get: operations["listSubscriptionsNeedingAttention"];
         put?: never;
         post?: never;
         delete?: never;
@@ -488,6 +528,23 @@ export interface components {
             street?: string;
             streetNumber?: string;
         };
+        Alert: {
+            UNLocationCode?: string;
+            alertDateTime: string;
+            alertID: string;
+            alertType: string;
+            changeMinutes?: number | null;
+            daysLeft?: number | null;
+            equipmentReference: string;
+            holdCode?: string;
+            holdType?: string;
+            lastFreeDay?: string;
+            newDateTime?: string;
+            newVessel?: components["schemas"]["AlertVessel"] | null;
+            previousDateTime?: string;
+            previousVessel?: components["schemas"]["AlertVessel"] | null;
+            sourceEventIDs?: string[] | null;
+        };
         /** @description AlertSettings schema */
         AlertSettings: {
             /** Format: double */
@@ -500,6 +557,32 @@ export interface components {
             etaChangeThresholdHours: number | null;
             lfdWarningDays?: number | null;
             message: string;
+        };
+        AlertVessel: {
+            vesselIMONumber?: string;
+            vesselName?: string;
+            voyage?: string;
+        };
+        AttentionContainer: {
+            equipmentNumber: string;
+            readiness: components["schemas"]["View"];
+        };
+        /** @description AttentionList schema */
+        AttentionList: {
+            subscriptions: components["schemas"]["AttentionSubscription"][] | null;
+        };
+        AttentionSubscription: {
+            attention: string[] | null;
+            billNumber: string;
+            bookingNumber: string;
+            connectionStatus: string;
+            containers: components["schemas"]["AttentionContainer"][] | null;
+            equipmentNumber: string;
+            scacCode: string;
+            subscriptionCreationDate: components["schemas"]["Time"];
+            subscriptionExpiryDate: components["schemas"]["Time"];
+            subscriptionReference: string;
+            subscriptionStatus: string;
         };
         /** @description Body schema */
         Body: {
@@ -920,6 +1003,11 @@ export interface components {
         SubscribeResponse: {
             dateOfRequest: components["schemas"]["Time"];
             message: string;
+            subscriptionReference: string;
+        };
+        /** @description SubscriptionAlerts schema */
+        SubscriptionAlerts: {
+            alerts: components["schemas"]["Alert"][] | null;
             subscriptionReference: string;
         };
         /** @description SubscriptionList schema */
@@ -2215,6 +2303,77 @@ export interface operations {
             };
         };
     };
+    listSubscriptionAlerts: {
+        parameters: {
+            query?: {
+                /** @description alerts per answer, 1-200 (values outside are clamped); default 50 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the subscriptionReference */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionAlerts"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such subscription */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
     getVesselPositions: {
         parameters: {
             query?: never;
@@ -2449,6 +2608,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    listSubscriptionsNeedingAttention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttentionList"];
                 };
             };
             /** @description Invalid request */

@@ -4,8 +4,13 @@ from .account_response import AccountResponse
 from .activate_webhook_body import ActivateWebhookBody
 from .added_response import AddedResponse
 from .address import Address
+from .alert import Alert
 from .alert_settings import AlertSettings
 from .alert_settings_response import AlertSettingsResponse
+from .alert_vessel import AlertVessel
+from .attention_container import AttentionContainer
+from .attention_list import AttentionList
+from .attention_subscription import AttentionSubscription
 from .body import Body
 from .bulk_result import BulkResult
 from .bulk_subscribe_response import BulkSubscribeResponse
@@ -80,6 +85,7 @@ from .store_carrier_credentials_body_additional_property import (
     StoreCarrierCredentialsBodyAdditionalProperty,
 )
 from .subscribe_response import SubscribeResponse
+from .subscription_alerts import SubscriptionAlerts
 from .subscription_list import SubscriptionList
 from .subscription_record import SubscriptionRecord
 from .test_delivery_response import TestDeliveryResponse
@@ -104,8 +110,13 @@ __all__ = (
     "ActivateWebhookBody",
     "AddedResponse",
     "Address",
+    "Alert",
     "AlertSettings",
     "AlertSettingsResponse",
+    "AlertVessel",
+    "AttentionContainer",
+    "AttentionList",
+    "AttentionSubscription",
     "Body",
     "BulkResult",
     "BulkSubscribeResponse",
@@ -174,6 +185,7 @@ __all__ = (
     "StoreCarrierCredentialsBody",
     "StoreCarrierCredentialsBodyAdditionalProperty",
     "SubscribeResponse",
+    "SubscriptionAlerts",
     "SubscriptionList",
     "SubscriptionRecord",
     "TestDeliveryResponse",

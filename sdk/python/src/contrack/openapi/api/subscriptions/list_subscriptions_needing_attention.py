@@ -1,0 +1,173 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.attention_list import AttentionList
+from ...models.body import Body
+from ...types import Response
+
+
+def _get_kwargs() -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/subscriptions/attention",
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> AttentionList | Body | None:
+    if response.status_code == 200:
+        response_200 = AttentionList.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Body.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 403:
+        response_403 = Body.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 429:
+        response_429 = Body.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Body.from_dict(response.json())
+
+        return response_500
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[AttentionList | Body]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+) -> Response[AttentionList | Body]:
+    """Subscriptions that need attention
+
+     The open subscriptions with a container in its terminal at the port of discharge that is on hold
+    (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it
+    (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION),
+    under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to
+    the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AttentionList | Body]
+    """
+
+    kwargs = _get_kwargs()
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+) -> AttentionList | Body | None:
+    """Subscriptions that need attention
+
+     The open subscriptions with a container in its terminal at the port of discharge that is on hold
+    (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it
+    (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION),
+    under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to
+    the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AttentionList | Body
+    """
+
+    return sync_detailed(
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+) -> Response[AttentionList | Body]:
+    """Subscriptions that need attention
+
+     The open subscriptions with a container in its terminal at the port of discharge that is on hold
+    (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it
+    (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION),
+    under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to
+    the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AttentionList | Body]
+    """
+
+    kwargs = _get_kwargs()
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+) -> AttentionList | Body | None:
+    """Subscriptions that need attention
+
+     The open subscriptions with a container in its terminal at the port of discharge that is on hold
+    (HOLD), whose last free day is within the account's warning days (LFD_SOON, default 2), past it
+    (DEMURRAGE), or picked up and past its detention free days without the empty return (DETENTION),
+    under the account's free-time rules (PUT /account/free-time); the most urgent first (fewest days to
+    the last free day), at most 1000. Each lists its containers' readiness as the journey shows it.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AttentionList | Body
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,201 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.attention_container import AttentionContainer
+
+
+T = TypeVar("T", bound="AttentionSubscription")
+
+
+@_attrs_define
+class AttentionSubscription:
+    """
+    Attributes:
+        attention (list[str] | None):
+        bill_number (str):
+        booking_number (str):
+        connection_status (str):
+        containers (list[AttentionContainer] | None):
+        equipment_number (str):
+        scac_code (str):
+        subscription_creation_date (datetime.datetime): RFC 3339 time in UTC with milliseconds, e.g.
+            2026-11-22T20:13:50.870Z
+        subscription_expiry_date (datetime.datetime): RFC 3339 time in UTC with milliseconds, e.g.
+            2026-11-22T20:13:50.870Z
+        subscription_reference (str):
+        subscription_status (str):
+    """
+
+    attention: list[str] | None
+    bill_number: str
+    booking_number: str
+    connection_status: str
+    containers: list[AttentionContainer] | None
+    equipment_number: str
+    scac_code: str
+    subscription_creation_date: datetime.datetime
+    subscription_expiry_date: datetime.datetime
+    subscription_reference: str
+    subscription_status: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        attention: list[str] | None
+        if isinstance(self.attention, list):
+            attention = self.attention
+
+        else:
+            attention = self.attention
+
+        bill_number = self.bill_number
+
+        booking_number = self.booking_number
+
+        connection_status = self.connection_status
+
+        containers: list[dict[str, Any]] | None
+        if isinstance(self.containers, list):
+            containers = []
+            for containers_type_0_item_data in self.containers:
+                containers_type_0_item = containers_type_0_item_data.to_dict()
+                containers.append(containers_type_0_item)
+
+        else:
+            containers = self.containers
+
+        equipment_number = self.equipment_number
+
+        scac_code = self.scac_code
+
+        subscription_creation_date = self.subscription_creation_date.isoformat()
+
+        subscription_expiry_date = self.subscription_expiry_date.isoformat()
+
+        subscription_reference = self.subscription_reference
+
+        subscription_status = self.subscription_status
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "attention": attention,
+                "billNumber": bill_number,
+                "bookingNumber": booking_number,
+                "connectionStatus": connection_status,
+                "containers": containers,
+                "equipmentNumber": equipment_number,
+                "scacCode": scac_code,
+                "subscriptionCreationDate": subscription_creation_date,
+                "subscriptionExpiryDate": subscription_expiry_date,
+                "subscriptionReference": subscription_reference,
+                "subscriptionStatus": subscription_status,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.attention_container import AttentionContainer
+
+        d = dict(src_dict)
+
+        def _parse_attention(data: object) -> list[str] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                attention_type_0 = cast(list[str], data)
+
+                return attention_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None, data)
+
+        attention = _parse_attention(d.pop("attention"))
+
+        bill_number = d.pop("billNumber")
+
+        booking_number = d.pop("bookingNumber")
+
+        connection_status = d.pop("connectionStatus")
+
+        def _parse_containers(data: object) -> list[AttentionContainer] | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                containers_type_0 = []
+                _containers_type_0 = data
+                for containers_type_0_item_data in _containers_type_0:
+                    containers_type_0_item = AttentionContainer.from_dict(
+                        containers_type_0_item_data
+                    )
+
+                    containers_type_0.append(containers_type_0_item)
+
+                return containers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[AttentionContainer] | None, data)
+
+        containers = _parse_containers(d.pop("containers"))
+
+        equipment_number = d.pop("equipmentNumber")
+
+        scac_code = d.pop("scacCode")
+
+        subscription_creation_date = datetime.datetime.fromisoformat(
+            d.pop("subscriptionCreationDate")
+        )
+
+        subscription_expiry_date = datetime.datetime.fromisoformat(
+            d.pop("subscriptionExpiryDate")
+        )
+
+        subscription_reference = d.pop("subscriptionReference")
+
+        subscription_status = d.pop("subscriptionStatus")
+
+        attention_subscription = cls(
+            attention=attention,
+            bill_number=bill_number,
+            booking_number=booking_number,
+            connection_status=connection_status,
+            containers=containers,
+            equipment_number=equipment_number,
+            scac_code=scac_code,
+            subscription_creation_date=subscription_creation_date,
+            subscription_expiry_date=subscription_expiry_date,
+            subscription_reference=subscription_reference,
+            subscription_status=subscription_status,
+        )
+
+        attention_subscription.additional_properties = d
+        return attention_subscription
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
