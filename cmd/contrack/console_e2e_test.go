@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
+	"github.com/contrack/contrack/ingest/sandbox"
+	sj "github.com/contrack/contrack/ingest/sandbox/journey"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testkit"
 )
@@ -174,6 +176,47 @@ func (b *browser) checkLabels(page string) {
 	}
 }
 
+// terminalBoxes finds two HLDU numbers (ZIMU, TNT 3.0) at now: one on
+// customs hold at its port of discharge since its discharge today (port
+// time), the other discharged on an earlier day there, released and
+// available, still in the terminal; both stay so for the next 10 minutes.
+func terminalBoxes(t *testing.T, now time.Time) (held, waiting string) {
+	stays := func(n string, j sj.Journey, disc time.Time) bool {
+		later := sj.Generate("ZIMU", sj.KindContainer, n, now.Add(10*time.Minute))
+		if later.Cycle != j.Cycle {
+			return false
+		}
+		for _, e := range later.Events {
+			if e.Container == 0 && e.Classifier == sj.ACT && !e.Empty && e.Time.After(disc) &&
+				(e.Code == sj.CodeGateOut || (e.Code == sj.CodeLoad && e.Mode == sj.ModeRail)) {
+				return false
+			}
+		}
+		return true
+	}
+	for serial := 0; serial < 50000 && (held == "" || waiting == ""); serial++ {
+		n := sj.CompleteContainer(fmt.Sprintf("HLDU%06d", serial))
+		j := sj.Generate("ZIMU", sj.KindContainer, n, now)
+		tt, ok := sandbox.Terminal(j, 0, true)
+		if !ok {
+			continue
+		}
+		disc := tt.Held.Add(-time.Hour)
+		day := disc.In(j.POD().Location()).Format(time.DateOnly)
+		today := now.In(j.POD().Location()).Format(time.DateOnly)
+		switch {
+		case held == "" && now.After(tt.Held) && now.Add(10*time.Minute).Before(tt.Released) && day == today && stays(n, j, disc):
+			held = n
+		case waiting == "" && now.After(tt.Available) && day < today && stays(n, j, disc):
+			waiting = n
+		}
+	}
+	if held == "" || waiting == "" {
+		t.Fatalf("no HLDU numbers fit at %s: held %q, waiting %q", now, held, waiting)
+	}
+	return held, waiting
+}
+
 // The console in a real headless Chromium against `contrack all`: sign in
 // with a sandbox key, see a sandbox subscription's journey with events,
 // replay a dead-lettered delivery, see the carrier chart and browse /docs;
@@ -182,9 +225,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	b := newBrowser(t)
 	// Ships report every second, the simulator sees new trackings within a
 	// second, and a cached journey takes new reports within a second.
+	// The alerts stage looks every second for the last free day's alerts.
 	s := startSystem(t, func(c *Config) {
 		c.Vessels.Interval, c.Vessels.SandboxRefresh, c.Journeys.MaxAge = time.Second, time.Second, time.Second
+		c.Alerts.SweepInterval = time.Second
 	})
+	// Two boxes in their terminal: one on hold, one owing demurrage.
+	held, waiting := terminalBoxes(t, time.Now())
+	t.Logf("on hold: %s; waiting for pick-up: %s", held, waiting)
 	ctx := context.Background()
 	// A container whose vessel is at sea now, and stays so while the test runs.
 	atSea, leg := atSeaContainer(t, "MAEU", "MSKU", time.Now(), 2*time.Hour)
@@ -193,7 +241,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, body := s.do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"sandbox-key-1234"},"HLCU":{"clientId":"acme","clientSecret":"sandbox-secret-9876"}}`); code != 200 {
+	if code, body := s.do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"sandbox-key-1234"},"HLCU":{"clientId":"acme","clientSecret":"sandbox-secret-9876"},"ZIMU":{"clientId":"acme","clientSecret":"sandbox-secret-5432"}}`); code != 200 {
 		t.Fatalf("credentials: %d %v", code, body)
 	}
 	for _, sub := range []string{
@@ -201,6 +249,8 @@ func TestConsoleInBrowser(t *testing.T) {
 		`{"scacCode":"HLCU","containerNumber":"CSQU3054383","subscriptionReference":"PO-1002"}`,
 		`{"scacCode":"MAEU","containerNumber":"ERRU0000005","subscriptionReference":"PO-1003"}`,
 		`{"scacCode":"MAEU","containerNumber":"` + atSea + `","subscriptionReference":"PO-1004"}`,
+		`{"scacCode":"ZIMU","containerNumber":"` + held + `","subscriptionReference":"PO-1005"}`,
+		`{"scacCode":"ZIMU","containerNumber":"` + waiting + `","subscriptionReference":"PO-1006"}`,
 	} {
 		if code, body := s.do("POST", "/subscription/equipment", key, sub); code != 200 {
 			t.Fatalf("subscribe %s: %d %v", sub, code, body)
@@ -228,6 +278,17 @@ func TestConsoleInBrowser(t *testing.T) {
 		v, _ := r["vessel"].(map[string]any)
 		return v != nil && v["position"] != nil && r["route"] != nil
 	})
+	// ZIMU's boxes: no free day, $175 a day after it. PO-1005's last free
+	// day is today, PO-1006's passed; the alerts stage raises their alerts.
+	if code, body := s.do("PUT", "/account/free-time", key, `{"rules":[{"port":"*","scacCode":"ZIMU","demurrageDays":0,"detentionDays":4,"demurrageRate":175,"detentionRate":90,"currency":"USD"}]}`); code != 200 {
+		t.Fatalf("free time: %d %v", code, body)
+	}
+	for _, c := range []struct{ ref, alert string }{{"PO-1005", "LFD_APPROACHING"}, {"PO-1006", "DEMURRAGE_STARTED"}} {
+		testkit.Eventually(t, 90*time.Second, c.alert+" of "+c.ref, func() bool {
+			_, body := s.do("GET", "/subscription/"+c.ref+"/alerts", key, "")
+			return strings.Contains(fmt.Sprint(body["alerts"]), c.alert)
+		})
+	}
 	testkit.Eventually(t, 60*time.Second, "carrier metrics of MAEU", func() bool {
 		_, body := s.do("GET", "/carrier/metrics", key, "")
 		cs, _ := body["carriers"].([]any)
@@ -268,6 +329,17 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitJS("all subscriptions again", `document.querySelector('#subscriptions').textContent.includes('PO-1001')`)
 	b.checkLabels("subscriptions")
 	b.shot("subscriptions-desktop")
+	// Needs attention: the box owing demurrage, then the held one (the most
+	// urgent first), each saying why; the others not.
+	b.run("filter needs attention", chromedp.Click(chromedp.ID("f-attention")))
+	b.waitJS("only the boxes needing attention", `(()=>{const t=document.querySelector('#subscriptions');if(!t)return false;
+		const rows=[...t.querySelectorAll('tbody tr')].map(r=>r.textContent);
+		return rows.length===2&&rows[0].includes('PO-1006')&&rows[0].includes('Demurrage')&&rows[0].includes('USD')&&
+			rows[1].includes('PO-1005')&&rows[1].includes('On hold')&&rows[1].includes('today is the last free day')})()`)
+	b.checkLabels("subscriptions needing attention")
+	b.shot("attention-desktop")
+	b.run("clear needs attention", chromedp.Click(chromedp.ID("f-attention")))
+	b.waitJS("all subscriptions once more", `document.querySelector('#subscriptions').textContent.includes('PO-1001')`)
 
 	// The journey: a timeline with events, the route strip and vessel.
 	b.run("open the journey", chromedp.Click(chromedp.CSS(`a[href="#/journey/PO-1001"]`)))
@@ -297,6 +369,26 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitJS("the ETA revision", `(()=>{const e=document.querySelector('#eta-revisions');return !!e&&e.textContent.includes('ETA moved from 2026-11-18 04:00 UTC to 2026-11-20 08:00 UTC')&&e.textContent.includes('MARIE MAERSK')})()`)
 	b.waitJS("the ATD milestone", `document.querySelector('#milestones').textContent.includes('ATD POL at New York (USNYC)')`)
 
+	// A box owing demurrage: its readiness (the hold released, available,
+	// the last free day passed, days and cost) and its alerts; a box on hold.
+	b.run("open PO-1006's journey", chromedp.Navigate(base+"/console/#/journey/PO-1006"), chromedp.Reload())
+	b.waitJS("the readiness", `!!document.querySelector('#readiness')&&!!document.querySelector('#alerts')`)
+	ready := b.text("read the readiness", "#readiness")
+	for _, want := range []string{"Available since", "past", "Demurrage", "USD", "Customs hold", "CUSI", "Released", "Free time at * for ZIMU: 0 days demurrage"} {
+		if !strings.Contains(ready, want) {
+			t.Errorf("PO-1006's readiness lacks %q:\n%s", want, ready)
+		}
+	}
+	if al := b.text("read the alerts", "#alerts"); !strings.Contains(al, "Demurrage started") || !strings.Contains(al, waiting) {
+		t.Errorf("PO-1006's alerts: %s", al)
+	}
+	b.checkLabels("journey with readiness")
+	b.shot("readiness-desktop")
+	b.run("open PO-1005's journey", chromedp.Navigate(base+"/console/#/journey/PO-1005"))
+	b.waitJS("the open hold", `(()=>{const r=document.querySelector('#readiness');return !!r&&r.textContent.includes('On hold')&&
+		r.textContent.includes('Open')&&r.textContent.includes('today is the last free day')&&
+		!!document.querySelector('#alerts')&&document.querySelector('#alerts').textContent.includes('LFD APPROACHING')})()`)
+
 	// The map of a container at sea: land, the route's sailed and planned
 	// parts, its ports, and the vessel at the end of the sailed part.
 	// (Reloaded: the page's fetch is the browser's again, not the wrapper above.)
@@ -315,6 +407,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(m.Desc, leg.Vessel.Name) || m.Position == "" {
 		t.Errorf("map description %q, position %q: want the vessel %s", m.Desc, m.Position, leg.Vessel.Name)
+	}
+	if !strings.Contains(b.text("read the journey's readiness", "main"), "Not discharged at the port of discharge yet") {
+		t.Error("the journey page of a box at sea does not say it has no readiness yet")
 	}
 	b.checkLabels("journey at sea")
 	b.shot("journey-desktop")
@@ -411,6 +506,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.run("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 		for _, p := range []struct{ name, hash, ready string }{
 			{"subscriptions", "#/subscriptions", `!!document.querySelector('#subscriptions')`},
+			{"readiness", "#/journey/PO-1006", `!!document.querySelector('#readiness') && !!document.querySelector('#alerts')`},
 			{"webhook", "#/webhook", `!!document.querySelector('#deliveries')`},
 			{"carriers", "#/carriers", `!!document.querySelector('figure[data-chart="outcomes"]')`},
 		} {

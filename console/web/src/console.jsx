@@ -78,14 +78,22 @@ function SignIn({ onSignedIn }) {
 // ---------- subscriptions ----------
 
 function Subscriptions() {
-  const [filter, setFilter] = useState({ status: '', prefix: '', connection: '' });
+  const [filter, setFilter] = useState({ status: '', prefix: '', connection: '', attention: false });
   const [subs, setSubs] = useState(null);
   const [next, setNext] = useState('');
   const [s, setS] = useState(null);
   const [form, setForm] = useState({ ref: '', scac: 'MAEU', kind: 'containerNumber', number: '' });
 
-  const load = async (more) => {
+  const load = async (more, f = filter) => {
     try {
+      if (f.attention) {
+        // Open subscriptions with a box on hold, near or past its last
+        // free day, or on detention: the most urgent first, one answer.
+        const data = await call('GET', '/subscriptions/attention');
+        setSubs(data.subscriptions.filter((x) => !f.prefix || x.subscriptionReference.startsWith(f.prefix)));
+        setNext('');
+        return;
+      }
       const data = await call('GET', '/subscriptions' + qs({
         subscriptionStatus: filter.status, referencePrefix: filter.prefix, limit: 200, nextToken: more ? next : '',
       }));
@@ -119,8 +127,15 @@ function Subscriptions() {
       setS(bad(e));
     }
   };
-  const shown = (subs || []).filter((x) => !filter.connection || x.connectionStatus === filter.connection);
+  const shown = (subs || []).filter((x) => !filter.connection || x.connectionStatus === filter.connection)
+    .filter((x) => !filter.attention || !filter.status || x.subscriptionStatus === filter.status);
   const set = (k) => (e) => setFilter({ ...filter, [k]: e.currentTarget.value });
+  const setAttention = (e) => {
+    const f = { ...filter, attention: e.currentTarget.checked };
+    setFilter(f);
+    setSubs(null);
+    load(false, f);
+  };
   const setF = (k) => (e) => setForm({ ...form, [k]: e.currentTarget.value });
 
   return (
@@ -141,14 +156,17 @@ function Subscriptions() {
             {CONNECTION.map((c) => <option key={c}>{c}</option>)}
           </select>
         </label>
+        <label class="check"><span><input id="f-attention" type="checkbox" checked={filter.attention} onChange={setAttention} /> Needs attention</span>
+          <small class="muted">holds, last free day within 2 days, demurrage running</small></label>
         <button type="submit">Apply filters</button>
       </form>
       <Status s={s} />
       {subs === null ? <p>Loading…</p> : (
         <div class="tablewrap">
           <table class="cards-sm" id="subscriptions">
-            <caption>{shown.length} subscription{shown.length === 1 ? '' : 's'}{filter.connection ? ` with connection ${filter.connection}` : ''}</caption>
+            <caption>{shown.length} subscription{shown.length === 1 ? '' : 's'}{filter.attention ? ' needing attention, the most urgent first' : ''}{filter.connection ? ` with connection ${filter.connection}` : ''}</caption>
             <thead><tr><th scope="col">Reference</th><th scope="col">Shipment</th><th scope="col">Carrier</th>
+              {filter.attention && <th scope="col">Needs attention</th>}
               <th scope="col">Status</th><th scope="col">Connection</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="skip-label">Actions</span></th></tr></thead>
             <tbody>
               {shown.map((x) => (
@@ -156,6 +174,8 @@ function Subscriptions() {
                   <td data-label="Reference"><a href={'#/journey/' + encodeURIComponent(x.subscriptionReference)}>{x.subscriptionReference}</a></td>
                   <td data-label="Shipment" class="mono">{[x.equipmentNumber, x.bookingNumber && 'BKG ' + x.bookingNumber, x.billNumber && 'B/L ' + x.billNumber].filter(Boolean).join(' · ')}</td>
                   <td data-label="Carrier">{x.scacCode}</td>
+                  {filter.attention && <td data-label="Needs attention" class="attention">{(x.containers || []).map((c) =>
+                    <div key={c.equipmentNumber}><span class="mono">{c.equipmentNumber}</span> <AttentionBadges v={c.readiness} /></div>)}</td>}
                   <td data-label="Status"><Badge v={x.subscriptionStatus} /></td>
                   <td data-label="Connection"><Badge v={x.connectionStatus} /></td>
                   <td data-label="Created">{when(x.subscriptionCreationDate)}</td>
@@ -185,6 +205,108 @@ function Subscriptions() {
         <button type="submit" id="c-submit">Subscribe</button>
       </form>
     </>
+  );
+}
+
+// ---------- readiness and alerts ----------
+
+const money = (v, cur) => `${cur || ''} ${Number(v || 0).toLocaleString('en', { maximumFractionDigits: 2 })}`.trim();
+const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+// lfdCountdown says how far the last free day is, as of the readiness.
+function lfdCountdown(v) {
+  const d = v.daysToLastFreeDay;
+  if (d === undefined || d === null) return '';
+  if (d > 0) return `${plural(d, 'day')} left`;
+  if (d === 0) return 'today is the last free day';
+  return `${plural(-d, 'day')} past`;
+}
+
+// AttentionBadges names why a container needs attention.
+function AttentionBadges({ v }) {
+  const out = [];
+  for (const a of v.attention || []) {
+    if (a === 'HOLD') out.push(<span key={a} class="badge b-err">On hold</span>);
+    else if (a === 'LFD_SOON') out.push(<span key={a} class="badge b-warn">Last free day {v.lastFreeDay} · {lfdCountdown(v)}</span>);
+    else if (a === 'DEMURRAGE') out.push(<span key={a} class="badge b-err">Demurrage {plural(v.demurrageDays, 'day')}{v.estimatedCost ? ' · ' + money(v.estimatedCost.demurrage, v.estimatedCost.currency) : ''}</span>);
+    else if (a === 'DETENTION') out.push(<span key={a} class="badge b-err">Detention {plural(v.detentionDays, 'day')}{v.estimatedCost ? ' · ' + money(v.estimatedCost.detention, v.estimatedCost.currency) : ''}</span>);
+    else out.push(<Badge key={a} v={a} />);
+  }
+  return out.length ? <>{out}</> : <span class="muted">—</span>;
+}
+
+function Readiness({ v }) {
+  const rule = v.freeTimeRule;
+  const cost = v.estimatedCost;
+  let pickup = 'Not yet available';
+  if (v.pickedUpDateTime) pickup = 'Picked up ' + when(v.pickedUpDateTime);
+  else if (v.onHold) pickup = 'Not available: on hold';
+  else if (v.availableForPickup) pickup = 'Available since ' + when(v.availableDateTime);
+  return (
+    <div class="readiness" id="readiness">
+      <p><AttentionBadges v={v} /></p>
+      <dl class="facts">
+        <div><dt>Port of discharge</dt><dd class="mono">{v.UNLocationCode || '—'}</dd></div>
+        <div><dt>Discharged</dt><dd>{when(v.dischargedDateTime)}</dd></div>
+        <div><dt>Pick-up</dt><dd id="pickup">{pickup}</dd></div>
+        <div><dt>Last free day</dt><dd id="lfd">{v.lastFreeDay ? <>{v.lastFreeDay} · <span class={'countdown ' + ((v.daysToLastFreeDay ?? 1) < 0 ? 'b-err' : (v.daysToLastFreeDay ?? 9) <= 2 ? 'b-warn' : '')}>{lfdCountdown(v)}</span></> : '—'}</dd></div>
+        <div><dt>Demurrage</dt><dd id="demurrage">{plural(v.demurrageDays || 0, 'day')}</dd></div>
+        <div><dt>Detention</dt><dd id="detention">{plural(v.detentionDays || 0, 'day')}{v.detentionLastFreeDay ? <span class="muted"> · free until {v.detentionLastFreeDay}</span> : ''}</dd></div>
+        <div><dt>Estimated cost</dt><dd id="cost">{cost ? <>{money(cost.total, cost.currency)}<span class="muted"> · demurrage {money(cost.demurrage)} · detention {money(cost.detention)}</span></> : '—'}</dd></div>
+      </dl>
+      {rule ? <p class="muted" id="rule">Free time at <span class="mono">{rule.port}</span> for <span class="mono">{rule.scacCode}</span>: {plural(rule.demurrageDays, 'day')} demurrage, {plural(rule.detentionDays, 'day')} detention{rule.excludeWeekends ? ', weekends excluded' : ''}{rule.demurrageRate !== undefined ? ` · ${money(rule.demurrageRate, rule.currency)} a day` : ''}{v.asOf ? ` · as of ${when(v.asOf)}` : ''}</p> :
+        <p class="muted" id="rule">No free-time rule applies to this container, so no last free day is counted: set rules with <code>PUT /account/free-time</code>.</p>}
+      <h4>Holds</h4>
+      {(v.holds || []).length === 0 ? <p class="muted">No hold reported.</p> : (
+        <ul class="plain holds" id="holds">
+          {v.holds.map((h, i) => (
+            <li key={i}><strong>{holdName(h.holdType)} hold</strong> <span class="mono">{h.holdCode}</span> · placed {when(h.placedDateTime)}
+              {' '}{h.releasedDateTime ? <span class="badge b-ok">Released {when(h.releasedDateTime)}</span> : <span class="badge b-err">Open</span>}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+const holdName = (k) => ({ CUSTOMS: 'Customs', FREIGHT: 'Freight', TERMINAL: 'Terminal' }[k] || label(k || 'Hold'));
+
+// alertText says what an alert means, from its fields.
+function alertText(a) {
+  const at = a.UNLocationCode ? ` at ${a.UNLocationCode}` : '';
+  const vessel = (v) => v ? [v.vesselName, v.voyage && 'voyage ' + v.voyage].filter(Boolean).join(' ') || v.vesselIMONumber : '—';
+  switch (a.alertType) {
+    case 'ETA_CHANGED': {
+      const m = a.changeMinutes || 0;
+      const h = Math.floor(Math.abs(m) / 60), mm = Math.abs(m) % 60;
+      return `ETA${at} moved ${m >= 0 ? 'later' : 'earlier'} by ${h} h${mm ? ' ' + mm + ' min' : ''}: from ${when(a.previousDateTime)} to ${when(a.newDateTime)}`;
+    }
+    case 'ROLLED': return `Rolled${at}: from ${vessel(a.previousVessel)} to ${vessel(a.newVessel)}`;
+    case 'ARRIVED': return `Vessel arrived${at}`;
+    case 'AVAILABLE_FOR_PICKUP': return `Available for pick-up${at}`;
+    case 'HOLD_PLACED': return `${holdName(a.holdType)} hold placed${at} (${a.holdCode})`;
+    case 'HOLD_RELEASED': return `${holdName(a.holdType)} hold released${at}`;
+    case 'LFD_APPROACHING': return `Last free day ${a.lastFreeDay}${at}: ${plural(a.daysLeft ?? 0, 'day')} left`;
+    case 'DEMURRAGE_STARTED': return `Demurrage started${at}: the last free day was ${a.lastFreeDay}`;
+  }
+  return label(a.alertType);
+}
+
+const alertBadge = { HOLD_PLACED: 'b-err', DEMURRAGE_STARTED: 'b-err', LFD_APPROACHING: 'b-warn', ROLLED: 'b-warn', ETA_CHANGED: 'b-warn' };
+
+function Alerts({ alerts }) {
+  if (alerts === null) return <p>Loading…</p>;
+  if (alerts.length === 0) return <p class="muted" id="no-alerts">No alerts yet. Alerts report what changes after subscribing: ETA moves, rolls, the arrival, holds, availability and the last free day.</p>;
+  return (
+    <ul class="plain milestones" id="alerts">
+      {alerts.map((a) => (
+        <li key={a.alertID} data-type={a.alertType}>
+          <span class={'badge ' + (alertBadge[a.alertType] || 'b-ok')}>{label(a.alertType)}</span>{' '}
+          <span class="mono">{a.equipmentReference}</span> · {alertText(a)}
+          <div class="muted">{when(a.alertDateTime)}</div>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -255,6 +377,9 @@ function JourneyResult({ r }) {
       <h3>Map</h3>
       {route ? <JourneyMap id={id} route={route} vessel={r.vessel} /> :
         <p class="muted no-map">No sea route to draw yet: the carrier has named no vessel passage for this container.</p>}
+      <h3>Terminal readiness</h3>
+      {r.readiness ? <Readiness v={r.readiness} /> :
+        <p class="muted" id="no-readiness">Not discharged at the port of discharge yet: holds, availability and the last free day show here once it is.</p>}
       <h3>Milestones</h3>
       {milestones.length === 0 ? <p class="muted">No milestones derived yet.</p> :
         <ul class="plain milestones" id="milestones">{milestones.map((m, i) => <Milestone key={i} m={m} />)}</ul>}
@@ -286,11 +411,13 @@ function JourneyResult({ r }) {
 function Journey({ reference: ref }) {
   const [sub, setSub] = useState(null);
   const [res, setRes] = useState(null);
+  const [alerts, setAlerts] = useState(null);
   const [s, setS] = useState(null);
   const load = async () => {
     try {
       const x = await call('GET', '/subscription/' + encodeURIComponent(ref));
       setSub(x);
+      call('GET', '/subscription/' + encodeURIComponent(ref) + '/alerts?limit=50').then((a) => setAlerts(a.alerts), (e) => { setAlerts([]); setS(bad(e)); });
       const q = x.billNumber ? { billNumber: x.billNumber } : x.bookingNumber ? { bookingNumber: x.bookingNumber } : {};
       if (x.equipmentNumber) q.equipmentNumber = x.equipmentNumber;
       const j = await call('GET', '/subscription/equipment' + qs(q));
@@ -300,7 +427,7 @@ function Journey({ reference: ref }) {
       setS(bad(e));
     }
   };
-  useEffect(() => { setSub(null); setRes(null); load(); }, [ref]);
+  useEffect(() => { setSub(null); setRes(null); setAlerts(null); load(); }, [ref]);
   return (
     <>
       <p><a href="#/subscriptions">← Subscriptions</a></p>
@@ -308,6 +435,10 @@ function Journey({ reference: ref }) {
       {sub && <p>{sub.scacCode} · <span class="mono">{[sub.equipmentNumber, sub.bookingNumber && 'BKG ' + sub.bookingNumber, sub.billNumber && 'B/L ' + sub.billNumber].filter(Boolean).join(' · ')}</span> · <Badge v={sub.subscriptionStatus} /> <Badge v={sub.connectionStatus} />{' '}
         <button class="secondary" type="button" onClick={load}>Refresh</button></p>}
       <Status s={s} />
+      <section aria-labelledby="alerts-h">
+        <h2 id="alerts-h">Alerts</h2>
+        <Alerts alerts={alerts} />
+      </section>
       {res === null ? (!s && <p>Loading…</p>) : res.length === 0 ? <p>No journey yet for this subscription.</p> :
         res.map((r) => <JourneyResult key={r.equipmentNumber} r={r} />)}
     </>
