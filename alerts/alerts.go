@@ -25,6 +25,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/clickhouse"
@@ -86,6 +87,35 @@ type Deps struct {
 	// journeys' present (default Now). Sweeps are paced on real time.
 	Now        func() time.Time
 	SandboxNow func() time.Time
+	// Registry takes the stage's metrics (nil: not exported).
+	Registry prometheus.Registerer
+}
+
+// metrics are the stage's collectors (no account label).
+type metrics struct {
+	raised   *prometheus.CounterVec
+	failures prometheus.Counter
+	watched  prometheus.Gauge
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		raised: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "contrack_alerts_published_total",
+			Help: "Alerts of the last free day published by the alerts stage, by kind."}, []string{"alert_type"}),
+		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "contrack_alerts_sweep_failures_total",
+			Help: "Sweeps of the alerts stage that failed (a store unreachable); the next sweep tries again."}),
+		watched: prometheus.NewGauge(prometheus.GaugeOpts{Name: "contrack_alerts_containers_watched",
+			Help: "Containers discharged at their port of discharge that the last sweep looked at."}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.raised, m.failures, m.watched} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("alerts: metrics: %w", err)
+		}
+	}
+	return m, nil
 }
 
 // Run sweeps until ctx ends; nil on a clean shutdown. A sweep that fails
@@ -109,7 +139,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
-	s := &stage{cfg: cfg, deps: deps, log: deps.Log.With("stage", "alerts")}
+	m, err := newMetrics(deps.Registry)
+	if err != nil {
+		return err
+	}
+	s := &stage{cfg: cfg, deps: deps, log: deps.Log.With("stage", "alerts"), m: m}
 	var lastSnapshot time.Time
 	tick := time.NewTicker(cfg.SweepInterval)
 	defer tick.Stop()
@@ -119,6 +153,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			s.m.failures.Inc()
 			s.log.Error("alerts sweep failed; next at the next interval", "err", err)
 		} else if snapshot {
 			lastSnapshot = time.Now()
@@ -135,6 +170,7 @@ type stage struct {
 	cfg  Config
 	deps Deps
 	log  *slog.Logger
+	m    *metrics
 }
 
 // container is one container's latest readiness facts.
@@ -152,8 +188,12 @@ func (s *stage) sweep(ctx context.Context, snapshot bool) error {
 		earliest = sandbox
 	}
 	cs, err := s.discharged(ctx, earliest)
-	if err != nil || len(cs) == 0 {
+	if err != nil {
 		return err
+	}
+	s.m.watched.Set(float64(len(cs)))
+	if len(cs) == 0 {
+		return nil
 	}
 	accounts := map[string]bool{}
 	for _, c := range cs {
@@ -319,7 +359,7 @@ func (s *stage) publish(ctx context.Context, due []schemas.EventRecord) error {
 		return fmt.Errorf("alerts: read published: %w", err)
 	}
 	var recs []*kgo.Record
-	var newAccounts, newIDs []string
+	var newAccounts, newIDs, kinds []string
 	for _, r := range due {
 		if done[[2]string{r.AccountID, r.EventID}] {
 			continue
@@ -331,6 +371,10 @@ func (s *stage) publish(ctx context.Context, due []schemas.EventRecord) error {
 		recs = append(recs, &kgo.Record{Topic: s.deps.Namespace.Topic(schemas.TopicAlerts), Key: []byte(r.TrackingID), Value: v,
 			Headers: schemas.Headers{Type: schemas.TypeAlert, ID: r.EventID + "/" + r.ContentHash, Account: r.AccountID, Env: r.Env}.Kafka()})
 		newAccounts, newIDs = append(newAccounts, r.AccountID), append(newIDs, r.EventID)
+		var a schemas.Alert
+		if json.Unmarshal(r.Event, &a) == nil {
+			kinds = append(kinds, a.AlertType)
+		}
 	}
 	if len(recs) == 0 {
 		return nil
@@ -341,6 +385,9 @@ func (s *stage) publish(ctx context.Context, due []schemas.EventRecord) error {
 	if _, err := s.deps.Pool.Exec(ctx, `INSERT INTO alerts_published (account_id, alert_id, published_at)
 		SELECT a, i, now() FROM unnest($1::uuid[], $2::text[]) AS d(a, i) ON CONFLICT DO NOTHING`, newAccounts, newIDs); err != nil {
 		return fmt.Errorf("alerts: record published: %w", err)
+	}
+	for _, k := range kinds {
+		s.m.raised.WithLabelValues(k).Inc()
 	}
 	s.log.Info("alerts published", "count", len(recs))
 	return nil
