@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -202,10 +203,10 @@ func TestEndToEndAlerts(t *testing.T) {
 		// The journey's expected events would otherwise hold each poll a
 		// minute (the floor of a poll brought forward).
 		c.Poller.MinInterval = time.Second
-		c.Alerts.SweepInterval = time.Second
+		c.Alerts.SweepInterval, c.Alerts.SnapshotInterval = time.Second, time.Second
 	})
 	store := auth.NewStore(s.db.Pool)
-	a, _, err := store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	a, ka, err := store.CreateKey(context.Background(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,15 +293,26 @@ func TestEndToEndAlerts(t *testing.T) {
 		waitAlerts(st.ref, st.want...)
 		// B's and C's trackings of the same container have seen what A's
 		// has before the clock moves on (else one may skip a version).
-		testkit.Eventually(t, 60*time.Second, "B's and C's journeys as A's", func() bool {
+		var differs string
+		for end := time.Now().Add(60 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+			// The same events (in any order: events of one time have none)
+			// and milestones.
 			ids, ms := pull(t, s, a, h.number)
+			slices.Sort(ids)
+			differs = ""
 			for _, key := range []string{b, c} {
-				if i, m := pull(t, s, key, h.number); !slices.Equal(i, ids) || m != ms {
-					return false
+				i, m := pull(t, s, key, h.number)
+				if slices.Sort(i); !slices.Equal(i, ids) || m != ms {
+					differs = fmt.Sprintf("A: %v %s\nother: %v %s", ids, ms, i, m)
 				}
 			}
-			return true
-		})
+			if differs == "" {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("B's and C's journeys are not A's within 60 s:\n%s", differs)
+			}
+		}
 		t.Logf("%v for %s within %s", st.want, st.ref, time.Since(began).Round(100*time.Millisecond))
 	}
 
@@ -495,4 +507,70 @@ func TestEndToEndAlerts(t *testing.T) {
 		!slices.Contains(r.Attention, "DEMURRAGE") {
 		t.Errorf("readiness %s", raw)
 	}
+
+	// For analysts: every alert A got is in ClickHouse alerts, and the
+	// documented demurrage query gives the container's days and cost.
+	testkit.Eventually(t, 30*time.Second, "A's alerts in ClickHouse", func() bool {
+		rows, err := s.ch.Conn.Query(context.Background(), `SELECT alert_id, any(alert_type) FROM alerts WHERE account_id = ? GROUP BY alert_id`, ka.Account.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		in := map[string]string{}
+		for rows.Next() {
+			var id, kind string
+			if err := rows.Scan(&id, &kind); err != nil {
+				t.Fatal(err)
+			}
+			in[id] = kind
+		}
+		for id, al := range byID {
+			if in[id] != al.AlertType {
+				return false
+			}
+		}
+		return true
+	})
+	query := analyticsQuery(t, "Demurrage days and estimated cost per carrier and port of discharge")
+	want := fmt.Sprintf("ZIMU %s 1 %d %v USD", res["POD"], r.DemurrageDays, float64(r.DemurrageDays)*150)
+	var got string
+	testkit.Eventually(t, 30*time.Second, "the demurrage query's figures", func() bool {
+		rows, err := s.ch.Conn.Query(context.Background(), strings.ReplaceAll(query, "{account}", "'"+ka.Account.ID+"'"))
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		defer rows.Close()
+		var lines []string
+		for rows.Next() {
+			var scac, pod, cur string
+			var month time.Time
+			var n uint64
+			var days uint64
+			var cost float64
+			if err := rows.Scan(&scac, &pod, &month, &n, &days, &cost, &cur); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf("%s %s %d %d %v %s", scac, pod, n, days, cost, cur))
+		}
+		got = strings.Join(lines, "; ")
+		return got == want
+	})
+	t.Logf("demurrage query: %s", got)
+}
+
+// analyticsQuery is the SQL example of docs/analytics.md whose comment
+// starts with title.
+func analyticsQuery(t *testing.T, title string) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../docs/analytics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "-- "+title)
+	if !ok {
+		t.Fatalf("docs/analytics.md has no query %q", title)
+	}
+	_, rest, _ = strings.Cut(rest, "\n")
+	q, _, _ := strings.Cut(rest, ";")
+	return q
 }

@@ -37,6 +37,7 @@ type system struct {
 	t       *testing.T
 	cfg     Config
 	db      testenv.PGDatabase
+	ch      testenv.CHDatabase
 	brokers []string
 	done    chan error
 	stop    context.CancelFunc
@@ -61,7 +62,7 @@ func startSystem(t *testing.T, tweaks ...func(*Config)) *system {
 		tweak(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &system{t: t, cfg: cfg, db: db, brokers: brokers, done: make(chan error, 1), stop: cancel}
+	s := &system{t: t, cfg: cfg, db: db, ch: ch, brokers: brokers, done: make(chan error, 1), stop: cancel}
 	go func() { s.done <- runAll(ctx, cfg, testenv.Log(t)) }()
 	testkit.Eventually(t, 30*time.Second, "contrack all to be healthy", func() bool {
 		resp, err := http.Get("http://" + cfg.HTTPAddr + "/healthz")
