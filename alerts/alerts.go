@@ -297,7 +297,7 @@ func (s *stage) discharged(ctx context.Context, now time.Time) ([]container, err
 
 // accountRules are an account's free-time rules and warning days.
 type accountRules struct {
-	rules []readiness.Rule
+	rules []readiness.FreeTimeRule
 	warn  int
 }
 
@@ -397,7 +397,7 @@ func (s *stage) publish(ctx context.Context, due []schemas.EventRecord) error {
 var snapshotColumns = []string{"account_id", "tracking_id", "equipment_number", "scac", "pod", "discharged_at", "last_free_day",
 	"picked_up_at", "returned_at", "demurrage_days", "detention_days", "demurrage_cost", "detention_cost", "currency", "computed_at", "version"}
 
-func snapshotRow(c container, v readiness.View, now time.Time) []any {
+func snapshotRow(c container, v readiness.Readiness, now time.Time) []any {
 	at := func(s string) time.Time {
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {

@@ -24,8 +24,8 @@ const (
 
 // FreeTimeResponse is PUT /account/free-time's answer: the rules as stored.
 type FreeTimeResponse struct {
-	Message string           `json:"message"`
-	Rules   []readiness.Rule `json:"rules"`
+	Message string                   `json:"message"`
+	Rules   []readiness.FreeTimeRule `json:"rules"`
 }
 
 // AlertSettingsResponse is the answer of the alert-settings PUTs: the
@@ -71,7 +71,7 @@ type readinessHandlers struct{ deps api }
 func (h readinessHandlers) putFreeTime(c fuego.ContextNoBody) (FreeTimeResponse, error) {
 	k, _ := auth.FromContext(c.Context())
 	var body struct {
-		Rules *[]readiness.Rule `json:"rules"`
+		Rules *[]readiness.FreeTimeRule `json:"rules"`
 	}
 	if err := httpapi.DecodeJSON(c.Request(), &body); err != nil {
 		return FreeTimeResponse{}, err

@@ -51,8 +51,8 @@ type AttentionSubscription struct {
 
 // AttentionContainer is a container's readiness as the journey shows it.
 type AttentionContainer struct {
-	EquipmentNumber string         `json:"equipmentNumber"`
-	Readiness       readiness.View `json:"readiness"`
+	EquipmentNumber string              `json:"equipmentNumber"`
+	Readiness       readiness.Readiness `json:"readiness"`
 }
 
 // SubscriptionAlerts is GET /subscription/{subscription_id}/alerts' body.
@@ -194,7 +194,7 @@ func (h attentionQueries) list(c fuego.ContextNoBody) (AttentionList, error) {
 
 // urgency orders containers: fewer days to the last free day first, those
 // without one (on hold, no rule) after.
-func urgency(v readiness.View) int {
+func urgency(v readiness.Readiness) int {
 	if v.DaysToLastFreeDay != nil {
 		return *v.DaysToLastFreeDay
 	}

@@ -17,7 +17,7 @@ import (
 func registerReadiness(s *fuego.Server, deps Deps) {
 	fuego.Get(s, "/account/free-time", func(c fuego.ContextNoBody) (readiness.FreeTime, error) {
 		k, _ := auth.FromContext(c.Context())
-		out := readiness.FreeTime{Rules: []readiness.Rule{}}
+		out := readiness.FreeTime{Rules: []readiness.FreeTimeRule{}}
 		var raw []byte
 		err := deps.Pool.QueryRow(c.Context(), `SELECT rules FROM free_time_rules WHERE account_id = $1`, k.Account.ID).Scan(&raw)
 		if errors.Is(err, pgx.ErrNoRows) {

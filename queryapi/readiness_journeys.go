@@ -31,7 +31,7 @@ type freeTime struct {
 }
 
 type accountFreeTime struct {
-	rules []readiness.Rule
+	rules []readiness.FreeTimeRule
 	warn  int
 	at    time.Time
 }

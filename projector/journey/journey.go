@@ -74,7 +74,7 @@ type Result struct {
 	// Readiness is added by the read side from Facts, the account's
 	// free-time rules and the clock (schemas/readiness); absent before the
 	// container is discharged or its terminal reports anything.
-	Readiness *readiness.View `json:"readiness,omitempty"`
+	Readiness *readiness.Readiness `json:"readiness,omitempty"`
 	// Facts are what the container's events say at the port of discharge
 	// (Derive sets them; the projector stores them beside the row).
 	Facts readiness.Facts `json:"-"`

@@ -6,7 +6,7 @@
 // demurrage and detention days accrued and their estimated cost.
 //
 // The projector derives Facts from a journey's events (projector/journey);
-// the API and the alerts stage Compute a View from them. The rules, in
+// the API and the alerts stage Compute a Readiness from them. The rules, in
 // docs/alerts.md:
 //   - Free time runs in whole days in the port's local time (the offset the
 //     discharge event carries): the first free day is the day after the
@@ -20,7 +20,7 @@
 //     the empty return (or today).
 //   - Holds do not stop the clock: a customs hold is the cargo owner's, and
 //     a hold released after the last free day leaves the days since
-//     charged (the View shows both).
+//     charged (the Readiness shows both).
 package readiness
 
 import (
@@ -70,8 +70,8 @@ func (f Facts) Empty() bool {
 	return f.DischargedDateTime == "" && f.AvailableDateTime == "" && f.PickedUpDateTime == "" && len(f.Holds) == 0
 }
 
-// Rule is an account's free time at a port for a carrier ("*": any).
-type Rule struct {
+// FreeTimeRule is an account's free time at a port for a carrier ("*": any).
+type FreeTimeRule struct {
 	Port          string   `json:"port"`
 	ScacCode      string   `json:"scacCode"`
 	DemurrageDays int      `json:"demurrageDays"`
@@ -83,7 +83,7 @@ type Rule struct {
 	ExcludeWeekends bool `json:"excludeWeekends,omitempty"`
 }
 
-// Any is the wildcard of Rule.Port and Rule.ScacCode.
+// Any is the wildcard of FreeTimeRule.Port and FreeTimeRule.ScacCode.
 const Any = "*"
 
 // Limits of the rules an account keeps.
@@ -95,8 +95,8 @@ const (
 // Match returns the most specific rule for a port and carrier: the port's
 // and the carrier's, else the port's for any carrier, else the carrier's
 // at any port, else the one for any port and carrier; nil when none.
-func Match(rules []Rule, port, scac string) *Rule {
-	var best *Rule
+func Match(rules []FreeTimeRule, port, scac string) *FreeTimeRule {
+	var best *FreeTimeRule
 	bestScore := -1
 	for i := range rules {
 		r := &rules[i]
@@ -121,13 +121,13 @@ func Match(rules []Rule, port, scac string) *Rule {
 
 // Check returns rules in their stored form (port and SCAC upper case,
 // currency upper case) and every problem found, each naming its rule.
-func Check(rules []Rule) ([]Rule, []string) {
+func Check(rules []FreeTimeRule) ([]FreeTimeRule, []string) {
 	var problems []string
 	if len(rules) > MaxRules {
 		return nil, []string{fmt.Sprintf("at most %d rules", MaxRules)}
 	}
 	seen := map[string]int{}
-	out := make([]Rule, len(rules))
+	out := make([]FreeTimeRule, len(rules))
 	for i, r := range rules {
 		at := fmt.Sprintf("rules[%d]", i)
 		r.Port, r.ScacCode = strings.ToUpper(strings.TrimSpace(r.Port)), strings.ToUpper(strings.TrimSpace(r.ScacCode))
@@ -193,48 +193,48 @@ func isSCAC(s string) bool {
 
 func isCurrency(s string) bool { return len(s) == 3 && isSCAC(s) }
 
-// View is a container's readiness as served (the journey's readiness).
-type View struct {
-	UNLocationCode        string     `json:"UNLocationCode"`
-	DischargedDateTime    string     `json:"dischargedDateTime,omitempty"`
-	AvailableForPickup    bool       `json:"availableForPickup"`
-	AvailableDateTime     string     `json:"availableDateTime,omitempty"`
-	PickedUpDateTime      string     `json:"pickedUpDateTime,omitempty"`
-	EmptyReturnedDateTime string     `json:"emptyReturnedDateTime,omitempty"`
-	OnHold                bool       `json:"onHold"`
-	Holds                 []HoldView `json:"holds"`
+// Readiness is a container's readiness as served (the journey's readiness).
+type Readiness struct {
+	UNLocationCode        string          `json:"UNLocationCode"`
+	DischargedDateTime    string          `json:"dischargedDateTime,omitempty"`
+	AvailableForPickup    bool            `json:"availableForPickup"`
+	AvailableDateTime     string          `json:"availableDateTime,omitempty"`
+	PickedUpDateTime      string          `json:"pickedUpDateTime,omitempty"`
+	EmptyReturnedDateTime string          `json:"emptyReturnedDateTime,omitempty"`
+	OnHold                bool            `json:"onHold"`
+	Holds                 []ReadinessHold `json:"holds"`
 	// LastFreeDay (a date at the port) once discharged under a rule;
 	// DetentionLastFreeDay once picked up.
 	LastFreeDay          string `json:"lastFreeDay,omitempty"`
 	DetentionLastFreeDay string `json:"detentionLastFreeDay,omitempty"`
 	// DaysToLastFreeDay: whole days from today (at the port) to the last
 	// free day while the box is in the terminal (0 on it, negative after).
-	DaysToLastFreeDay *int     `json:"daysToLastFreeDay,omitempty"`
-	DemurrageDays     int      `json:"demurrageDays"`
-	DetentionDays     int      `json:"detentionDays"`
-	EstimatedCost     *Cost    `json:"estimatedCost,omitempty"`
-	FreeTimeRule      *Rule    `json:"freeTimeRule,omitempty"`
-	Attention         []string `json:"attention"`
-	AsOf              string   `json:"asOf"`
+	DaysToLastFreeDay *int           `json:"daysToLastFreeDay,omitempty"`
+	DemurrageDays     int            `json:"demurrageDays"`
+	DetentionDays     int            `json:"detentionDays"`
+	EstimatedCost     *EstimatedCost `json:"estimatedCost,omitempty"`
+	FreeTimeRule      *FreeTimeRule  `json:"freeTimeRule,omitempty"`
+	Attention         []string       `json:"attention"`
+	AsOf              string         `json:"asOf"`
 }
 
-// HoldView is a hold as served.
-type HoldView struct {
+// ReadinessHold is a hold as served.
+type ReadinessHold struct {
 	HoldType         string `json:"holdType"`
 	HoldCode         string `json:"holdCode"`
 	PlacedDateTime   string `json:"placedDateTime"`
 	ReleasedDateTime string `json:"releasedDateTime,omitempty"`
 }
 
-// Cost is the estimated demurrage and detention cost under the rule's rates.
-type Cost struct {
+// EstimatedCost is the estimated demurrage and detention cost under the rule's rates.
+type EstimatedCost struct {
 	Demurrage float64 `json:"demurrage"`
 	Detention float64 `json:"detention"`
 	Total     float64 `json:"total"`
 	Currency  string  `json:"currency"`
 }
 
-// Reasons a container needs attention (View.Attention).
+// Reasons a container needs attention (Readiness.Attention).
 const (
 	AttentionHold      = "HOLD"
 	AttentionLFDSoon   = "LFD_SOON"
@@ -248,12 +248,12 @@ const DefaultWarningDays = 2
 
 // Compute is f as served at now under the most specific of rules for the
 // carrier scac; warnDays before the last free day it needs attention.
-func Compute(f Facts, rules []Rule, scac string, now time.Time, warnDays int) View {
-	v := View{UNLocationCode: f.UNLocationCode, DischargedDateTime: f.DischargedDateTime, AvailableDateTime: f.AvailableDateTime,
-		PickedUpDateTime: f.PickedUpDateTime, EmptyReturnedDateTime: f.EmptyReturnedDateTime, Holds: []HoldView{},
+func Compute(f Facts, rules []FreeTimeRule, scac string, now time.Time, warnDays int) Readiness {
+	v := Readiness{UNLocationCode: f.UNLocationCode, DischargedDateTime: f.DischargedDateTime, AvailableDateTime: f.AvailableDateTime,
+		PickedUpDateTime: f.PickedUpDateTime, EmptyReturnedDateTime: f.EmptyReturnedDateTime, Holds: []ReadinessHold{},
 		Attention: []string{}}
 	for _, h := range f.Holds {
-		v.Holds = append(v.Holds, HoldView{h.HoldType, h.HoldCode, h.PlacedDateTime, h.ReleasedDateTime})
+		v.Holds = append(v.Holds, ReadinessHold{h.HoldType, h.HoldCode, h.PlacedDateTime, h.ReleasedDateTime})
 		if h.ReleasedDateTime == "" {
 			v.OnHold = true
 		}
@@ -304,7 +304,7 @@ func Compute(f Facts, rules []Rule, scac string, now time.Time, warnDays int) Vi
 		v.DetentionDays = max(0, daysBetween(dlfd, end))
 	}
 	if rule.DemurrageRate != nil || rule.DetentionRate != nil {
-		c := Cost{Currency: rule.Currency}
+		c := EstimatedCost{Currency: rule.Currency}
 		if rule.DemurrageRate != nil {
 			c.Demurrage = float64(v.DemurrageDays) * *rule.DemurrageRate
 		}
@@ -319,7 +319,7 @@ func Compute(f Facts, rules []Rule, scac string, now time.Time, warnDays int) Vi
 
 // LastFreeDay is the last free day of f under rule (zero when f has no
 // discharge): what the alerts stage watches.
-func LastFreeDay(f Facts, rule Rule) (time.Time, bool) {
+func LastFreeDay(f Facts, rule FreeTimeRule) (time.Time, bool) {
 	disc, ok := parse(f.DischargedDateTime)
 	if !ok {
 		return time.Time{}, false
@@ -366,7 +366,7 @@ func parse(s string) (time.Time, bool) {
 // FreeTime is PUT /account/free-time's body and GET /account/free-time's
 // answer.
 type FreeTime struct {
-	Rules []Rule `json:"rules"`
+	Rules []FreeTimeRule `json:"rules"`
 }
 
 // AlertSettings are an account's (PUT /account/alert-settings) or a

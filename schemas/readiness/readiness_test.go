@@ -21,7 +21,7 @@ func at(s string) time.Time {
 }
 
 func TestCompute(t *testing.T) {
-	rule := Rule{Port: "USLAX", ScacCode: "*", DemurrageDays: 4, DetentionDays: 4, DemurrageRate: rate(150), DetentionRate: rate(100), Currency: "USD"}
+	rule := FreeTimeRule{Port: "USLAX", ScacCode: "*", DemurrageDays: 4, DetentionDays: 4, DemurrageRate: rate(150), DetentionRate: rate(100), Currency: "USD"}
 	weekdays := rule
 	weekdays.ExcludeWeekends = true
 	// Discharged on Friday 20 November, 10:00 at the port.
@@ -34,7 +34,7 @@ func TestCompute(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		facts       Facts
-		rule        Rule
+		rule        FreeTimeRule
 		now         string
 		lfd         string
 		demurrage   int
@@ -87,7 +87,7 @@ func TestCompute(t *testing.T) {
 			lfd: "2026-11-24", attention: []string{AttentionLFDSoon}, daysToLFD: ptr(0)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v := Compute(c.facts, []Rule{c.rule}, "ZIMU", at(c.now), DefaultWarningDays)
+			v := Compute(c.facts, []FreeTimeRule{c.rule}, "ZIMU", at(c.now), DefaultWarningDays)
 			if v.LastFreeDay != c.lfd || v.DemurrageDays != c.demurrage || v.DetentionDays != c.detention {
 				t.Errorf("last free day %s, demurrage %d, detention %d; want %s, %d, %d", v.LastFreeDay, v.DemurrageDays, v.DetentionDays, c.lfd, c.demurrage, c.detention)
 			}
@@ -114,7 +114,7 @@ func TestCompute(t *testing.T) {
 		t.Errorf("without a rule: %+v", v)
 	}
 	// No rates: days, no cost.
-	v = Compute(disc, []Rule{{Port: "*", ScacCode: "*", DemurrageDays: 1}}, "ZIMU", at("2026-11-25T00:00:00-08:00"), 2)
+	v = Compute(disc, []FreeTimeRule{{Port: "*", ScacCode: "*", DemurrageDays: 1}}, "ZIMU", at("2026-11-25T00:00:00-08:00"), 2)
 	if v.DemurrageDays != 4 || v.EstimatedCost != nil { // the 22nd to the 25th
 		t.Errorf("without rates: %d days, cost %+v", v.DemurrageDays, v.EstimatedCost)
 	}
@@ -130,7 +130,7 @@ func deref(p *int) any {
 }
 
 func TestMatchMostSpecific(t *testing.T) {
-	rules := []Rule{
+	rules := []FreeTimeRule{
 		{Port: "*", ScacCode: "*", DemurrageDays: 1},
 		{Port: "*", ScacCode: "ZIMU", DemurrageDays: 2},
 		{Port: "USLAX", ScacCode: "*", DemurrageDays: 3},
@@ -150,11 +150,11 @@ func TestMatchMostSpecific(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	out, problems := Check([]Rule{{Port: " uslax", ScacCode: "zimu", DemurrageDays: 4, DemurrageRate: rate(150), Currency: "usd"}, {Port: "*", ScacCode: "*"}})
+	out, problems := Check([]FreeTimeRule{{Port: " uslax", ScacCode: "zimu", DemurrageDays: 4, DemurrageRate: rate(150), Currency: "usd"}, {Port: "*", ScacCode: "*"}})
 	if len(problems) > 0 || out[0].Port != "USLAX" || out[0].ScacCode != "ZIMU" || out[0].Currency != "USD" {
 		t.Fatalf("%+v %v", out, problems)
 	}
-	_, problems = Check([]Rule{
+	_, problems = Check([]FreeTimeRule{
 		{Port: "LAX", ScacCode: "Z1", DemurrageDays: -1, DetentionDays: 400, DemurrageRate: rate(-5)},
 		{Port: "USLAX", ScacCode: "*", DetentionRate: rate(10), Currency: "dollars"},
 		{Port: "uslax", ScacCode: "*"},

@@ -92,8 +92,8 @@ type AlertVessel struct {
 
 // AttentionContainer defines model for AttentionContainer.
 type AttentionContainer struct {
-	EquipmentNumber string `json:"equipmentNumber"`
-	Readiness       View   `json:"readiness"`
+	EquipmentNumber string    `json:"equipmentNumber"`
+	Readiness       Readiness `json:"readiness"`
 }
 
 // AttentionList AttentionList schema
@@ -184,14 +184,6 @@ type ConfigureWebhookBody struct {
 	TargetUrl   string `json:"targetUrl"`
 }
 
-// Cost defines model for Cost.
-type Cost struct {
-	Currency  string  `json:"currency"`
-	Demurrage float64 `json:"demurrage"`
-	Detention float64 `json:"detention"`
-	Total     float64 `json:"total"`
-}
-
 // CreateSubscriptionBody CreateSubscriptionBody schema
 type CreateSubscriptionBody struct {
 	BillNumber            string `json:"billNumber,omitempty"`
@@ -264,6 +256,14 @@ type EquipmentDetails struct {
 	EquipmentReference string `json:"equipmentReference,omitempty"`
 	MovementType       string `json:"movementType,omitempty"`
 	Seals              []Seal `json:"seals,omitempty"`
+}
+
+// EstimatedCost defines model for EstimatedCost.
+type EstimatedCost struct {
+	Currency  string  `json:"currency"`
+	Demurrage float64 `json:"demurrage"`
+	Detention float64 `json:"detention"`
+	Total     float64 `json:"total"`
 }
 
 // Event defines model for Event.
@@ -348,13 +348,25 @@ type Filter struct {
 
 // FreeTime FreeTime schema
 type FreeTime struct {
-	Rules []Rule `json:"rules"`
+	Rules []FreeTimeRule `json:"rules"`
 }
 
 // FreeTimeResponse FreeTimeResponse schema
 type FreeTimeResponse struct {
-	Message string `json:"message"`
-	Rules   []Rule `json:"rules"`
+	Message string         `json:"message"`
+	Rules   []FreeTimeRule `json:"rules"`
+}
+
+// FreeTimeRule defines model for FreeTimeRule.
+type FreeTimeRule struct {
+	Currency        string  `json:"currency,omitempty"`
+	DemurrageDays   int     `json:"demurrageDays"`
+	DemurrageRate   float64 `json:"demurrageRate,omitempty"`
+	DetentionDays   int     `json:"detentionDays"`
+	DetentionRate   float64 `json:"detentionRate,omitempty"`
+	ExcludeWeekends bool    `json:"excludeWeekends,omitempty"`
+	Port            string  `json:"port"`
+	ScacCode        string  `json:"scacCode"`
 }
 
 // GeoCoordinate defines model for GeoCoordinate.
@@ -379,14 +391,6 @@ type HealthCheckResponse struct {
 	HttpCode int    `json:"httpCode"`
 	ScacCode string `json:"scacCode"`
 	Status   string `json:"status"`
-}
-
-// HoldView defines model for HoldView.
-type HoldView struct {
-	HoldCode         string `json:"holdCode"`
-	HoldType         string `json:"holdType"`
-	PlacedDateTime   string `json:"placedDateTime"`
-	ReleasedDateTime string `json:"releasedDateTime,omitempty"`
 }
 
 // InferCandidate defines model for InferCandidate.
@@ -507,6 +511,35 @@ type RailTransport struct {
 	RailServiceReference string `json:"railServiceReference,omitempty"`
 }
 
+// Readiness defines model for Readiness.
+type Readiness struct {
+	UNLocationCode        string          `json:"UNLocationCode"`
+	AsOf                  string          `json:"asOf"`
+	Attention             []string        `json:"attention"`
+	AvailableDateTime     string          `json:"availableDateTime,omitempty"`
+	AvailableForPickup    bool            `json:"availableForPickup"`
+	DaysToLastFreeDay     int             `json:"daysToLastFreeDay,omitempty"`
+	DemurrageDays         int             `json:"demurrageDays"`
+	DetentionDays         int             `json:"detentionDays"`
+	DetentionLastFreeDay  string          `json:"detentionLastFreeDay,omitempty"`
+	DischargedDateTime    string          `json:"dischargedDateTime,omitempty"`
+	EmptyReturnedDateTime string          `json:"emptyReturnedDateTime,omitempty"`
+	EstimatedCost         EstimatedCost   `json:"estimatedCost,omitempty"`
+	FreeTimeRule          FreeTimeRule    `json:"freeTimeRule,omitempty"`
+	Holds                 []ReadinessHold `json:"holds"`
+	LastFreeDay           string          `json:"lastFreeDay,omitempty"`
+	OnHold                bool            `json:"onHold"`
+	PickedUpDateTime      string          `json:"pickedUpDateTime,omitempty"`
+}
+
+// ReadinessHold defines model for ReadinessHold.
+type ReadinessHold struct {
+	HoldCode         string `json:"holdCode"`
+	HoldType         string `json:"holdType"`
+	PlacedDateTime   string `json:"placedDateTime"`
+	ReleasedDateTime string `json:"releasedDateTime,omitempty"`
+}
+
 // References defines model for References.
 type References struct {
 	BillNumber            string `json:"billNumber"`
@@ -524,7 +557,7 @@ type Result struct {
 	EnhancedEvents    []Milestone   `json:"enhancedEvents"`
 	EquipmentNumber   string        `json:"equipmentNumber"`
 	LastLocation      string        `json:"lastLocation"`
-	Readiness         View          `json:"readiness,omitempty"`
+	Readiness         Readiness     `json:"readiness,omitempty"`
 	Route             Route         `json:"route,omitempty"`
 	ScacCode          string        `json:"scacCode"`
 	SourceEvents      []interface{} `json:"sourceEvents"`
@@ -567,18 +600,6 @@ type RouteProperties struct {
 	Ports       []RoutePort `json:"ports"`
 	RemainingNM float64     `json:"remainingNM"`
 	SailedNM    float64     `json:"sailedNM"`
-}
-
-// Rule defines model for Rule.
-type Rule struct {
-	Currency        string  `json:"currency,omitempty"`
-	DemurrageDays   int     `json:"demurrageDays"`
-	DemurrageRate   float64 `json:"demurrageRate,omitempty"`
-	DetentionDays   int     `json:"detentionDays"`
-	DetentionRate   float64 `json:"detentionRate,omitempty"`
-	ExcludeWeekends bool    `json:"excludeWeekends,omitempty"`
-	Port            string  `json:"port"`
-	ScacCode        string  `json:"scacCode"`
 }
 
 // Seal defines model for Seal.
@@ -751,27 +772,6 @@ type VesselTransport struct {
 	VesselFlag                      string `json:"vesselFlag,omitempty"`
 	VesselIMONumber                 string `json:"vesselIMONumber,omitempty"`
 	VesselName                      string `json:"vesselName,omitempty"`
-}
-
-// View defines model for View.
-type View struct {
-	UNLocationCode        string     `json:"UNLocationCode"`
-	AsOf                  string     `json:"asOf"`
-	Attention             []string   `json:"attention"`
-	AvailableDateTime     string     `json:"availableDateTime,omitempty"`
-	AvailableForPickup    bool       `json:"availableForPickup"`
-	DaysToLastFreeDay     int        `json:"daysToLastFreeDay,omitempty"`
-	DemurrageDays         int        `json:"demurrageDays"`
-	DetentionDays         int        `json:"detentionDays"`
-	DetentionLastFreeDay  string     `json:"detentionLastFreeDay,omitempty"`
-	DischargedDateTime    string     `json:"dischargedDateTime,omitempty"`
-	EmptyReturnedDateTime string     `json:"emptyReturnedDateTime,omitempty"`
-	EstimatedCost         Cost       `json:"estimatedCost,omitempty"`
-	FreeTimeRule          Rule       `json:"freeTimeRule,omitempty"`
-	Holds                 []HoldView `json:"holds"`
-	LastFreeDay           string     `json:"lastFreeDay,omitempty"`
-	OnHold                bool       `json:"onHold"`
-	PickedUpDateTime      string     `json:"pickedUpDateTime,omitempty"`
 }
 
 // VoyageNumberOrReference defines model for VoyageNumberOrReference.

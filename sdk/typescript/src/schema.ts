@@ -565,7 +565,7 @@ export interface components {
         };
         AttentionContainer: {
             equipmentNumber: string;
-            readiness: components["schemas"]["View"];
+            readiness: components["schemas"]["Readiness"];
         };
         /** @description AttentionList schema */
         AttentionList: {
@@ -640,15 +640,6 @@ export interface components {
             filters?: components["schemas"]["Filter"] | null;
             targetUrl: string;
         };
-        Cost: {
-            currency: string;
-            /** Format: double */
-            demurrage: number;
-            /** Format: double */
-            detention: number;
-            /** Format: double */
-            total: number;
-        };
         /** @description CreateSubscriptionBody schema */
         CreateSubscriptionBody: {
             billNumber?: string;
@@ -708,6 +699,15 @@ export interface components {
             equipmentReference?: string;
             movementType?: string;
             seals?: components["schemas"]["Seal"][] | null;
+        };
+        EstimatedCost: {
+            currency: string;
+            /** Format: double */
+            demurrage: number;
+            /** Format: double */
+            detention: number;
+            /** Format: double */
+            total: number;
         };
         Event: {
             equipmentDetails?: components["schemas"]["EquipmentDetails"] | null;
@@ -780,12 +780,24 @@ export interface components {
         };
         /** @description FreeTime schema */
         FreeTime: {
-            rules: components["schemas"]["Rule"][] | null;
+            rules: components["schemas"]["FreeTimeRule"][] | null;
         };
         /** @description FreeTimeResponse schema */
         FreeTimeResponse: {
             message: string;
-            rules: components["schemas"]["Rule"][] | null;
+            rules: components["schemas"]["FreeTimeRule"][] | null;
+        };
+        FreeTimeRule: {
+            currency?: string;
+            demurrageDays: number;
+            /** Format: double */
+            demurrageRate?: number | null;
+            detentionDays: number;
+            /** Format: double */
+            detentionRate?: number | null;
+            excludeWeekends?: boolean;
+            port: string;
+            scacCode: string;
         };
         GeoCoordinate: {
             latitude?: string;
@@ -804,12 +816,6 @@ export interface components {
             httpCode: number;
             scacCode: string;
             status: string;
-        };
-        HoldView: {
-            holdCode: string;
-            holdType: string;
-            placedDateTime: string;
-            releasedDateTime?: string;
         };
         InferCandidate: {
             detail: string;
@@ -908,6 +914,31 @@ export interface components {
             railCarReference?: string;
             railServiceReference?: string;
         };
+        Readiness: {
+            UNLocationCode: string;
+            asOf: string;
+            attention: string[] | null;
+            availableDateTime?: string;
+            availableForPickup: boolean;
+            daysToLastFreeDay?: number | null;
+            demurrageDays: number;
+            detentionDays: number;
+            detentionLastFreeDay?: string;
+            dischargedDateTime?: string;
+            emptyReturnedDateTime?: string;
+            estimatedCost?: components["schemas"]["EstimatedCost"] | null;
+            freeTimeRule?: components["schemas"]["FreeTimeRule"] | null;
+            holds: components["schemas"]["ReadinessHold"][] | null;
+            lastFreeDay?: string;
+            onHold: boolean;
+            pickedUpDateTime?: string;
+        };
+        ReadinessHold: {
+            holdCode: string;
+            holdType: string;
+            placedDateTime: string;
+            releasedDateTime?: string;
+        };
         References: {
             billNumber: string;
             bookingNumber: string;
@@ -922,7 +953,7 @@ export interface components {
             enhancedEvents: components["schemas"]["Milestone"][] | null;
             equipmentNumber: string;
             lastLocation: string;
-            readiness?: components["schemas"]["View"] | null;
+            readiness?: components["schemas"]["Readiness"] | null;
             route?: components["schemas"]["Route"] | null;
             scacCode: string;
             sourceEvents: unknown[] | null;
@@ -958,18 +989,6 @@ export interface components {
             remainingNM: number;
             /** Format: double */
             sailedNM: number;
-        };
-        Rule: {
-            currency?: string;
-            demurrageDays: number;
-            /** Format: double */
-            demurrageRate?: number | null;
-            detentionDays: number;
-            /** Format: double */
-            detentionRate?: number | null;
-            excludeWeekends?: boolean;
-            port: string;
-            scacCode: string;
         };
         Seal: {
             number?: string;
@@ -1105,25 +1124,6 @@ export interface components {
             vesselFlag?: string;
             vesselIMONumber?: string;
             vesselName?: string;
-        };
-        View: {
-            UNLocationCode: string;
-            asOf: string;
-            attention: string[] | null;
-            availableDateTime?: string;
-            availableForPickup: boolean;
-            daysToLastFreeDay?: number | null;
-            demurrageDays: number;
-            detentionDays: number;
-            detentionLastFreeDay?: string;
-            dischargedDateTime?: string;
-            emptyReturnedDateTime?: string;
-            estimatedCost?: components["schemas"]["Cost"] | null;
-            freeTimeRule?: components["schemas"]["Rule"] | null;
-            holds: components["schemas"]["HoldView"][] | null;
-            lastFreeDay?: string;
-            onHold: boolean;
-            pickedUpDateTime?: string;
         };
         VoyageNumberOrReference: {
             carrierVoyageNumber?: string;

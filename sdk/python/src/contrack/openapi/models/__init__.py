@@ -17,7 +17,6 @@ from .bulk_subscribe_response import BulkSubscribeResponse
 from .carrier_capacity import CarrierCapacity
 from .carrier_metrics import CarrierMetrics
 from .configure_webhook_body import ConfigureWebhookBody
-from .cost import Cost
 from .create_subscription_body import CreateSubscriptionBody
 from .credentials_response import CredentialsResponse
 from .credentials_response_carrier_credentials_type_0 import (
@@ -33,6 +32,7 @@ from .delivery_record import DeliveryRecord
 from .document_reference import DocumentReference
 from .document_reference_replacement import DocumentReferenceReplacement
 from .equipment_details import EquipmentDetails
+from .estimated_cost import EstimatedCost
 from .event import Event
 from .event_classification import EventClassification
 from .event_reefer_details_type_0 import EventReeferDetailsType0
@@ -45,11 +45,11 @@ from .feedback_element import FeedbackElement
 from .filter_ import Filter
 from .free_time import FreeTime
 from .free_time_response import FreeTimeResponse
+from .free_time_rule import FreeTimeRule
 from .geo_coordinate import GeoCoordinate
 from .geometry import Geometry
 from .health_check_body import HealthCheckBody
 from .health_check_response import HealthCheckResponse
-from .hold_view import HoldView
 from .infer_candidate import InferCandidate
 from .infer_probe import InferProbe
 from .infer_response import InferResponse
@@ -67,6 +67,8 @@ from .prediction import Prediction
 from .push_events_body_type_0 import PushEventsBodyType0
 from .push_events_body_type_1_item import PushEventsBodyType1Item
 from .rail_transport import RailTransport
+from .readiness import Readiness
+from .readiness_hold import ReadinessHold
 from .references import References
 from .result import Result
 from .retry_delivery_response import RetryDeliveryResponse
@@ -74,7 +76,6 @@ from .route import Route
 from .route_part import RoutePart
 from .route_port import RoutePort
 from .route_properties import RouteProperties
-from .rule import Rule
 from .seal import Seal
 from .service_code_or_reference import ServiceCodeOrReference
 from .shipment_details import ShipmentDetails
@@ -101,7 +102,6 @@ from .vessel_positions_body import VesselPositionsBody
 from .vessel_positions_response import VesselPositionsResponse
 from .vessel_positions_setting import VesselPositionsSetting
 from .vessel_transport import VesselTransport
-from .view import View
 from .voyage_number_or_reference import VoyageNumberOrReference
 from .webhook_config import WebhookConfig
 
@@ -123,7 +123,6 @@ __all__ = (
     "CarrierCapacity",
     "CarrierMetrics",
     "ConfigureWebhookBody",
-    "Cost",
     "CreateSubscriptionBody",
     "CredentialsResponse",
     "CredentialsResponseCarrierCredentialsType0",
@@ -135,6 +134,7 @@ __all__ = (
     "DocumentReference",
     "DocumentReferenceReplacement",
     "EquipmentDetails",
+    "EstimatedCost",
     "Event",
     "EventClassification",
     "EventReeferDetailsType0",
@@ -147,11 +147,11 @@ __all__ = (
     "Filter",
     "FreeTime",
     "FreeTimeResponse",
+    "FreeTimeRule",
     "GeoCoordinate",
     "Geometry",
     "HealthCheckBody",
     "HealthCheckResponse",
-    "HoldView",
     "InferCandidate",
     "InferProbe",
     "InferResponse",
@@ -169,6 +169,8 @@ __all__ = (
     "PushEventsBodyType0",
     "PushEventsBodyType1Item",
     "RailTransport",
+    "Readiness",
+    "ReadinessHold",
     "References",
     "Result",
     "RetryDeliveryResponse",
@@ -176,7 +178,6 @@ __all__ = (
     "RoutePart",
     "RoutePort",
     "RouteProperties",
-    "Rule",
     "Seal",
     "ServiceCodeOrReference",
     "ShipmentDetails",
@@ -201,7 +202,6 @@ __all__ = (
     "VesselPositionsResponse",
     "VesselPositionsSetting",
     "VesselTransport",
-    "View",
     "VoyageNumberOrReference",
     "WebhookConfig",
 )

@@ -7,7 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
-    from ..models.view import View
+    from ..models.readiness import Readiness
 
 
 T = TypeVar("T", bound="AttentionContainer")
@@ -18,11 +18,11 @@ class AttentionContainer:
     """
     Attributes:
         equipment_number (str):
-        readiness (View):
+        readiness (Readiness):
     """
 
     equipment_number: str
-    readiness: View
+    readiness: Readiness
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,12 +43,12 @@ class AttentionContainer:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.view import View
+        from ..models.readiness import Readiness
 
         d = dict(src_dict)
         equipment_number = d.pop("equipmentNumber")
 
-        readiness = View.from_dict(d.pop("readiness"))
+        readiness = Readiness.from_dict(d.pop("readiness"))
 
         attention_container = cls(
             equipment_number=equipment_number,

@@ -7,7 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
-    from ..models.rule import Rule
+    from ..models.free_time_rule import FreeTimeRule
 
 
 T = TypeVar("T", bound="FreeTimeResponse")
@@ -19,11 +19,11 @@ class FreeTimeResponse:
 
     Attributes:
         message (str):
-        rules (list[Rule] | None):
+        rules (list[FreeTimeRule] | None):
     """
 
     message: str
-    rules: list[Rule] | None
+    rules: list[FreeTimeRule] | None
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,12 +52,12 @@ class FreeTimeResponse:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.rule import Rule
+        from ..models.free_time_rule import FreeTimeRule
 
         d = dict(src_dict)
         message = d.pop("message")
 
-        def _parse_rules(data: object) -> list[Rule] | None:
+        def _parse_rules(data: object) -> list[FreeTimeRule] | None:
             if data is None:
                 return data
             try:
@@ -66,14 +66,14 @@ class FreeTimeResponse:
                 rules_type_0 = []
                 _rules_type_0 = data
                 for rules_type_0_item_data in _rules_type_0:
-                    rules_type_0_item = Rule.from_dict(rules_type_0_item_data)
+                    rules_type_0_item = FreeTimeRule.from_dict(rules_type_0_item_data)
 
                     rules_type_0.append(rules_type_0_item)
 
                 return rules_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[Rule] | None, data)
+            return cast(list[FreeTimeRule] | None, data)
 
         rules = _parse_rules(d.pop("rules"))
 

@@ -11,9 +11,9 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.milestone import Milestone
     from ..models.prediction import Prediction
+    from ..models.readiness import Readiness
     from ..models.route import Route
     from ..models.vessel import Vessel
-    from ..models.view import View
 
 
 T = TypeVar("T", bound="Result")
@@ -33,7 +33,7 @@ class Result:
         tracking_status (str):
         vessel_events (list[Any] | None):
         arrival_prediction (None | Prediction | Unset):
-        readiness (None | Unset | View):
+        readiness (None | Readiness | Unset):
         route (None | Route | Unset):
         vessel (None | Unset | Vessel):
     """
@@ -48,16 +48,16 @@ class Result:
     tracking_status: str
     vessel_events: list[Any] | None
     arrival_prediction: None | Prediction | Unset = UNSET
-    readiness: None | Unset | View = UNSET
+    readiness: None | Readiness | Unset = UNSET
     route: None | Route | Unset = UNSET
     vessel: None | Unset | Vessel = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.prediction import Prediction
+        from ..models.readiness import Readiness
         from ..models.route import Route
         from ..models.vessel import Vessel
-        from ..models.view import View
 
         pod = self.pod
 
@@ -106,7 +106,7 @@ class Result:
         readiness: dict[str, Any] | None | Unset
         if isinstance(self.readiness, Unset):
             readiness = UNSET
-        elif isinstance(self.readiness, View):
+        elif isinstance(self.readiness, Readiness):
             readiness = self.readiness.to_dict()
         else:
             readiness = self.readiness
@@ -157,9 +157,9 @@ class Result:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.milestone import Milestone
         from ..models.prediction import Prediction
+        from ..models.readiness import Readiness
         from ..models.route import Route
         from ..models.vessel import Vessel
-        from ..models.view import View
 
         d = dict(src_dict)
         pod = d.pop("POD")
@@ -245,7 +245,7 @@ class Result:
             d.pop("arrivalPrediction", UNSET)
         )
 
-        def _parse_readiness(data: object) -> None | Unset | View:
+        def _parse_readiness(data: object) -> None | Readiness | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -253,12 +253,12 @@ class Result:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                readiness_type_0 = View.from_dict(data)
+                readiness_type_0 = Readiness.from_dict(data)
 
                 return readiness_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Unset | View, data)
+            return cast(None | Readiness | Unset, data)
 
         readiness = _parse_readiness(d.pop("readiness", UNSET))
 

@@ -6,11 +6,11 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="Cost")
+T = TypeVar("T", bound="EstimatedCost")
 
 
 @_attrs_define
-class Cost:
+class EstimatedCost:
     """
     Attributes:
         currency (str):
@@ -58,15 +58,15 @@ class Cost:
 
         total = d.pop("total")
 
-        cost = cls(
+        estimated_cost = cls(
             currency=currency,
             demurrage=demurrage,
             detention=detention,
             total=total,
         )
 
-        cost.additional_properties = d
-        return cost
+        estimated_cost.additional_properties = d
+        return estimated_cost
 
     @property
     def additional_keys(self) -> list[str]:

@@ -8,11 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="Rule")
+T = TypeVar("T", bound="FreeTimeRule")
 
 
 @_attrs_define
-class Rule:
+class FreeTimeRule:
     """
     Attributes:
         demurrage_days (int):
@@ -114,7 +114,7 @@ class Rule:
 
         exclude_weekends = d.pop("excludeWeekends", UNSET)
 
-        rule = cls(
+        free_time_rule = cls(
             demurrage_days=demurrage_days,
             detention_days=detention_days,
             port=port,
@@ -125,8 +125,8 @@ class Rule:
             exclude_weekends=exclude_weekends,
         )
 
-        rule.additional_properties = d
-        return rule
+        free_time_rule.additional_properties = d
+        return free_time_rule
 
     @property
     def additional_keys(self) -> list[str]:

@@ -8,11 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-T = TypeVar("T", bound="HoldView")
+T = TypeVar("T", bound="ReadinessHold")
 
 
 @_attrs_define
-class HoldView:
+class ReadinessHold:
     """
     Attributes:
         hold_code (str):
@@ -61,15 +61,15 @@ class HoldView:
 
         released_date_time = d.pop("releasedDateTime", UNSET)
 
-        hold_view = cls(
+        readiness_hold = cls(
             hold_code=hold_code,
             hold_type=hold_type,
             placed_date_time=placed_date_time,
             released_date_time=released_date_time,
         )
 
-        hold_view.additional_properties = d
-        return hold_view
+        readiness_hold.additional_properties = d
+        return readiness_hold
 
     @property
     def additional_keys(self) -> list[str]:

@@ -9,16 +9,16 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.cost import Cost
-    from ..models.hold_view import HoldView
-    from ..models.rule import Rule
+    from ..models.estimated_cost import EstimatedCost
+    from ..models.free_time_rule import FreeTimeRule
+    from ..models.readiness_hold import ReadinessHold
 
 
-T = TypeVar("T", bound="View")
+T = TypeVar("T", bound="Readiness")
 
 
 @_attrs_define
-class View:
+class Readiness:
     """
     Attributes:
         un_location_code (str):
@@ -27,15 +27,15 @@ class View:
         available_for_pickup (bool):
         demurrage_days (int):
         detention_days (int):
-        holds (list[HoldView] | None):
+        holds (list[ReadinessHold] | None):
         on_hold (bool):
         available_date_time (str | Unset):
         days_to_last_free_day (int | None | Unset):
         detention_last_free_day (str | Unset):
         discharged_date_time (str | Unset):
         empty_returned_date_time (str | Unset):
-        estimated_cost (Cost | None | Unset):
-        free_time_rule (None | Rule | Unset):
+        estimated_cost (EstimatedCost | None | Unset):
+        free_time_rule (FreeTimeRule | None | Unset):
         last_free_day (str | Unset):
         picked_up_date_time (str | Unset):
     """
@@ -46,22 +46,22 @@ class View:
     available_for_pickup: bool
     demurrage_days: int
     detention_days: int
-    holds: list[HoldView] | None
+    holds: list[ReadinessHold] | None
     on_hold: bool
     available_date_time: str | Unset = UNSET
     days_to_last_free_day: int | None | Unset = UNSET
     detention_last_free_day: str | Unset = UNSET
     discharged_date_time: str | Unset = UNSET
     empty_returned_date_time: str | Unset = UNSET
-    estimated_cost: Cost | None | Unset = UNSET
-    free_time_rule: None | Rule | Unset = UNSET
+    estimated_cost: EstimatedCost | None | Unset = UNSET
+    free_time_rule: FreeTimeRule | None | Unset = UNSET
     last_free_day: str | Unset = UNSET
     picked_up_date_time: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.cost import Cost
-        from ..models.rule import Rule
+        from ..models.estimated_cost import EstimatedCost
+        from ..models.free_time_rule import FreeTimeRule
 
         un_location_code = self.un_location_code
 
@@ -109,7 +109,7 @@ class View:
         estimated_cost: dict[str, Any] | None | Unset
         if isinstance(self.estimated_cost, Unset):
             estimated_cost = UNSET
-        elif isinstance(self.estimated_cost, Cost):
+        elif isinstance(self.estimated_cost, EstimatedCost):
             estimated_cost = self.estimated_cost.to_dict()
         else:
             estimated_cost = self.estimated_cost
@@ -117,7 +117,7 @@ class View:
         free_time_rule: dict[str, Any] | None | Unset
         if isinstance(self.free_time_rule, Unset):
             free_time_rule = UNSET
-        elif isinstance(self.free_time_rule, Rule):
+        elif isinstance(self.free_time_rule, FreeTimeRule):
             free_time_rule = self.free_time_rule.to_dict()
         else:
             free_time_rule = self.free_time_rule
@@ -163,9 +163,9 @@ class View:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.cost import Cost
-        from ..models.hold_view import HoldView
-        from ..models.rule import Rule
+        from ..models.estimated_cost import EstimatedCost
+        from ..models.free_time_rule import FreeTimeRule
+        from ..models.readiness_hold import ReadinessHold
 
         d = dict(src_dict)
         un_location_code = d.pop("UNLocationCode")
@@ -193,7 +193,7 @@ class View:
 
         detention_days = d.pop("detentionDays")
 
-        def _parse_holds(data: object) -> list[HoldView] | None:
+        def _parse_holds(data: object) -> list[ReadinessHold] | None:
             if data is None:
                 return data
             try:
@@ -202,14 +202,14 @@ class View:
                 holds_type_0 = []
                 _holds_type_0 = data
                 for holds_type_0_item_data in _holds_type_0:
-                    holds_type_0_item = HoldView.from_dict(holds_type_0_item_data)
+                    holds_type_0_item = ReadinessHold.from_dict(holds_type_0_item_data)
 
                     holds_type_0.append(holds_type_0_item)
 
                 return holds_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[HoldView] | None, data)
+            return cast(list[ReadinessHold] | None, data)
 
         holds = _parse_holds(d.pop("holds"))
 
@@ -234,7 +234,7 @@ class View:
 
         empty_returned_date_time = d.pop("emptyReturnedDateTime", UNSET)
 
-        def _parse_estimated_cost(data: object) -> Cost | None | Unset:
+        def _parse_estimated_cost(data: object) -> EstimatedCost | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -242,16 +242,16 @@ class View:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                estimated_cost_type_0 = Cost.from_dict(data)
+                estimated_cost_type_0 = EstimatedCost.from_dict(data)
 
                 return estimated_cost_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(Cost | None | Unset, data)
+            return cast(EstimatedCost | None | Unset, data)
 
         estimated_cost = _parse_estimated_cost(d.pop("estimatedCost", UNSET))
 
-        def _parse_free_time_rule(data: object) -> None | Rule | Unset:
+        def _parse_free_time_rule(data: object) -> FreeTimeRule | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -259,12 +259,12 @@ class View:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                free_time_rule_type_0 = Rule.from_dict(data)
+                free_time_rule_type_0 = FreeTimeRule.from_dict(data)
 
                 return free_time_rule_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Rule | Unset, data)
+            return cast(FreeTimeRule | None | Unset, data)
 
         free_time_rule = _parse_free_time_rule(d.pop("freeTimeRule", UNSET))
 
@@ -272,7 +272,7 @@ class View:
 
         picked_up_date_time = d.pop("pickedUpDateTime", UNSET)
 
-        view = cls(
+        readiness = cls(
             un_location_code=un_location_code,
             as_of=as_of,
             attention=attention,
@@ -292,8 +292,8 @@ class View:
             picked_up_date_time=picked_up_date_time,
         )
 
-        view.additional_properties = d
-        return view
+        readiness.additional_properties = d
+        return readiness
 
     @property
     def additional_keys(self) -> list[str]:
