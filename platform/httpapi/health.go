@@ -27,6 +27,9 @@ type Health struct {
 	status map[string]string
 	down   []string
 	parts  map[string]bool
+	// failing are the loops (platform/loop) that failed a run of rounds in
+	// a row: the process runs, but a part of it is stuck.
+	failing map[string]bool
 }
 
 // NewHealth probes checks at most once per interval (5 s when ≤ 0).
@@ -34,7 +37,7 @@ func NewHealth(checks []Check, interval time.Duration, log *slog.Logger) *Health
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
-	return &Health{checks: checks, interval: interval, log: log, parts: map[string]bool{}}
+	return &Health{checks: checks, interval: interval, log: log, parts: map[string]bool{}, failing: map[string]bool{}}
 }
 
 // SetReady marks a part of the process (a stage, the listener) up or down.
@@ -42,6 +45,18 @@ func NewHealth(checks []Check, interval time.Duration, log *slog.Logger) *Health
 func (h *Health) SetReady(part string, up bool) {
 	h.mu.Lock()
 	h.parts[part] = up
+	h.mu.Unlock()
+}
+
+// SetFailing marks a long-running loop failing (a run of failed rounds,
+// platform/loop) or recovered. /readyz answers 503 while any loop fails.
+func (h *Health) SetFailing(loop string, failing bool) {
+	h.mu.Lock()
+	if failing {
+		h.failing[loop] = true
+	} else {
+		delete(h.failing, loop)
+	}
 	h.mu.Unlock()
 }
 
@@ -102,18 +117,21 @@ func (h *Health) Stores(ctx context.Context) (map[string]string, []string) {
 	return status, down
 }
 
-// notReady returns the parts marked down, sorted.
-func (h *Health) notReady() []string {
+// notReady returns the parts marked down and the loops failing, sorted.
+func (h *Health) notReady() (down, failing []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []string
 	for p, up := range h.parts {
 		if !up {
-			out = append(out, p)
+			down = append(down, p)
 		}
 	}
-	sort.Strings(out)
-	return out
+	for l := range h.failing {
+		failing = append(failing, l)
+	}
+	sort.Strings(down)
+	sort.Strings(failing)
+	return down, failing
 }
 
 // ServeHealthz is liveness: 200 when every store answered its latest
@@ -130,12 +148,17 @@ func (h *Health) ServeHealthz(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "checks": status})
 }
 
-// ServeReadyz is readiness: 200 when every part of the process is up and
-// every store answered within the probe interval, else 503 saying why.
+// ServeReadyz is readiness: 200 when every part of the process is up, no
+// loop is failing and every store answered within the probe interval, else
+// 503 saying why.
 func (h *Health) ServeReadyz(w http.ResponseWriter, r *http.Request) {
 	var why []string
-	if parts := h.notReady(); len(parts) > 0 {
+	parts, failing := h.notReady()
+	if len(parts) > 0 {
 		why = append(why, strings.Join(parts, ", ")+" not running")
+	}
+	if len(failing) > 0 {
+		why = append(why, strings.Join(failing, ", ")+" failing")
 	}
 	status, down := h.Stores(r.Context())
 	if len(down) > 0 {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -9,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/contrack/contrack/platform/metrics"
 )
 
 // NewRegistry returns the process's metrics registry: every stage of the
@@ -60,10 +61,8 @@ func newRequestMetrics(reg prometheus.Registerer) *requestMetrics {
 
 // registerOnce registers c on reg, or returns the equal collector already there.
 func registerOnce[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		if are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
-			return are.ExistingCollector.(C)
-		}
+	c, err := metrics.Register(reg, c)
+	if err != nil {
 		panic(err)
 	}
 	return c

@@ -31,6 +31,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,7 @@ import (
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/postgres"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/migrations"
 )
@@ -446,4 +448,31 @@ func MigratedBefore(t testing.TB, db PGDatabase, version int) (conn *pgxpool.Con
 	}
 	apply(true)
 	return conn, func() { t.Helper(); apply(false) }
+}
+
+// PoolVia returns a pool on db whose connections go through a
+// testkit.Proxy, and the proxy: Cut makes Postgres unreachable for that
+// pool alone (a stage under test), while db.Pool and every other test
+// sharing the server go on. Closed when the test ends.
+func PoolVia(t testing.TB, db PGDatabase) (*pgxpool.Pool, *testkit.Proxy) {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(db.URL)
+	if err != nil {
+		t.Fatalf("testenv: parse %s: %v", db.Name, err)
+	}
+	proxy := testkit.NewProxy(t, fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port))
+	host, port, _ := strings.Cut(proxy.Addr(), ":")
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		t.Fatalf("testenv: proxy address %s: %v", proxy.Addr(), err)
+	}
+	cfg.ConnConfig.Host, cfg.ConnConfig.Port = host, uint16(p)
+	// Connections through a cut proxy fail fast, not after the OS's timeouts.
+	cfg.ConnConfig.ConnectTimeout = 2 * time.Second
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("testenv: pool via proxy: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool, proxy
 }

@@ -1,0 +1,26 @@
+// Package metrics holds what every stage's Prometheus collectors share:
+// registering on the role's registry, which several stages of one process
+// (and tests) use at once.
+package metrics
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Register registers c on reg, or returns the equal collector already
+// registered there: the second stage of a process to ask gets the
+// collectors the first registered. Any other refusal is an error.
+func Register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	if err := reg.Register(c); err != nil {
+		if are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing, nil
+			}
+		}
+		return c, fmt.Errorf("metrics: register: %w", err)
+	}
+	return c, nil
+}
