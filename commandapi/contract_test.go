@@ -3,11 +3,12 @@ package commandapi_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/contrack/contrack/reference"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contrack/contrack/reference"
 
 	"github.com/go-fuego/fuego"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -119,7 +120,12 @@ func TestSubscriptionChangesReachKafka(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), kc.NS, testenv.Log(t)).Run(ctx)
+	relay, err := commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond},
+		commandapi.RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS, Log: testenv.Log(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go relay.Run(ctx)
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	api.Do("POST", "/subscription/equipment", key, sub("A", "containerNumber", container))
 	api.Do("POST", "/subscription/equipment", key, sub("B", "containerNumber", container))

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -109,6 +110,10 @@ type LifecycleDeps struct {
 	Log  *slog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// Loops, if set, supervises the sweep (the loop
+	// "subscription-lifecycle", the role's): a failed sweep is counted and
+	// retried after a backoff, a run of them turns /readyz red.
+	Loops *loop.Supervisor
 }
 
 // RunLifecycle closes subscriptions whose time is up until ctx ends; nil on
@@ -130,21 +135,16 @@ func RunLifecycle(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) 
 		deps.Now = time.Now
 	}
 	log := deps.Log.With("stage", "subscription-lifecycle")
-	t := time.NewTicker(cfg.Every)
-	defer t.Stop()
-	for {
+	return deps.Loops.Loop("subscription-lifecycle", log).Run(ctx, cfg.Every, func(ctx context.Context) error {
 		n, err := Sweep(ctx, cfg, deps)
-		if err != nil && ctx.Err() == nil {
-			log.Error("subscription lifecycle sweep", "err", err)
-		} else if n > 0 {
+		if n > 0 {
 			log.Info("closed ended subscriptions", "count", n)
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
+		if err != nil {
+			return fmt.Errorf("subscription lifecycle sweep: %w", err)
 		}
-	}
+		return nil
+	})
 }
 
 // Sweep closes every subscription whose time is up now (in rounds of

@@ -4,15 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -22,7 +30,8 @@ func enqueue(t *testing.T, db testenv.PGDatabase, n int) []string {
 	var ids []string
 	err := pgx.BeginFunc(context.Background(), db.Pool, func(tx pgx.Tx) error {
 		var acct string
-		if err := tx.QueryRow(context.Background(), `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'acme', 'sandbox', 'acme') RETURNING id`).Scan(&acct); err != nil {
+		if err := tx.QueryRow(context.Background(), `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'acme', 'sandbox', 'acme')
+			ON CONFLICT (client_slug, env) DO UPDATE SET display_name = EXCLUDED.display_name RETURNING id`).Scan(&acct); err != nil {
 			return err
 		}
 		for i := 0; i < n; i++ {
@@ -72,12 +81,24 @@ func readDeduped(t *testing.T, kc testenv.KafkaCluster, want, wantRaw int) (ids 
 	return ids, raw
 }
 
+func newTestRelay(t *testing.T, cfg RelayConfig, deps RelayDeps) *Relay {
+	t.Helper()
+	if deps.Log == nil {
+		deps.Log = testenv.Log(t)
+	}
+	r, err := NewRelay(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestRelayPublishesOutboxInOrder(t *testing.T) {
 	db := testenv.Postgres(t)
 	kc := testenv.Kafka(t, 1)
 	brokers := kc.Brokers
 	want := enqueue(t, db, 7)
-	relay := NewRelay(RelayConfig{BatchSize: 3, Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), kc.NS, testenv.Log(t))
+	relay := newTestRelay(t, RelayConfig{BatchSize: 3, Idle: 50 * time.Millisecond}, RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- relay.Run(ctx) }()
@@ -109,7 +130,7 @@ func TestRelayCrashBetweenPublishAndMarkLosesNothing(t *testing.T) {
 	kc := testenv.Kafka(t, 1)
 	brokers := kc.Brokers
 	want := enqueue(t, db, 4)
-	relay := NewRelay(RelayConfig{Idle: 50 * time.Millisecond}, db.Pool, testenv.KafkaClient(t, brokers), kc.NS, testenv.Log(t))
+	relay := newTestRelay(t, RelayConfig{Idle: 50 * time.Millisecond}, RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS})
 	var crashes atomic.Int32
 	relay.beforeMark = func() error {
 		if crashes.Add(1) == 1 {
@@ -132,4 +153,107 @@ func TestRelayCrashBetweenPublishAndMarkLosesNothing(t *testing.T) {
 	if raw != 8 {
 		t.Fatalf("raw records = %d, want 8 (the crashed batch published twice)", raw)
 	}
+}
+
+// A row Kafka refuses for good — a record larger than any topic takes, a
+// topic that does not exist — is dead-lettered with its reason and
+// counted, and the rows after it are published, in order: one poison row
+// no longer stalls every later subscription change.
+func TestRelayDeadLettersAPoisonRowAndGoesOn(t *testing.T) {
+	db := testenv.Postgres(t)
+	kc := testenv.Kafka(t, 1)
+	before := enqueue(t, db, 2)
+	ctx := context.Background()
+	var acct string
+	if err := db.Pool.QueryRow(ctx, `SELECT account_id::text FROM outbox LIMIT 1`).Scan(&acct); err != nil {
+		t.Fatal(err)
+	}
+	// Two poison rows as the API could never write them, then two good ones.
+	huge := `{"pad":"` + strings.Repeat("x", 2*kafka.MaxRecordBatchBytes) + `"}`
+	if _, err := db.Pool.Exec(ctx, `
+		INSERT INTO outbox (record_id, topic, record_key, record_type, account_id, payload) VALUES
+		(gen_random_uuid(), $1, 'trk-huge', 'subscription.changed', $2, $3::jsonb),
+		(gen_random_uuid(), 'contrack.no-such-topic.v1', 'trk-lost', 'subscription.changed', $2, '{}'::jsonb)`,
+		schemas.TopicSubscriptions, acct, huge); err != nil {
+		t.Fatal(err)
+	}
+	after := enqueue(t, db, 2)[4:]
+	reg := prometheus.NewRegistry()
+	relay := newTestRelay(t, RelayConfig{BatchSize: 3, Idle: 50 * time.Millisecond},
+		RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, kc.Brokers, kgo.UnknownTopicRetries(1)), Namespace: kc.NS, Registry: reg})
+	stop := testenv.RunStage(t, "outbox-relay", relay.Run)
+	got, raw := readDeduped(t, kc, 4, 4)
+	stop()
+	want := append(before, after...)
+	if len(got) != 4 || raw != 4 || !slices.Equal(got, want) {
+		t.Fatalf("published %v (%d records), want %v: the rows after the poison ones, in order", got, raw, want)
+	}
+	rows, err := db.Pool.Query(ctx, `SELECT record_key, dead_reason FROM outbox WHERE dead_at IS NOT NULL AND published_at IS NULL ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type dead struct{ key, reason string }
+	deads, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (dead, error) {
+		var d dead
+		return d, r.Scan(&d.key, &d.reason)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deads) != 2 || deads[0].key != "trk-huge" || !strings.Contains(deads[0].reason, "MESSAGE_TOO_LARGE") ||
+		deads[1].key != "trk-lost" || !strings.Contains(deads[1].reason, "UNKNOWN_TOPIC_OR_PARTITION") {
+		t.Fatalf("dead-lettered rows %+v, want trk-huge (too large) and trk-lost (unknown topic) with their reasons", deads)
+	}
+	if n := testkit.Counter(t, reg, "contrack_outbox_dead_letters_total", nil); n != 2 {
+		t.Fatalf("contrack_outbox_dead_letters_total = %v, want 2", n)
+	}
+	var waiting int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE published_at IS NULL AND dead_at IS NULL`).Scan(&waiting); err != nil || waiting != 0 {
+		t.Fatalf("%d rows still waiting (err %v), want 0", waiting, err)
+	}
+}
+
+// With Postgres out of its reach the relay counts every failed round and,
+// after a run of them, turns /readyz red naming it; once Postgres is back
+// it publishes what was written meanwhile and readiness is green again.
+func TestRelayOutageTurnsReadinessRedAndRecovers(t *testing.T) {
+	db := testenv.Postgres(t)
+	kc := testenv.Kafka(t, 1)
+	pool, proxy := testenv.PoolVia(t, db)
+	reg := prometheus.NewRegistry()
+	health := httpapi.NewHealth(nil, 0, testenv.Log(t))
+	loops, err := loop.New(loop.Config{UnreadyAfter: 3, Backoff: loop.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond}}, reg, health, testenv.Log(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := newTestRelay(t, RelayConfig{Idle: 50 * time.Millisecond},
+		RelayDeps{Pool: pool, Producer: testenv.KafkaClient(t, kc.Brokers), Namespace: kc.NS, Registry: reg, Loops: loops})
+	testenv.RunStage(t, "outbox-relay", relay.Run)
+	first := enqueue(t, db, 1)
+	readDeduped(t, kc, 1, 1)
+
+	proxy.Cut()
+	testkit.Eventually(t, 10*time.Second, "/readyz 503 naming the relay", func() bool {
+		code, body := readyz(health)
+		return code == 503 && strings.Contains(body, "outbox-relay failing")
+	})
+	if n := testkit.Counter(t, reg, "contrack_loop_failures_total", map[string]string{"loop": "outbox-relay"}); n < 3 {
+		t.Fatalf("relay failures counted %v, want at least 3", n)
+	}
+	during := enqueue(t, db, 2)[1:] // written through the API's pool meanwhile
+	proxy.Restore()
+	testkit.Eventually(t, 15*time.Second, "/readyz 200 once Postgres is back", func() bool {
+		code, _ := readyz(health)
+		return code == 200
+	})
+	got, _ := readDeduped(t, kc, 3, 3)
+	if want := append(first, during...); !slices.Equal(got, want) {
+		t.Fatalf("published %v, want %v", got, want)
+	}
+}
+
+func readyz(h *httpapi.Health) (int, string) {
+	rec := httptest.NewRecorder()
+	h.ServeReadyz(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	return rec.Code, rec.Body.String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // attemptColumns are the delivery_attempts columns written, in row order.
@@ -60,6 +61,7 @@ type attemptLog struct {
 	warnedAt time.Time
 	inserts  atomic.Int64     // inserts made, ever
 	now      func() time.Time // the stage's clock (Deps.Now)
+	writing  *loop.Loop       // the loop "delivery-attempt-log" (nil: unsupervised)
 }
 
 func newAttemptLog(conn driver.Conn, cfg Config, log *slog.Logger, m *Metrics) *attemptLog {
@@ -95,6 +97,7 @@ func (l *attemptLog) run(ctx context.Context, final func() (context.Context, con
 			defer cancel()
 			for l.pending() > 0 && fctx.Err() == nil {
 				if err := l.flush(fctx); err != nil {
+					l.writing.Report(err)
 					l.log.Error("attempt log not flushed at shutdown", "rows", l.pending(), "err", err)
 					return
 				}
@@ -112,12 +115,14 @@ func (l *attemptLog) run(ctx context.Context, final func() (context.Context, con
 			// flush would write its rows again (TestAttemptLogInsertsOncePerInterval
 			// saw 636 rows of 600 on a busy machine). flush bounds it.
 			if err := l.flush(context.WithoutCancel(ctx)); err != nil {
+				l.writing.Report(err)
 				if now := l.now(); now.Sub(l.warnedAt) > time.Minute {
 					l.log.Error("write attempt log to clickhouse, keeping rows", "rows", l.pending(), "err", err)
 					l.warnedAt = now
 				}
 				break
 			}
+			l.writing.Succeeded()
 		}
 	}
 }

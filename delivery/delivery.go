@@ -50,6 +50,7 @@ import (
 
 	"github.com/contrack/contrack/delivery/target"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/schemas"
 )
@@ -83,6 +84,11 @@ type Deps struct {
 	Registry *prometheus.Registry
 	// Metrics, if set, are used instead of registering new ones (tests read them).
 	Metrics *Metrics
+	// Loops, if set, supervises the stage's loops (the role's): the
+	// consumer, the claim loop, the outcome writer, housekeeping,
+	// heartbeats and the attempt log each count their failures, and a run
+	// of failures of any turns /readyz red until it succeeds again.
+	Loops *loop.Supervisor
 }
 
 // Run delivers until ctx ends and returns nil on a clean shutdown: it stops
@@ -133,7 +139,10 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 
 	st := &store{pool: deps.Pool, cfg: cfg, instance: uuid.New()}
 	started := deps.Now()
-	if err := st.heartbeat(ctx, started, started); err != nil {
+	// The first beat registers the instance; a store that does not answer
+	// yet is waited for (counted), not a reason to stop the process.
+	beats := deps.Loops.Loop("delivery-heartbeat", log)
+	if err := beats.Do(ctx, func(ctx context.Context) error { return st.heartbeat(ctx, started, started) }); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting: a clean shutdown
 		}
@@ -145,6 +154,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			client: &noRedirects, timeout: cfg.Timeout, userAgent: "contrack-webhooks/" + cfg.Version,
 			limit: cfg.ResponseLimit, now: deps.Now,
 		},
+		claiming:  deps.Loops.Loop("delivery-claim", log),
+		recording: deps.Loops.Loop("delivery-record", log),
 		results:   make(chan outcome, cfg.Workers),
 		poke:      make(chan struct{}, 1),
 		dlqPoke:   make(chan struct{}, 1),
@@ -154,11 +165,14 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if deps.CH != nil {
 		d.alog = newAttemptLog(deps.CH, cfg, log, deps.Metrics)
 		d.alog.now = deps.Now
+		d.alog.writing = deps.Loops.Loop("delivery-attempt-log", log)
 	} else {
 		log.Warn("no clickhouse connection: delivery attempts are not logged")
 	}
 	s := &stage{cfg: cfg, log: log, store: st, d: d, producer: producer, ns: deps.Namespace, now: deps.Now,
-		queue: newQueueWriter(st, d, log, deps.Now)}
+		queue:       newQueueWriter(st, d, log, deps.Now),
+		housekeeper: deps.Loops.Loop("delivery-housekeeping", log),
+		beats:       beats}
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -167,13 +181,14 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	// Every background loop runs in one errgroup. The event consumer is the
 	// one that fails for good: its error cancels gctx, which stops the stage,
 	// and is what Run returns. The other loops recover by themselves, so they
-	// return nil: each logs a failed database or ClickHouse call and tries
-	// again, waiting in a way that honours its context — claimLoop at the
-	// next poll, complete with a backoff (100 ms doubling to 5 s),
-	// housekeeping and heartbeats at their next tick (a missed beat lets
-	// another instance take this one's leases, which is safe), the attempt
-	// log keeps its rows for the next flush, and the queue writer hands each
-	// failure to its handler, whose record the consumer retries.
+	// return nil: each counts a failed database or ClickHouse call as its
+	// loop's failure (platform/loop: /readyz red after a run of them) and
+	// tries again, waiting in a way that honours its context — claimLoop
+	// and complete after the loop's backoff, housekeeping and heartbeats at
+	// their next tick (a missed beat lets another instance take this one's
+	// leases, which is safe), the attempt log keeps its rows for the next
+	// flush, and the queue writer hands each failure to its handler, whose
+	// record the consumer retries.
 	// The done channels order the shutdown below; loops.Wait collects.
 	loops, gctx := errgroup.WithContext(ctx)
 
@@ -218,6 +233,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		err := kafka.Consume(gctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupDelivery), Topics: deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicAlerts),
 			DeadLetterTopic: deps.Namespace.Topic(schemas.TopicDeliveryDeadLetters), Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
+			Loops: deps.Loops,
 			// The normaliser writes in transactions: an aborted one's events
 			// (emitted again by its retry) are never pushed.
 			Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
@@ -260,7 +276,10 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	<-housekept
 	// Dead letters recorded during shutdown: one last publish.
 	pctx, cancel := context.WithTimeout(bg, 5*time.Second)
-	s.publishDead(pctx)
+	if err := s.publishDead(pctx); err != nil {
+		s.housekeeper.Report(err)
+		log.Error("dead letters not published at shutdown; published by the next start", "err", err)
+	}
 	cancel()
 	<-consumed
 	close(stopQueue) // the handlers are done
@@ -275,7 +294,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}
 	cancel()
 	fctx, cancel := context.WithTimeout(bg, 5*time.Second)
-	producer.Flush(fctx)
+	if err := producer.Flush(fctx); err != nil {
+		log.Error("dead-letter producer not flushed at shutdown; the deliveries are published again by the next start", "err", err)
+	}
 	cancel()
 	log.Info("delivery stopped")
 	return runErr
@@ -291,10 +312,14 @@ type stage struct {
 	ns       schemas.Namespace // of the dead-letter topic producer writes
 	queue    *queueWriter
 	now      func() time.Time
+	// housekeeper and beats supervise housekeeping and heartbeats.
+	housekeeper, beats *loop.Loop
 }
 
 // housekeeping publishes dead letters, sweeps, prunes and refreshes the
-// queue gauges until ctx ends.
+// queue gauges until ctx ends. Each tick's work is one round of the loop
+// "delivery-housekeeping": a failure is counted and logged, retried at the
+// next tick.
 func (s *stage) housekeeping(ctx context.Context) {
 	// Intervals are real time (tickers); what is due, and prune's cadence,
 	// follow the injected clock.
@@ -303,80 +328,95 @@ func (s *stage) housekeeping(ctx context.Context) {
 	gauges := time.NewTicker(s.cfg.MetricsInterval)
 	defer gauges.Stop()
 	var pruned time.Time
-	s.refreshGauges(ctx)
+	round := func(err error) {
+		switch {
+		case ctx.Err() != nil:
+		case err != nil:
+			s.housekeeper.Report(err)
+			s.log.Error("delivery housekeeping failed; retried at the next tick", "err", err)
+		default:
+			s.housekeeper.Succeeded()
+		}
+	}
+	round(s.refreshGauges(ctx))
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.d.dlqPoke:
-			s.publishDead(ctx)
+			round(s.publishDead(ctx))
 		case <-gauges.C:
-			s.refreshGauges(ctx)
+			round(s.refreshGauges(ctx))
 		case <-sweep.C:
-			if opened, err := s.store.sweep(ctx, s.now()); err != nil {
-				s.log.Error("sweep queued events", "err", err)
+			opened, err := s.store.sweep(ctx, s.now())
+			if err != nil {
+				err = fmt.Errorf("sweep queued events: %w", err)
 			} else if opened {
 				s.log.Info("opened deliveries for events left queued")
 				signal(s.d.poke)
 			}
-			s.publishDead(ctx)
-			if now := s.now(); now.Sub(pruned) > time.Hour {
+			err = errors.Join(err, s.publishDead(ctx))
+			if now := s.now(); err == nil && now.Sub(pruned) > time.Hour {
 				pruned = now
-				s.prune(ctx)
+				err = s.prune(ctx)
 			}
+			round(err)
 		}
 	}
 }
 
 // prune deletes what is past its retention, a batch at a time.
-func (s *stage) prune(ctx context.Context) {
+func (s *stage) prune(ctx context.Context) error {
 	total := 0
+	defer func() {
+		if total > 0 {
+			s.log.Info("pruned deliveries past retention", "count", total)
+		}
+	}()
 	for ctx.Err() == nil {
 		n, err := s.store.prune(ctx, s.now())
 		if err != nil {
-			s.log.Error("prune deliveries", "err", err)
-			break
+			return fmt.Errorf("prune deliveries: %w", err)
 		}
 		total += n
 		if n < pruneBatch {
 			break
 		}
 	}
-	if total > 0 {
-		s.log.Info("pruned deliveries past retention", "count", total)
-	}
+	return nil
 }
 
-func (s *stage) refreshGauges(ctx context.Context) {
+func (s *stage) refreshGauges(ctx context.Context) error {
 	pending, failed, queued, err := s.store.depth(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("refresh queue depth", "err", err)
-		}
-		return
+		return fmt.Errorf("refresh queue depth: %w", err)
 	}
 	s.d.metrics.queueDepth.WithLabelValues("pending").Set(float64(pending))
 	s.d.metrics.queueDepth.WithLabelValues("failed").Set(float64(failed))
 	s.d.metrics.queueDepth.WithLabelValues("queued_events").Set(float64(queued))
+	return nil
 }
 
 // publishDead publishes DEAD deliveries not yet on the dead-letter topic and
 // marks them. A crash between the two publishes again: consumers dedupe by
-// the id header (delivery id and replay count).
-func (s *stage) publishDead(ctx context.Context) {
+// the id header (delivery id and replay count). What fails is published at
+// the next sweep.
+func (s *stage) publishDead(ctx context.Context) error {
 	for ctx.Err() == nil {
 		dead, err := s.store.unpublishedDead(ctx, 100)
 		if err != nil {
-			s.log.Error("read dead letters", "err", err)
-			return
+			return fmt.Errorf("read dead letters: %w", err)
 		}
 		if len(dead) == 0 {
-			return
+			return nil
 		}
 		recs := make([]*kgo.Record, len(dead))
 		ids := make([]string, len(dead))
 		for i, dl := range dead {
-			v, _ := json.Marshal(dl)
+			v, err := json.Marshal(dl)
+			if err != nil {
+				return fmt.Errorf("encode dead letter %s: %w", dl.ID, err)
+			}
 			reason := fmt.Sprintf("%d attempts failed", dl.Attempts)
 			if dl.LastError != "" {
 				reason += "; last: " + dl.LastError
@@ -388,14 +428,13 @@ func (s *stage) publishDead(ctx context.Context) {
 			ids[i] = dl.ID
 		}
 		if err := kafka.ProduceSync(ctx, s.producer, recs...); err != nil {
-			s.log.Error("publish dead letters; retried at the next sweep", "err", err)
-			return
+			return fmt.Errorf("publish dead letters: %w", err)
 		}
 		if err := s.store.markPublished(ctx, ids, s.now()); err != nil {
-			s.log.Error("mark dead letters published", "err", err)
-			return
+			return fmt.Errorf("mark dead letters published: %w", err)
 		}
 	}
+	return nil
 }
 
 // heartbeats keeps this instance alive in Postgres every Heartbeat until ctx
@@ -412,8 +451,13 @@ func (s *stage) heartbeats(ctx context.Context, started time.Time) {
 			return
 		case <-t.C:
 		}
-		if err := s.store.heartbeat(ctx, started, s.now()); err != nil && ctx.Err() == nil {
+		switch err := s.store.heartbeat(ctx, started, s.now()); {
+		case ctx.Err() != nil:
+		case err != nil:
+			s.beats.Report(err)
 			s.log.Warn("delivery heartbeat failed; another instance may take over this one's deliveries", "err", err)
+		default:
+			s.beats.Succeeded()
 		}
 	}
 }

@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/contrack/contrack/delivery/target"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/secretbox"
 )
 
@@ -42,6 +44,10 @@ type dispatcher struct {
 	alog    *attemptLog // nil: attempts are not logged to ClickHouse
 	now     func() time.Time
 	rnd     func() float64
+
+	// claiming and recording are the claim loop's and the outcome
+	// writer's supervision (platform/loop).
+	claiming, recording *loop.Loop
 
 	results chan outcome
 	poke    chan struct{} // a delivery may be claimable
@@ -313,8 +319,14 @@ func (d *dispatcher) claimLoop(ctx context.Context) {
 				if ctx.Err() != nil {
 					return
 				}
-				d.log.Error("claim deliveries", "err", err)
+				// Counted; after a run of them /readyz is red. A poke does
+				// not bring a store back: wait the backoff, not PollInterval.
+				if !loop.Sleep(ctx, d.claiming.Failed(fmt.Errorf("claim deliveries: %w", err))) {
+					return
+				}
+				continue
 			}
+			d.claiming.Succeeded()
 			d.claimedUpTo(limits, cs)
 			if over := d.startClaimed(cs); len(over) > 0 {
 				d.release(ctx, over)
@@ -530,7 +542,6 @@ func (d *dispatcher) record(ctx context.Context, outs []outcome) {
 		}
 	}
 	// The backoff between failed writes is real time (it paces the database).
-	wait := 100 * time.Millisecond
 	for {
 		// The next deliveries of the subscriptions closing are leased at
 		// birth, as enqueue's are: at saturation nearly every delivery is
@@ -546,6 +557,7 @@ func (d *dispatcher) record(ctx context.Context, outs []outcome) {
 			signal(d.poke)
 		}
 		if err == nil {
+			d.recording.Succeeded()
 			for _, o := range outs {
 				if o.Status == StatusDelivered || o.Status == StatusDead {
 					d.metrics.closed.WithLabelValues(o.Status).Inc()
@@ -557,15 +569,11 @@ func (d *dispatcher) record(ctx context.Context, outs []outcome) {
 			return
 		}
 		if ctx.Err() != nil {
+			d.recording.Report(err)
 			d.log.Error("outcomes not recorded at shutdown; the deliveries will be sent again when their lease expires",
 				"count", len(outs), "err", err)
 			return
 		}
-		d.log.Error("record outcomes, retrying", "count", len(outs), "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 5*time.Second)
+		loop.Sleep(ctx, d.recording.Failed(fmt.Errorf("record %d outcomes: %w", len(outs), err)))
 	}
 }

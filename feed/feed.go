@@ -32,6 +32,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/eventfilter"
@@ -113,6 +114,11 @@ type Deps struct {
 	Registry prometheus.Registerer
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// Metrics, if set, are the stream runtime's collectors on the role's
+	// registry (records by outcome, undecodable ones as skipped).
+	Metrics *kafka.Metrics
+	// Loops, if set, supervises the consumer and the pruning (the role's).
+	Loops *loop.Supervisor
 }
 
 // Run writes the feed until ctx ends and returns nil on a clean shutdown
@@ -132,25 +138,27 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		deps.Log = slog.Default()
 	}
 	log := deps.Log.With("stage", "feed")
-	s := &stage{cfg: cfg, log: log, pool: deps.Pool, now: deps.Now, reqs: make(chan *writeReq, cfg.MaxGroup)}
+	s := &stage{cfg: cfg, log: log, pool: deps.Pool, now: deps.Now, reqs: make(chan *writeReq, cfg.MaxGroup),
+		pruning: deps.Loops.Loop("feed-prune", log)}
 
 	// The loops run in one errgroup; the consumer is the one that fails for
 	// good (its error cancels gctx, stopping the others, and is Run's
 	// result). The writer cannot fail (a failed write goes to the waiting
-	// handler, whose record the consumer retries) and pruning recovers (it
-	// logs and retries with a backoff, honouring its context), so both
-	// return nil.
+	// handler, whose record the consumer retries, counted as the consumer
+	// loop's failure) and pruning recovers (the loop "feed-prune": counted,
+	// retried after a backoff honouring its context), so both return nil.
 	loops, gctx := errgroup.WithContext(ctx)
 	bg := context.WithoutCancel(ctx)
 	stopWriter := make(chan struct{})
 	loops.Go(func() error { s.writeLoop(bg, stopWriter); return nil })
-	loops.Go(func() error { s.pruneLoop(gctx); return nil })
+	loops.Go(func() error { return s.pruning.Run(gctx, cfg.PruneInterval, s.prune) })
 	if deps.CH != nil {
 		m, err := newPositionMetrics(deps.Registry)
 		if err != nil {
 			return err
 		}
-		p := &positions{cfg: cfg, log: log, pool: deps.Pool, ch: deps.CH, now: deps.Now, m: m}
+		p := &positions{cfg: cfg, log: log, pool: deps.Pool, ch: deps.CH, now: deps.Now, m: m,
+			refreshing: deps.Loops.Loop("feed-vessel-refresh", log)}
 		loops.Go(func() error { p.refreshLoop(gctx); return nil })
 		loops.Go(func() error { return p.consume(gctx, deps) })
 	}
@@ -160,8 +168,10 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		defer close(consumed)
 		err := kafka.Consume(gctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupFeed), Topics: deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicAlerts), Log: log,
-			// Undecodable records are skipped here, not dead-lettered: delivery
-			// dead-letters the same records already.
+			Metrics: deps.Metrics, Loops: deps.Loops,
+			// Undecodable records are skipped here (logged and counted, outcome
+			// skipped), not dead-lettered: delivery dead-letters the same
+			// records already.
 			DeadLetterTopic: "",
 			// Records of different trackings share a transaction; a tracking's
 			// own are handled in topic order, those that waited behind one
@@ -181,11 +191,12 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 }
 
 type stage struct {
-	cfg  Config
-	log  *slog.Logger
-	pool *pgxpool.Pool
-	now  func() time.Time
-	reqs chan *writeReq
+	cfg     Config
+	log     *slog.Logger
+	pool    *pgxpool.Pool
+	now     func() time.Time
+	reqs    chan *writeReq
+	pruning *loop.Loop
 }
 
 // item is one event record to write.
@@ -448,33 +459,6 @@ func lastVersion(before []item, r item) (event []byte, lookup bool) {
 
 // pruneBatch bounds the rows one prune statement deletes.
 const pruneBatch = 10_000
-
-// pruneLoop deletes rows past retention at start and every PruneInterval.
-// A failed prune is logged and retried after a backoff (1 s doubling, at
-// most PruneInterval), so a database outage does not wait a whole interval.
-func (s *stage) pruneLoop(ctx context.Context) {
-	const firstRetry = time.Second
-	retry := firstRetry
-	for {
-		wait := s.cfg.PruneInterval
-		if err := s.prune(ctx); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			s.log.Error("prune feed events, retrying", "in", retry, "err", err)
-			wait, retry = min(retry, s.cfg.PruneInterval), min(2*retry, s.cfg.PruneInterval)
-		} else {
-			retry = firstRetry
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-}
 
 // prune deletes the rows past retention, a batch at a time.
 func (s *stage) prune(ctx context.Context) error {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // DefaultMaxWaiters bounds the long-polls a Notifier holds at once.
@@ -31,7 +33,14 @@ type Notifier struct {
 	waiters map[string]map[chan struct{}]struct{}
 	count   int
 	stopped bool
+
+	loops *loop.Supervisor // Supervise
 }
+
+// Supervise runs the listener as the loop "feed-notifier" of loops (the
+// role's): a lost connection is counted, a run of them turns /readyz red.
+// Call before Run.
+func (n *Notifier) Supervise(loops *loop.Supervisor) { n.loops = loops }
 
 // NewNotifier listens through its own connection, made with pool's
 // settings; maxWaiters ≤ 0 means DefaultMaxWaiters.
@@ -132,31 +141,28 @@ func (n *Notifier) stop() {
 	n.count = 0
 }
 
-// Run listens until ctx ends, reconnecting with backoff (up to 5 s); it
-// returns nil then, and from then on long-polls answer at once. Give it a
-// context that ends when the HTTP server starts shutting down, so
-// long-polls do not hold the shutdown up.
+// Run listens until ctx ends, reconnecting after the loop's backoff (100
+// ms doubling to 10 s); it returns nil then, and from then on long-polls
+// answer at once. Give it a context that ends when the HTTP server starts
+// shutting down, so long-polls do not hold the shutdown up.
 func (n *Notifier) Run(ctx context.Context) error {
 	defer n.stop()
-	backoff := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := n.listen(ctx)
-		if ctx.Err() != nil {
-			break // stop releases the waiters
+	listener := n.loops.Loop("feed-notifier", n.log)
+	return listener.Run(ctx, 0, func(ctx context.Context) error {
+		err := n.listen(ctx, listener)
+		if ctx.Err() == nil {
+			n.wakeAll() // whatever was missed meanwhile is read by the woken
+			if err == nil {
+				err = errors.New("feed: listener stopped")
+			}
 		}
-		n.wakeAll() // whatever was missed meanwhile is read by the woken
-		n.log.Warn("feed notifications lost; reconnecting", "err", err, "backoff", backoff)
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 5*time.Second)
-	}
-	return nil
+		return err
+	})
 }
 
-// listen holds one LISTEN connection until it fails or ctx ends.
-func (n *Notifier) listen(ctx context.Context) error {
+// listen holds one LISTEN connection until it fails or ctx ends; once
+// listening it reports the loop's success.
+func (n *Notifier) listen(ctx context.Context, listener *loop.Loop) error {
 	conn, err := n.connect(ctx)
 	if err != nil {
 		return fmt.Errorf("feed: connect listener: %w", err)
@@ -169,6 +175,7 @@ func (n *Notifier) listen(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
 		return fmt.Errorf("feed: listen: %w", err)
 	}
+	listener.Succeeded()
 	n.wakeAll() // events committed before LISTEN took effect
 	for {
 		nt, err := conn.WaitForNotification(ctx)

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/voyage"
 )
@@ -78,6 +79,8 @@ type positions struct {
 	ch   driver.Conn
 	now  func() time.Time
 	m    *positionMetrics
+	// refreshing supervises refreshLoop (loop "feed-vessel-refresh").
+	refreshing *loop.Loop
 }
 
 // consume writes the positions topic's reports to the opted-in feeds until
@@ -86,6 +89,7 @@ func (p *positions) consume(ctx context.Context, deps Deps) error {
 	err := kafka.Consume(ctx, kafka.ConsumerConfig{
 		Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupFeedPositions),
 		Topics: deps.Namespace.Topics(schemas.TopicVesselPositions), Log: p.log,
+		Metrics: deps.Metrics, Loops: deps.Loops,
 		// An undecodable report is logged and skipped: the projector's
 		// consumer of the same topic dead-letters it.
 		DeadLetterTopic: "",
@@ -170,14 +174,18 @@ func round(v float64, places int) float64 {
 
 // refreshLoop refreshes the opted-in subscriptions' vessels at start and
 // every PositionsRefresh until ctx ends. A failed refresh is logged,
-// counted and tried again at the next tick.
+// counted (here and as the loop's failure, so a run of them turns /readyz
+// red) and tried again at the next tick.
 func (p *positions) refreshLoop(ctx context.Context) {
 	t := time.NewTicker(p.cfg.PositionsRefresh)
 	defer t.Stop()
 	for {
 		if err := p.refresh(ctx); err != nil && ctx.Err() == nil {
 			p.m.refreshFails.Inc()
+			p.refreshing.Report(err)
 			p.log.Error("feed: reading the opted-in subscriptions' vessels failed; trying again at the next refresh", "err", err)
+		} else if err == nil {
+			p.refreshing.Succeeded()
 		}
 		select {
 		case <-ctx.Done():

@@ -17,6 +17,7 @@ import (
 
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/schemas"
 )
@@ -91,7 +92,7 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 		Transient: clickhouse.Unreachable,
 		Brokers:   p.deps.Brokers, Group: p.deps.Namespace.Group(fmt.Sprintf("%s-g%d", schemas.GroupJourneys, p.gen)),
 		Topics: p.deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicSubscriptions), Name: "projector-journeys",
-		Log: p.log, Metrics: p.deps.Metrics,
+		Log: p.log, Metrics: p.deps.Metrics, Loops: p.deps.Loops,
 		MaxBatch: p.cfg.MaxBatch, MaxWait: p.cfg.JourneyMaxWait, Retry: p.cfg.Retry,
 		// A changed journey's row and last chunk are rewritten whole, so a
 		// batch costs more what its trackings hold than what it brings.
@@ -139,9 +140,14 @@ func (p *journeyProjection) handle(ctx context.Context, b *kafka.Batch) error {
 		return err
 	}
 	if len(notes) > 0 {
+		// Not retried: the rows are written, and readers' caches also expire
+		// (queryapi's MaxAge). Counted as the loop's failure.
+		changes := p.deps.Loops.Loop("projector-journey-changes", p.log)
 		if err := b.Produce(ctx, notes...); err != nil {
-			// Readers' caches also expire (queryapi's MaxAge); the rows are written.
+			changes.Report(err)
 			p.log.Error("publish journey changes", "err", err)
+		} else {
+			changes.Succeeded()
 		}
 	}
 	return nil
@@ -543,20 +549,22 @@ func (p *journeyProjection) loadLegacy(ctx context.Context, in string) error {
 // runJourneys projects the current generation and moves to a newer one when
 // a rebuild publishes it (checked every GenerationCheck).
 func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
+	// Reading the generation and creating its tables are the loop
+	// "projector-journeys-generation"'s rounds: an outage is waited out,
+	// counted.
+	generations := deps.Loops.Loop("projector-journeys-generation", deps.Log)
 	for ctx.Err() == nil {
 		gen, err := CurrentGeneration(ctx, deps.CH)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			deps.Log.Error("journeys: read generation, retrying", "err", err)
-			select {
-			case <-ctx.Done():
+			if !loop.Sleep(ctx, generations.Failed(fmt.Errorf("journeys: read generation: %w", err))) {
 				return nil
-			case <-time.After(2 * time.Second):
 			}
 			continue
 		}
+		generations.Succeeded()
 		p := newJourneyProjection(cfg, deps, gen)
 		p.raise = true
 		next := time.Now().Add(cfg.GenerationCheck)
@@ -573,11 +581,8 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 			return nil // asked to stop: whatever failed, failed for that
 		case err != nil && clickhouse.Unreachable(err):
 			// Creating a generation's tables met an outage: wait it out.
-			deps.Log.Error("journeys: ClickHouse unreachable, retrying", "err", err)
-			select {
-			case <-ctx.Done():
+			if !loop.Sleep(ctx, generations.Failed(fmt.Errorf("journeys: ClickHouse unreachable: %w", err))) {
 				return nil
-			case <-time.After(2 * time.Second):
 			}
 			continue
 		case err != nil:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -94,6 +95,9 @@ type Deps struct {
 	Log       *slog.Logger
 	// Metrics, if set, are the stream runtime's collectors on the role's registry.
 	Metrics *kafka.Metrics
+	// Loops, if set, supervises the projections' consumers and loops (the
+	// role's): failures counted, /readyz red after a run of them.
+	Loops *loop.Supervisor
 }
 
 // Run runs every projection until ctx ends; nil on a clean shutdown: poll
@@ -145,7 +149,7 @@ func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 		// ClickHouse down is waited out (readiness is red meanwhile: its check fails).
 		Transient: clickhouse.Unreachable,
 		Brokers:   deps.Brokers, Group: deps.Namespace.Group(v.group), Topics: deps.Namespace.Topics(v.topic), Name: "projector-" + v.table,
-		Log: log, Metrics: deps.Metrics,
+		Log: log, Metrics: deps.Metrics, Loops: deps.Loops,
 		// A batch is MaxBatch records or what arrived within MaxWait of its
 		// first: each insert is a part ClickHouse merges later, so records
 		// trickling in are not inserted one poll at a time.

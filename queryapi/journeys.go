@@ -19,12 +19,12 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/queryapi/journeycache"
@@ -132,6 +132,16 @@ type Journeys struct {
 	// freeTime gives the accounts' free-time rules for readiness (set by
 	// Register; nil: facts under no rule).
 	freeTime atomic.Pointer[freeTime]
+	// metrics and loops, set by Supervise, count the follower's records
+	// and supervise its fetches (the role's).
+	metrics *kafka.Metrics
+	loops   *loop.Supervisor
+}
+
+// Supervise has Run's follower counted on the role's stream metrics and
+// its fetches supervised by loops (either may be nil). Call before Run.
+func (j *Journeys) Supervise(metrics *kafka.Metrics, loops *loop.Supervisor) {
+	j.metrics, j.loops = metrics, loops
 }
 
 // NewJourneys returns the journey reader of an API process.
@@ -203,12 +213,12 @@ func (j *Journeys) follow(ctx context.Context, brokers []string, ns schemas.Name
 	next := time.Now().Add(j.cfg.GenerationCheck)
 	return kafka.Follow(ctx, kafka.FollowConfig{
 		Brokers: brokers, Topics: ns.Topics(schemas.TopicJourneys), Name: "queryapi-journeys", Log: j.log,
-		FromEnd: true, PollTimeout: time.Second, Started: started,
-	}, func(ctx context.Context, recs []*kgo.Record) error {
-		for _, r := range recs {
+		FromEnd: true, PollTimeout: time.Second, Started: started, Metrics: j.metrics, Loops: j.loops,
+	}, func(ctx context.Context, b *kafka.Batch) error {
+		for _, r := range b.Records {
 			var c schemas.JourneyChanged
 			if err := json.Unmarshal(r.Value, &c); err != nil {
-				j.log.Error("skipping malformed journey change", "offset", r.Offset)
+				b.Skip(r, fmt.Errorf("malformed journey change: %w", err))
 				continue
 			}
 			j.changed(journeycache.Key{Account: c.AccountID, Kind: c.IdentifierKind, Value: c.Identifier})

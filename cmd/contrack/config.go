@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/contrack/contrack/alerts"
 	"io"
 	"log/slog"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/contrack/contrack/alerts"
 
 	"github.com/contrack/contrack/commandapi"
 	"github.com/contrack/contrack/delivery"
@@ -24,6 +25,7 @@ import (
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/projector"
@@ -100,6 +102,10 @@ type Config struct {
 	// Tracing: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME (the role
 	// completes the default name in main).
 	Tracing tracing.Config
+	// Loops is the supervision policy of every long-running loop
+	// (platform/loop): backoff, and the run of failures that turns
+	// /readyz red.
+	Loops loop.Config
 
 	// The stages' own configs.
 	Commands  commandapi.Config
@@ -182,6 +188,9 @@ var envVars = []envVar{
 	{"CONTRACK_JOURNEY_GENERATION_CHECK", "5s", "how often the API looks for a rebuilt journey generation", false, "Journeys.GenerationCheck"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT", "", "OTLP/HTTP collector base URL (e.g. http://otel-collector:4318) receiving traces at /v1/traces; empty: tracing off (no-op). See docs/operations.md, Tracing", false, "Tracing.Endpoint"},
 	{"OTEL_SERVICE_NAME", "", "service.name of the spans; empty: contrack-<role>", false, "Tracing.ServiceName"},
+	{"CONTRACK_LOOP_UNREADY_AFTER", "5", "failed rounds in a row after which a long-running loop (the outbox relay, delivery's claim loop, the dedupe saver, a consumer's fetches, …) turns /readyz red, until its next success; every failure is counted in contrack_loop_failures_total{loop}", false, "Loops.UnreadyAfter"},
+	{"CONTRACK_LOOP_BACKOFF_INITIAL", "100ms", "first wait after a long-running loop's failed round, doubled per failure in a row (±20% jitter)", false, "Loops.Backoff.Initial"},
+	{"CONTRACK_LOOP_BACKOFF_MAX", "10s", "longest wait between a long-running loop's failed rounds", false, "Loops.Backoff.Max"},
 	{"CONTRACK_TRACE_SAMPLE_RATIO", "1", "share of new traces recorded when tracing is on, 0 < r ≤ 1 (a continued trace follows its parent's decision)", false, "Tracing.SampleRatio"},
 
 	{"CONTRACK_POLLER_INTERVALS", "live=15m,sandbox=1m", "time between polls of one tracking, per environment (env=duration,…; unnamed environments keep their default)", false, "Poller.Interval"},
@@ -401,7 +410,7 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs,
-		c.Tracing.Validate(), c.Commands.Validate(), c.Relay.Validate(), c.Lifecycle.Validate(), c.Journeys.Validate(), c.Sandbox.Validate(),
+		c.Tracing.Validate(), c.Loops.Validate(), c.Commands.Validate(), c.Relay.Validate(), c.Lifecycle.Validate(), c.Journeys.Validate(), c.Sandbox.Validate(),
 		c.Poller.Validate(), c.Normalize.Validate(), c.Projector.Validate(), c.Delivery.Validate(), c.Feed.Validate(), c.Vessels.Validate(), c.Alerts.Validate())
 	return errors.Join(errs...)
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/contrack/contrack/alerts"
-	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/errgroup"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,8 +14,11 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/errgroup"
 
+	"github.com/contrack/contrack/alerts"
 	"github.com/contrack/contrack/commandapi"
 	"github.com/contrack/contrack/console"
 	"github.com/contrack/contrack/delivery"
@@ -40,6 +40,7 @@ import (
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/projector"
@@ -70,14 +71,26 @@ type infra struct {
 	// stream are the stream runtime's collectors on metrics, shared by the
 	// process's consumers (labelled by consumer).
 	stream *kafka.Metrics
+	// health answers /healthz and /readyz; loops supervises every
+	// long-running loop of the process (counted on metrics, failing ones
+	// reported to health).
+	health *httpapi.Health
+	loops  *loop.Supervisor
+	// journeys is the API's journey reader (serveAPI), followed under the
+	// process's errgroup; nil elsewhere.
+	journeys *queryapi.Journeys
 }
 
 // openInfra connects to Postgres, ClickHouse and Kafka, applies migrations
 // and creates topics: every stage does this at start-up.
 func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (*infra, error) {
 	in := &infra{metrics: httpapi.NewRegistry(role, version), gates: newCarrierGates(cfg, log)}
+	in.health = httpapi.NewHealth(in.checks(), 0, log)
 	var err error
 	if in.stream, err = kafka.NewMetrics(in.metrics); err != nil {
+		return nil, err
+	}
+	if in.loops, err = loop.New(cfg.Loops, in.metrics, in.health, log); err != nil {
 		return nil, err
 	}
 	if in.box, err = secretbox.New(cfg.SecretKey, cfg.SecretKeysPrevious...); err != nil {
@@ -87,32 +100,37 @@ func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (
 		return nil, err
 	}
 	if _, err = postgres.Migrate(ctx, in.pg, log); err != nil {
-		in.close()
+		in.close(log)
 		return nil, err
 	}
 	if in.ch, err = clickhouse.OpenAs(ctx, cfg.ClickHouseAddr, cfg.ClickHouseDB, cfg.clickHouse()); err != nil {
-		in.close()
+		in.close(log)
 		return nil, err
 	}
 	if _, err = migrateClickHouse(ctx, in.pg, in.ch, log); err != nil {
-		in.close()
+		in.close(log)
 		return nil, err
 	}
 	if in.kafka, err = kafka.NewClient(cfg.brokers(), log); err != nil {
-		in.close()
+		in.close(log)
 		return nil, err
 	}
 	if err = kafka.EnsureTopics(ctx, in.kafka, cfg.KafkaNamespace, int32(cfg.KafkaPartitions), schemas.AllTopics...); err != nil {
-		in.close()
+		in.close(log)
 		return nil, err
 	}
 	return in, nil
 }
 
-// close flushes Kafka and closes every connection.
-func (in *infra) close() {
+// close flushes Kafka and closes every connection. A flush that fails
+// (records produced and not acknowledged: the broker is gone) is logged.
+func (in *infra) close(log *slog.Logger) {
 	if in.kafka != nil {
-		in.kafka.Flush(context.Background())
+		fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := in.kafka.Flush(fctx); err != nil {
+			log.Error("kafka producer not flushed at exit; records produced since the last acknowledgement may be lost", "err", err)
+		}
+		cancel()
 		in.kafka.Close()
 	}
 	if in.ch != nil {
@@ -201,15 +219,14 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		defer in.close()
-		health := httpapi.NewHealth(in.checks(), 0, log)
-		g := newGroup(ctx, sd, health, log)
+		defer in.close(log)
+		g := newGroup(ctx, sd, in.health, log)
 		bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopBG()
 		goRelayAndLifecycle(g, bg, cfg, log, in)
 		g.Go("api", g.ctx, func(ctx context.Context) error {
 			defer stopBG() // the intake has stopped: the rest follows
-			return serveAPI(ctx, cfg, log, in, health)
+			return serveAPI(ctx, cfg, log, in, in.health)
 		})
 		return g.Wait()
 	})
@@ -217,10 +234,16 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 // goRelayAndLifecycle runs the command side's background parts on ctx.
 func goRelayAndLifecycle(g *group, ctx context.Context, cfg Config, log *slog.Logger, in *infra) {
-	relay := commandapi.NewRelay(cfg.Relay, in.pg, in.kafka, cfg.KafkaNamespace, log)
-	g.Go("outbox-relay", ctx, relay.Run)
+	g.Go("outbox-relay", ctx, func(ctx context.Context) error {
+		relay, err := commandapi.NewRelay(cfg.Relay, commandapi.RelayDeps{Pool: in.pg, Producer: in.kafka, Namespace: cfg.KafkaNamespace,
+			Log: log, Registry: in.metrics, Loops: in.loops})
+		if err != nil {
+			return err
+		}
+		return relay.Run(ctx)
+	})
 	g.Go("subscription-lifecycle", ctx, func(ctx context.Context) error {
-		return commandapi.RunLifecycle(ctx, cfg.Lifecycle, commandapi.LifecycleDeps{Pool: in.pg, Log: log})
+		return commandapi.RunLifecycle(ctx, cfg.Lifecycle, commandapi.LifecycleDeps{Pool: in.pg, Log: log, Loops: in.loops})
 	})
 }
 
@@ -258,13 +281,32 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, heal
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	keys := auth.NewCachedAuthenticator(auth.NewStore(apiPG), time.Minute, log.With("stage", "api"))
+	keys.Supervise(in.loops)
 	g.Go(func() error { return keys.Run(bg) })
 	// One LISTEN connection per API process wakes feed long-polls; it
 	// stops as the server's shutdown starts, releasing them.
 	in.feed = feed.NewNotifier(apiPG, log.With("stage", "api"), 0)
+	in.feed.Supervise(in.loops)
 	g.Go(func() error { return in.feed.Run(gctx) })
 	in.usage = auth.NewDailyUsage(apiPG, auth.DefaultUsageFlush, log.With("stage", "api"))
+	in.usage.Supervise(in.loops)
 	g.Go(func() error { return in.usage.Run(bg) })
+	if in.ch != nil && len(cfg.brokers()) > 0 {
+		// The journey cache follows the projector's changes, restarted after
+		// a failure (the loop "journey-cache": counted, /readyz red after a
+		// run); while it is down pulls read ClickHouse: degraded, not wrong.
+		in.journeys = queryapi.NewJourneys(cfg.withDerived().Journeys, in.ch, log.With("stage", "api"))
+		in.journeys.Supervise(in.stream, in.loops)
+		g.Go(func() error {
+			return in.loops.Loop("journey-cache", log.With("stage", "api")).Run(bg, 0, func(ctx context.Context) error {
+				err := in.journeys.Run(ctx, cfg.brokers(), cfg.KafkaNamespace)
+				if err == nil && ctx.Err() == nil {
+					err = errors.New("journey change follower stopped")
+				}
+				return err
+			})
+		})
+	}
 	srv := newAPIServer(bg, cfg, log, in, keys, health)
 	if cfg.AdminAddr != "" {
 		g.Go(func() error { return serveAdmin(gctx, cfg, log, srv.AdminHandler()) })
@@ -364,14 +406,9 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 	if in.feed != nil {
 		notifier = in.feed
 	}
-	journeys := queryapi.NewJourneys(cfg.withDerived().Journeys, in.ch, log)
-	if in.ch != nil && len(cfg.brokers()) > 0 {
-		go func() {
-			// Without it the cache stays off and pulls read ClickHouse: degraded, not wrong.
-			if err := journeys.Run(bg, cfg.brokers(), cfg.KafkaNamespace); err != nil {
-				log.Error("journey change follower stopped; journeys are read uncached", "err", err)
-			}
-		}()
+	journeys := in.journeys // followed by serveAPI
+	if journeys == nil {
+		journeys = queryapi.NewJourneys(cfg.withDerived().Journeys, in.ch, log) // never followed: nothing cached
 	}
 	tokenKey, tokenKeysPrevious := pageTokenKeys(cfg)
 	queryapi.Register(srv.Fuego, queryapi.Deps{
@@ -423,10 +460,9 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		defer in.close()
+		defer in.close(log)
 
-		health := httpapi.NewHealth(in.checks(), 0, log)
-		g := newGroup(ctx, sd, health, log)
+		g := newGroup(ctx, sd, in.health, log)
 		// The stages outlive the intake: they stop once it has.
 		stageCtx, cancelStages := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancelStages()
@@ -438,7 +474,7 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 		log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
 		g.Go("api", g.ctx, func(ctx context.Context) error {
 			defer cancelStages() // the intake has stopped: the rest follows
-			return serveAPI(ctx, cfg, log, in, health)
+			return serveAPI(ctx, cfg, log, in, in.health)
 		})
 		if err := g.Wait(); err != nil {
 			return err
@@ -477,7 +513,7 @@ func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 
 func vesselsDeps(cfg Config, log *slog.Logger, in *infra) vessels.Deps {
 	return vessels.Deps{Producer: in.kafka, Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch, Sandbox: sandboxConfig(cfg),
-		Log: log, Registry: in.metrics}
+		Log: log, Registry: in.metrics, Loops: in.loops}
 }
 
 // runStage runs the pipeline stage called role alone (`contrack <role>`).
@@ -633,19 +669,20 @@ func parsers() map[carriers.Format]normalize.Parser {
 }
 
 func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
-	return stage.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream}
+	return stage.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream, Loops: in.loops}
 }
 
 func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
-	return delivery.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Box: in.box, CH: in.ch, Log: log, Registry: in.metrics}
+	return delivery.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Box: in.box, CH: in.ch, Log: log, Registry: in.metrics, Loops: in.loops}
 }
 
 func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
-	return projector.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, CH: in.ch, Log: log, Metrics: in.stream}
+	return projector.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, CH: in.ch, Log: log, Metrics: in.stream, Loops: in.loops}
 }
 
 func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {
-	return feed.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch, Log: log, Registry: in.metrics}
+	return feed.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch, Log: log, Registry: in.metrics,
+		Metrics: in.stream, Loops: in.loops}
 }
 
 // withInfra runs one stage alone over freshly opened connections, closed
@@ -658,9 +695,8 @@ func withInfra(ctx context.Context, cfg Config, log *slog.Logger, role string, r
 		if err != nil {
 			return err
 		}
-		defer in.close()
-		health := httpapi.NewHealth(in.checks(), 0, log)
-		return runWithAdmin(ctx, cfg, log, sd, health, in.metrics, role, func(ctx context.Context) error { return run(ctx, in) })
+		defer in.close(log)
+		return runWithAdmin(ctx, cfg, log, sd, in.health, in.metrics, role, func(ctx context.Context) error { return run(ctx, in) })
 	})
 }
 

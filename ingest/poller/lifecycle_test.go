@@ -40,9 +40,12 @@ func newPipeline(t *testing.T) *pipeline {
 	w.credentials(t, "MAEU", map[string]string{"apiKey": "k"})
 	ctx, cancel := context.WithCancel(context.Background())
 	relayDone, lifeDone := make(chan error, 1), make(chan error, 1)
-	go func() {
-		relayDone <- commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond}, w.db.Pool, w.prod, w.kc.NS, testenv.Log(t)).Run(ctx)
-	}()
+	relay, err := commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond},
+		commandapi.RelayDeps{Pool: w.db.Pool, Producer: w.prod, Namespace: w.kc.NS, Log: testenv.Log(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { relayDone <- relay.Run(ctx) }()
 	go func() {
 		lifeDone <- commandapi.RunLifecycle(ctx, commandapi.LifecycleConfig{Every: 100 * time.Millisecond},
 			commandapi.LifecycleDeps{Pool: w.db.Pool, Log: testenv.Log(t)})

@@ -52,9 +52,15 @@ func newProvider(cfg Config, deps Deps, m *metrics) *provider {
 func (p *provider) run(ctx context.Context) error {
 	t := time.NewTicker(p.cfg.ProviderInterval)
 	defer t.Stop()
+	rounds := p.deps.Loops.Loop("vessels-provider", p.deps.Log)
 	for {
-		if err := p.round(ctx); err != nil && ctx.Err() == nil {
+		switch err := p.round(ctx); {
+		case ctx.Err() != nil:
+		case err != nil:
+			rounds.Report(err)
 			p.deps.Log.Error("live vessels: asking the position provider failed; trying again at the next round", "err", err)
+		default:
+			rounds.Succeeded()
 		}
 		select {
 		case <-ctx.Done():

@@ -58,15 +58,26 @@ func (s *simulator) run(ctx context.Context) error {
 	}
 }
 
+// refreshLogged and reportLogged are rounds of the loop
+// "vessels-simulator": a failure is counted and logged, tried again at
+// the next tick.
 func (s *simulator) refreshLogged(ctx context.Context) {
-	if err := s.refresh(ctx); err != nil && ctx.Err() == nil {
-		s.deps.Log.Error("sandbox vessels: reading the sandbox trackings failed; sailing the ships known", "err", err)
-	}
+	s.round(ctx, s.refresh(ctx), "sandbox vessels: reading the sandbox trackings failed; sailing the ships known")
 }
 
 func (s *simulator) reportLogged(ctx context.Context) {
-	if err := s.report(ctx, s.sbx.JourneyNow()); err != nil && ctx.Err() == nil {
-		s.deps.Log.Error("sandbox vessels: reporting positions failed", "err", err)
+	s.round(ctx, s.report(ctx, s.sbx.JourneyNow()), "sandbox vessels: reporting positions failed")
+}
+
+func (s *simulator) round(ctx context.Context, err error, msg string) {
+	rounds := s.deps.Loops.Loop("vessels-simulator", s.deps.Log)
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		rounds.Report(err)
+		s.deps.Log.Error(msg, "err", err)
+	default:
+		rounds.Succeeded()
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/ingest/sandbox"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -131,6 +132,10 @@ type Deps struct {
 	HTTP     *http.Client
 	Log      *slog.Logger
 	Registry prometheus.Registerer
+	// Loops, if set, supervises the simulator's and the provider's rounds
+	// (the loops "vessels-simulator" and "vessels-provider", the role's):
+	// failures counted, /readyz red after a run of them.
+	Loops *loop.Supervisor
 }
 
 // metrics are the stage's collectors.

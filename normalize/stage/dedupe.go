@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/postgres"
 )
 
@@ -226,9 +227,10 @@ func (s *seenStore) committed(ups []seenUpdate) {
 }
 
 // saveLoop writes the unsaved hashes until stop is closed, then once more
-// (within flushTimeout). A failed write is kept and retried a second later
-// together with what arrived meanwhile.
-func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, log *slog.Logger) {
+// (within flushTimeout). A failed write is kept and retried after the
+// loop's backoff together with what arrived meanwhile; every failure is
+// the loop's (counted, /readyz red after a run), the one at shutdown too.
+func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, saver *loop.Loop, log *slog.Logger) {
 	for {
 		select {
 		case <-s.wake:
@@ -242,6 +244,7 @@ func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, log *slo
 			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
 			defer cancel()
 			if err := s.flush(fctx); err != nil {
+				saver.Report(err)
 				log.Error("dedupe state not saved at shutdown; repeats may be emitted once", "err", err)
 			}
 			return
@@ -249,16 +252,18 @@ func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, log *slo
 		fctx, cancel := context.WithTimeout(ctx, flushTimeout)
 		err := s.flush(fctx)
 		cancel()
-		if err != nil {
-			log.Error("dedupe state not saved yet; retrying", "err", err)
-			select {
-			case <-stop:
-			case <-time.After(time.Second):
-			}
-			select {
-			case s.wake <- struct{}{}:
-			default:
-			}
+		if err == nil {
+			saver.Succeeded()
+			continue
+		}
+		wait := saver.Failed(fmt.Errorf("dedupe state not saved yet: %w", err))
+		select {
+		case <-stop:
+		case <-time.After(wait):
+		}
+		select {
+		case s.wake <- struct{}{}:
+		default:
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/schemas"
@@ -210,35 +209,26 @@ func (ix *routingIndex) cached() int {
 
 // follow reads the subscriptions topic until ctx ends (nil) or reading it
 // fails (the error); the index is ready once it has caught up with the end
-// of the topic as of the start.
-func (ix *routingIndex) follow(ctx context.Context, brokers []string, ns schemas.Namespace, log *slog.Logger) error {
+// of the topic as of the start. A malformed record is skipped and counted;
+// a write of routes the store refused is retried under the loop
+// "normalize-routing" (counted, /readyz red after a run), never skipped.
+func (ix *routingIndex) follow(ctx context.Context, deps Deps, log *slog.Logger) error {
+	writes := deps.Loops.Loop("normalize-routing", log)
 	return kafka.Follow(ctx, kafka.FollowConfig{
-		Brokers: brokers, Topics: ns.Topics(schemas.TopicSubscriptions), Name: "normalize-routing", Log: log,
+		Brokers: deps.Brokers, Topics: deps.Namespace.Topics(schemas.TopicSubscriptions), Name: "normalize-routing", Log: log,
+		Metrics: deps.Metrics, Loops: deps.Loops,
 		ReadCommitted: true,
 		CaughtUp:      func() { ix.once.Do(func() { close(ix.ready) }) },
-	}, func(ctx context.Context, recs []*kgo.Record) error {
-		changes := make([]change, 0, len(recs))
-		for _, r := range recs {
+	}, func(ctx context.Context, b *kafka.Batch) error {
+		changes := make([]change, 0, len(b.Records))
+		for _, r := range b.Records {
 			var ch schemas.SubscriptionChanged
 			if err := json.Unmarshal(r.Value, &ch); err != nil || ch.TrackingID == "" {
-				log.Error("routing index: skipping malformed subscription record", "partition", r.Partition, "offset", r.Offset)
+				b.Skip(r, errors.New("routing index: malformed subscription record"))
 				continue
 			}
 			changes = append(changes, change{key: indexKey(ch.Env, ch.SCAC, ch.IdentifierKind, ch.Identifier), ch: ch, partition: r.Partition, offset: r.Offset})
 		}
-		// A poll the store refused is tried again, not skipped: the
-		// follower stops with the error only when the context ends.
-		for {
-			err := ix.apply(ctx, changes)
-			if err == nil || ctx.Err() != nil {
-				return err
-			}
-			log.Error("routing index: write routes", "err", err)
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Second):
-			}
-		}
+		return writes.Do(ctx, func(ctx context.Context) error { return ix.apply(ctx, changes) })
 	})
 }

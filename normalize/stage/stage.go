@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
@@ -120,6 +122,9 @@ type Deps struct {
 	Now     func() time.Time
 	// Metrics, if set, are the stream runtime's collectors on the role's registry.
 	Metrics *kafka.Metrics
+	// Loops, if set, supervises the stage's loops (the consumer, the
+	// routing follower, the dedupe saver) on the role's /readyz and registry.
+	Loops *loop.Supervisor
 }
 
 // Run normalises until parent ends; nil on a clean shutdown. The routing
@@ -142,7 +147,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	idxCtx, stopIdx := context.WithCancel(ctx)
 	defer stopIdx()
 	g.Go(func() error {
-		err := s.index.follow(idxCtx, deps.Brokers, deps.Namespace, log)
+		err := s.index.follow(idxCtx, deps, log)
 		switch {
 		case idxCtx.Err() != nil:
 			return nil // asked to stop
@@ -154,13 +159,14 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	})
 	stopSaver := make(chan struct{})
 	saverDone := make(chan struct{})
-	go func() { s.seen.saveLoop(context.WithoutCancel(ctx), stopSaver, log); close(saverDone) }()
+	saver := deps.Loops.Loop("normalize-dedupe-saver", log)
+	go func() { s.seen.saveLoop(context.WithoutCancel(ctx), stopSaver, saver, log); close(saverDone) }()
 	// Last: the saver writes what the final transactions emitted.
 	defer func() { close(stopSaver); <-saverDone }()
 
 	err := kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
 		Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupNormalize), Topics: deps.Namespace.Topics(schemas.TopicCarrierRaw),
-		TransactionalID: deps.Namespace.TransactionalID(cfg.TransactionalID), Name: "normalize", Log: log, Metrics: deps.Metrics,
+		TransactionalID: deps.Namespace.TransactionalID(cfg.TransactionalID), Name: "normalize", Log: log, Metrics: deps.Metrics, Loops: deps.Loops,
 		MaxRecords: cfg.MaxTransaction, Linger: cfg.TransactionLinger,
 	}, s.batch)
 	stopIdx()
@@ -291,7 +297,7 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	if parse == nil {
 		return prepared{}, s.deadLetter(r, raw, raw.Format, "no parser for format "+strconv.Quote(raw.Format)), nil
 	}
-	events, err := safeParse(parse, raw.Payload, normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt})
+	events, err := safeParse(parse, raw.Payload, normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt}, s.log)
 	if err != nil {
 		return prepared{}, s.deadLetter(r, raw, raw.Format, err.Error()), nil
 	}
@@ -434,10 +440,12 @@ func (s *stage) routes(ctx context.Context, raw schemas.CarrierRaw, ev dcsa.Even
 }
 
 // safeParse turns a parser panic into a parse error: a bug in one parser
-// must dead-letter the record, not stop the stage.
-func safeParse(p normalize.Parser, raw []byte, env normalize.Envelope) (evs []dcsa.Event, err error) {
+// must dead-letter the record, not stop the stage. The panic's stack is
+// logged (the dead letter's reason carries only the panic's value).
+func safeParse(p normalize.Parser, raw []byte, env normalize.Envelope, log *slog.Logger) (evs []dcsa.Event, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			log.Error("parser panic", "scac", env.SCAC, "panic", v, "stack", string(debug.Stack()))
 			err = fmt.Errorf("parser panic: %v", v)
 		}
 	}()

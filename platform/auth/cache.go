@@ -6,11 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // revocationChannel is the NOTIFY channel RevokeKey and SetPlan signal on
@@ -49,7 +52,14 @@ type CachedAuthenticator struct {
 	// gen counts notifications: a look-up that raced one is not cached, so
 	// a row read before a revocation or plan change never outlives it.
 	gen uint64
+
+	loops *loop.Supervisor // Supervise
 }
+
+// Supervise runs the revocation listener as the loop "api-key-cache" of
+// loops (the role's): a lost listener is counted, a run of them turns
+// /readyz red. Call before Run.
+func (c *CachedAuthenticator) Supervise(loops *loop.Supervisor) { c.loops = loops }
 
 // MaxUnknownKeys bounds the negative cache (about 100 bytes per entry).
 const MaxUnknownKeys = 100_000
@@ -123,21 +133,21 @@ func (c *CachedAuthenticator) Authenticate(ctx context.Context, plaintext string
 	return k, nil
 }
 
-// Run listens for revocations until ctx ends, reconnecting on failure.
+// Run listens for revocations until ctx ends, reconnecting after the
+// loop's backoff; the cache is bypassed while the listener is down.
 func (c *CachedAuthenticator) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		err := c.listen(ctx)
+	listener := c.loops.Loop("api-key-cache", c.log)
+	return listener.Run(ctx, 0, func(ctx context.Context) error {
+		err := c.listen(ctx, listener)
 		c.setListening(false)
-		if ctx.Err() != nil {
-			break
+		if err == nil && ctx.Err() == nil {
+			err = errors.New("auth: key revocation listener stopped")
 		}
-		c.log.Warn("key revocation listener down; auth cache bypassed", "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(2 * time.Second):
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("key revocation listener down; auth cache bypassed: %w", err)
 		}
-	}
-	return nil
+		return err
+	})
 }
 
 func (c *CachedAuthenticator) setListening(on bool) {
@@ -148,7 +158,7 @@ func (c *CachedAuthenticator) setListening(on bool) {
 	c.mu.Unlock()
 }
 
-func (c *CachedAuthenticator) listen(ctx context.Context) error {
+func (c *CachedAuthenticator) listen(ctx context.Context, listener *loop.Loop) error {
 	conn, err := c.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -158,6 +168,7 @@ func (c *CachedAuthenticator) listen(ctx context.Context) error {
 		return err
 	}
 	c.setListening(true)
+	listener.Succeeded()
 	for {
 		n, err := conn.Conn().WaitForNotification(ctx)
 		if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // DefaultUsageFlush is how often DailyUsage adds its counts to Postgres.
@@ -32,7 +34,15 @@ type DailyUsage struct {
 
 	mu   sync.Mutex
 	days map[usageKey]*usage
+
+	loops *loop.Supervisor // Supervise
 }
+
+// Supervise runs the flush as the loop "api-daily-quota" of loops (the
+// role's): a failed flush is counted, retried after the loop's backoff
+// rather than a whole interval later, and a run of them turns /readyz red.
+// Call before Run.
+func (d *DailyUsage) Supervise(loops *loop.Supervisor) { d.loops = loops }
 
 type usageKey struct {
 	account string
@@ -148,28 +158,23 @@ func (d *DailyUsage) Flush(ctx context.Context) error {
 }
 
 // Run flushes every interval until ctx ends, then once more, and deletes
-// usage older than UsageRetention days once a day.
+// usage older than UsageRetention days once a day. A failed flush keeps
+// its counts pending for the next try.
 func (d *DailyUsage) Run(ctx context.Context) error {
-	t := time.NewTicker(d.interval)
-	defer t.Stop()
 	var purged time.Time
-	for {
+	flusher := d.loops.Loop("api-daily-quota", d.log)
+	_ = flusher.Run(ctx, d.interval, func(ctx context.Context) error {
+		err := d.Flush(ctx)
 		if day := Day(time.Now()); !day.Equal(purged) {
-			if _, err := d.pool.Exec(ctx, `DELETE FROM usage_daily WHERE day < $1`, day.AddDate(0, 0, -UsageRetention)); err != nil && ctx.Err() == nil {
-				d.log.Warn("daily quota: purge old usage", "err", err)
+			if _, perr := d.pool.Exec(ctx, `DELETE FROM usage_daily WHERE day < $1`, day.AddDate(0, 0, -UsageRetention)); perr != nil {
+				err = errors.Join(err, fmt.Errorf("daily quota: purge old usage: %w", perr))
 			} else {
 				purged = day
 			}
 		}
-		select {
-		case <-ctx.Done():
-			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			return d.Flush(final)
-		case <-t.C:
-			if err := d.Flush(ctx); err != nil && ctx.Err() == nil {
-				d.log.Warn("daily quota: flush; retried next interval", "err", err)
-			}
-		}
-	}
+		return err // Run returns only when ctx ends: no round's error is unrecoverable
+	})
+	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	return d.Flush(final)
 }

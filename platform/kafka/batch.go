@@ -12,6 +12,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // BatchConfig configures ConsumeBatches, the batch mode.
@@ -24,6 +26,10 @@ type BatchConfig struct {
 	Log  *slog.Logger
 	// Metrics, if set, counts records by outcome (the role's registry).
 	Metrics *Metrics
+	// Loops, if set, supervises the consumer (the role's): fetch errors
+	// are the loop "<Name>/fetch"'s failures, a failed batch the loop
+	// "<Name>"'s; a run of either turns /readyz red.
+	Loops *loop.Supervisor
 	// MaxBatch bounds the records of a batch (default 5,000); MaxWait
 	// bounds how long a partial batch waits after its first record
 	// (default 1 s).
@@ -63,12 +69,15 @@ type BatchConfig struct {
 	Opts []kgo.Opt
 }
 
-// Batch is one batch of records handed to a BatchHandler.
+// Batch is one batch of records handed to a BatchHandler (or, in Follow,
+// one poll's records).
 type Batch struct {
 	Records []*kgo.Record
 	cl      *kgo.Client
+	log     *slog.Logger
 	dead    []*kgo.Record
 	causes  []error
+	skipped int
 }
 
 // DeadLetter sets r aside: it goes to the dead-letter topic with cause as
@@ -76,6 +85,17 @@ type Batch struct {
 func (b *Batch) DeadLetter(r *kgo.Record, cause error) {
 	b.dead = append(b.dead, r)
 	b.causes = append(b.causes, cause)
+}
+
+// Skip passes over r, which the handler cannot apply, without a dead
+// letter: logged with cause and counted (outcome skipped). For a follower,
+// which reads its topics from the start at every start and would
+// dead-letter the same record again each time.
+func (b *Batch) Skip(r *kgo.Record, cause error) {
+	b.skipped++
+	if b.log != nil {
+		b.log.Warn("skipping record", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset, "err", cause)
+	}
 }
 
 // Produce produces records on the consumer's client and waits for them.
@@ -140,6 +160,8 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 	}()
 	dl := &deadLetterer{cl: cl, topic: cfg.DeadLetterTopic, stage: cfg.Name, log: log, attempts: cfg.DeadLetterAttempts}
 	fail := func(err error) error { return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, err) }
+	fetch := newFetchWatch(cfg.Loops, cfg.Name, log)
+	handling := cfg.Loops.Loop(cfg.Name, log)
 
 	idle := 0
 	window := cfg.MaxWait
@@ -147,9 +169,13 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 		if cfg.Stop != nil && cfg.Stop(idle) {
 			return nil
 		}
-		recs := gather(ctx, cl, log, cfg.MaxBatch, window)
+		recs, err := gather(ctx, cl, fetch, cfg.MaxBatch, window)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if err != nil {
+			log.Error("consumer stopping: fetch", "err", err)
+			return fail(err)
 		}
 		if len(recs) == 0 {
 			idle++
@@ -158,11 +184,11 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 		}
 		idle = 0
 		cfg.Metrics.ages(cfg.Name, recs...)
+		backoff := cfg.Retry.loop().New()
 		for n := 1; ; n++ {
-			b := &Batch{Records: recs, cl: cl}
+			b := &Batch{Records: recs, cl: cl, log: log}
 			start := time.Now()
-			err := recoverFunc(func() error { return handle(ctx, b) })
-			cfg.Metrics.observe(cfg.Name, start)
+			err := handleBatch(ctx, cfg.Name, log, cfg.Metrics, recs, func(ctx context.Context) error { return handle(ctx, b) })
 			if cfg.Paced {
 				window = max(cfg.MaxWait, time.Since(start))
 			}
@@ -170,20 +196,23 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 				err = dl.produce(ctx, b.dead, b.causes)
 			}
 			if err == nil {
-				cfg.Metrics.count(cfg.Name, "ok", len(recs)-len(b.dead))
-				cfg.Metrics.count(cfg.Name, "dead_letter", len(b.dead))
+				cfg.Metrics.count(cfg.Name, "ok", len(recs)-len(b.dead)-b.skipped)
+				cfg.Metrics.count(cfg.Name, dl.outcome(), len(b.dead))
+				cfg.Metrics.count(cfg.Name, "skipped", b.skipped)
+				handling.Succeeded()
 				break
 			}
 			if ctx.Err() != nil {
 				return nil
 			}
+			handling.Report(err)
 			if errors.Is(err, ErrFatal) || (n >= cfg.Retry.Attempts && (cfg.Transient == nil || !cfg.Transient(err))) {
 				cfg.Metrics.count(cfg.Name, "fatal", len(recs))
 				log.Error("consumer stopping: batch failed", "records", len(recs), "attempts", n, "err", err)
 				return fail(fmt.Errorf("batch of %d records failed %d times: %w", len(recs), n, err))
 			}
 			cfg.Metrics.count(cfg.Name, "retry", len(recs))
-			wait := cfg.Retry.wait(n)
+			wait := backoff.NextBackOff()
 			log.Warn("batch failed; fetches paused until the retry", "records", len(recs), "attempt", n, "backoff", wait, "err", err)
 			cl.PauseFetchTopics(cfg.Topics...)
 			cfg.Metrics.pausedAdd(cfg.Name, 1)
@@ -216,17 +245,17 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 // written, and stopping for it took every projector process down with a
 // 5 s broker restart. A commit the broker refuses is returned.
 func commitBatch(ctx context.Context, cl *kgo.Client, log *slog.Logger, recs []*kgo.Record) error {
-	wait := 100 * time.Millisecond
+	backoff := loop.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.New()
 	for {
 		err := cl.CommitRecords(ctx, recs...)
 		if err == nil || ctx.Err() != nil || !brokerUnreachable(err) {
 			return err
 		}
+		wait := backoff.NextBackOff()
 		log.Warn("commit failed, broker unreachable; retrying", "backoff", wait, "err", err)
 		if !sleep(ctx, wait) {
 			return ctx.Err()
 		}
-		wait = min(2*wait, 5*time.Second)
 	}
 }
 
@@ -252,46 +281,54 @@ type poller interface {
 }
 
 // gather polls a batch: up to max records, or what arrived within maxWait
-// of the first; none if nothing came within maxWait.
-func gather(ctx context.Context, p poller, log *slog.Logger, max int, maxWait time.Duration) []*kgo.Record {
-	recs, ok := pollFor(ctx, p, log, max, maxWait)
-	if !ok || len(recs) == 0 {
-		return nil
+// of the first; none if nothing came within maxWait. Fetch errors go to
+// fw; one that retrying cannot fix is returned.
+func gather(ctx context.Context, p poller, fw *fetchWatch, max int, maxWait time.Duration) ([]*kgo.Record, error) {
+	recs, ok, err := pollFor(ctx, p, fw, max, maxWait)
+	if !ok || len(recs) == 0 || err != nil {
+		return nil, err
 	}
-	return gatherMore(ctx, p, log, recs, max, maxWait)
+	return gatherMore(ctx, p, fw, recs, max, maxWait)
 }
 
 // gatherMore adds to recs what p brings within wait, until there are max.
-func gatherMore(ctx context.Context, p poller, log *slog.Logger, recs []*kgo.Record, max int, wait time.Duration) []*kgo.Record {
+func gatherMore(ctx context.Context, p poller, fw *fetchWatch, recs []*kgo.Record, max int, wait time.Duration) ([]*kgo.Record, error) {
 	deadline := time.Now().Add(wait)
 	for len(recs) < max {
 		left := time.Until(deadline)
 		if left <= 0 {
 			break
 		}
-		got, ok := pollFor(ctx, p, log, max-len(recs), left)
+		got, ok, err := pollFor(ctx, p, fw, max-len(recs), left)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			break
 		}
 		recs = append(recs, got...)
 	}
-	return recs
+	return recs, nil
 }
 
 // pollFor polls p for at most wait; ok is false once ctx has ended or the
 // client is closed (what that poll brought is dropped: nothing is handled
-// after it). Fetch errors other than the wait running out are logged.
-func pollFor(ctx context.Context, p poller, log *slog.Logger, max int, wait time.Duration) (recs []*kgo.Record, ok bool) {
+// after it). Fetch errors other than the wait running out go to fw (a poll
+// of nothing but errors waits fw's backoff before returning); one that
+// retrying cannot fix is returned.
+func pollFor(ctx context.Context, p poller, fw *fetchWatch, max int, wait time.Duration) (recs []*kgo.Record, ok bool, err error) {
 	pollCtx, cancel := context.WithTimeout(ctx, wait)
 	fs := p.PollRecords(pollCtx, max)
 	cancel()
 	if ctx.Err() != nil || fs.IsClientClosed() {
-		return nil, false
+		return nil, false, nil
 	}
-	fs.EachError(func(t string, part int32, err error) {
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-			log.Error("fetch", "topic", t, "partition", part, "err", err)
-		}
-	})
-	return fs.Records(), true
+	pause, err := fw.check(fs)
+	if err != nil {
+		return nil, false, err
+	}
+	if pause > 0 && !sleep(ctx, pause) {
+		return nil, false, nil
+	}
+	return fs.Records(), true, nil
 }

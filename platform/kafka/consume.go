@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // ConsumerConfig configures Consume, the per-record at-least-once mode.
@@ -26,6 +28,11 @@ type ConsumerConfig struct {
 	Log             *slog.Logger
 	// Metrics, if set, counts records by outcome (the role's registry).
 	Metrics *Metrics
+	// Loops, if set, supervises the consumer (the role's): fetch errors
+	// are the loop "<Name>/fetch"'s failures, a record that failed and
+	// waits for its retry the loop "<Name>"'s; a run of either turns
+	// /readyz red until it succeeds again.
+	Loops *loop.Supervisor
 	// Middleware wraps the handler, after the runtime's own Recover and
 	// Trace (which always run) and before metrics.
 	Middleware []Middleware
@@ -88,7 +95,9 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 	if cfg.MaxRun <= 0 {
 		cfg.MaxRun = 64
 	}
-	c := &consumer{cfg: cfg, workers: map[tp]*partitionWorker{}, fatal: make(chan error, 1)}
+	c := &consumer{cfg: cfg, workers: map[tp]*partitionWorker{}, fatal: make(chan error, 1),
+		handling: cfg.Loops.Loop(cfg.Name, cfg.Log)}
+	fetch := newFetchWatch(cfg.Loops, cfg.Name, cfg.Log)
 	mws := append([]Middleware{Recover, Trace(cfg.Name)}, cfg.Middleware...)
 	c.handle = Chain(handle, mws...)
 	opts := append([]kgo.Opt{
@@ -128,9 +137,10 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 		if fetches.IsClientClosed() {
 			return nil
 		}
-		fetches.EachError(func(topic string, p int32, err error) {
-			cfg.Log.Error("fetch error", "topic", topic, "partition", p, "err", err)
-		})
+		wait, ferr := fetch.check(fetches)
+		if ferr != nil {
+			c.fail(ferr)
+		}
 		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
 			if len(p.Records) == 0 {
 				return
@@ -146,6 +156,9 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 			}
 		})
 		cl.AllowRebalance()
+		if wait > 0 {
+			sleep(pollCtx, wait)
+		}
 	}
 	// Stop workers (they finish the batch in hand and commit), then leave
 	// the group so partitions move at once.
@@ -181,6 +194,9 @@ type consumer struct {
 	fatal   chan error
 	mu      sync.Mutex
 	workers map[tp]*partitionWorker
+	// handling is the consumer's loop: a record that failed (transiently)
+	// is its failure, a record handled its success.
+	handling *loop.Loop
 }
 
 // fail reports a fatal error once; Consume stops.
@@ -349,6 +365,7 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 		}
 	}()
 	failures := 0
+	backoff := c.cfg.Retry.loop().New()
 	for {
 		var err error
 		recsC := w.recs
@@ -371,6 +388,9 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 				continue // a failed record waits: later ones queue behind it
 			}
 		case res := <-pipe.resultsC():
+			if res.err == nil {
+				c.handling.Succeeded()
+			}
 			if r := pipe.finish(res); r != nil {
 				commit(r)
 			}
@@ -400,7 +420,11 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 			return
 		}
 		if err == nil {
+			if failures > 0 {
+				backoff.Reset()
+			}
 			failures = 0
+			c.handling.Succeeded()
 			if paused {
 				cl.ResumeFetchPartitions(this)
 				c.cfg.Metrics.pausedAdd(c.cfg.Name, -1)
@@ -409,12 +433,13 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 			continue
 		}
 		failures++
+		c.handling.Report(err)
 		if errors.Is(err, ErrFatal) || (c.cfg.Retry.Attempts > 0 && failures >= c.cfg.Retry.Attempts) {
 			log.Error("consumer stopping", "offset", backlog[0].Offset, "attempts", failures, "err", err)
 			c.fail(err)
 			return
 		}
-		wait := c.cfg.Retry.wait(failures)
+		wait := backoff.NextBackOff()
 		log.Warn("handler failed; partition paused until the retry", "offset", backlog[0].Offset, "attempt", failures, "backoff", wait, "err", err)
 		if !paused {
 			cl.PauseFetchPartitions(this)
@@ -643,7 +668,11 @@ func (c *consumer) process(ctx context.Context, r *kgo.Record) error {
 	start := time.Now()
 	err := c.handle(ctx, r)
 	c.cfg.Metrics.observe(c.cfg.Name, start)
-	c.cfg.Metrics.count(c.cfg.Name, outcome(err), 1)
+	o := outcome(err)
+	if o == "dead_letter" {
+		o = c.dl.outcome()
+	}
+	c.cfg.Metrics.count(c.cfg.Name, o, 1)
 	if err == nil {
 		return nil
 	}
@@ -659,9 +688,7 @@ func (c *consumer) process(ctx context.Context, r *kgo.Record) error {
 // processRun handles a run (records of one key) in one Runs call: nil when
 // all are done. A permanent error hands them to process one at a time.
 func (c *consumer) processRun(ctx context.Context, run []*kgo.Record) error {
-	start := time.Now()
-	err := recoverFunc(func() error { return c.cfg.Runs(ctx, run) })
-	c.cfg.Metrics.observe(c.cfg.Name, start)
+	err := handleBatch(ctx, c.cfg.Name, c.cfg.Log, c.cfg.Metrics, run, func(ctx context.Context) error { return c.cfg.Runs(ctx, run) })
 	if err == nil {
 		c.cfg.Metrics.count(c.cfg.Name, outcome(nil), len(run))
 		return nil

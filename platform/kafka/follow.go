@@ -2,13 +2,14 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // FollowConfig configures Follow, the table-follower mode.
@@ -20,6 +21,9 @@ type FollowConfig struct {
 	Log  *slog.Logger
 	// Metrics, if set, counts records (the role's registry).
 	Metrics *Metrics
+	// Loops, if set, supervises the follower: fetch errors are the loop
+	// "<Name>/fetch"'s failures; a run of them turns /readyz red.
+	Loops *loop.Supervisor
 	// FromEnd starts at the topics' ends as of the start (a cache that only
 	// needs changes from now on) instead of their start.
 	FromEnd bool
@@ -42,10 +46,11 @@ type FollowConfig struct {
 	CaughtUp func()
 }
 
-// FollowHandler applies the records of one poll to in-memory state. An
-// error stops the follower and Follow returns it: a table that cannot be
-// applied is not followed silently.
-type FollowHandler func(ctx context.Context, recs []*kgo.Record) error
+// FollowHandler applies the records of one poll (b.Records) to state; a
+// record it cannot apply it passes over with b.Skip (logged and counted).
+// An error stops the follower and Follow returns it: a table that cannot
+// be applied is not followed silently.
+type FollowHandler func(ctx context.Context, b *Batch) error
 
 // Follow reads the topics, without committing, until ctx ends (nil) or
 // something fails: the end offsets that define "caught up" cannot be read,
@@ -56,6 +61,7 @@ func Follow(ctx context.Context, cfg FollowConfig, handle FollowHandler) error {
 	}
 	log := cfg.Log.With("follower", cfg.Name)
 	fail := func(err error) error { return fmt.Errorf("kafka: follower %s: %w", cfg.Name, err) }
+	fetch := newFetchWatch(cfg.Loops, cfg.Name, log)
 	var opts []kgo.Opt
 	if cfg.ReadCommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
@@ -128,19 +134,21 @@ func Follow(ctx context.Context, cfg FollowConfig, handle FollowHandler) error {
 		if ctx.Err() != nil || fs.IsClientClosed() {
 			return nil
 		}
-		fs.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				log.Error("fetch", "topic", t, "partition", p, "err", err)
-			}
-		})
+		pause, err := fetch.check(fs)
+		if err != nil {
+			log.Error("follower stopping: fetch", "err", err)
+			return fail(err)
+		}
 		recs := fs.Records()
+		if len(recs) == 0 && pause > 0 && !sleep(ctx, pause) {
+			return nil
+		}
 		if len(recs) == 0 && cfg.PollTimeout <= 0 {
 			continue
 		}
 		cfg.Metrics.ages(cfg.Name, recs...)
-		start := time.Now()
-		err := recoverFunc(func() error { return handle(ctx, recs) })
-		cfg.Metrics.observe(cfg.Name, start)
+		b := &Batch{Records: recs, cl: cl, log: log}
+		err = handleBatch(ctx, cfg.Name, log, cfg.Metrics, recs, func(ctx context.Context) error { return handle(ctx, b) })
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -149,7 +157,8 @@ func Follow(ctx context.Context, cfg FollowConfig, handle FollowHandler) error {
 			log.Error("follower stopping", "err", err)
 			return fail(err)
 		}
-		cfg.Metrics.count(cfg.Name, "ok", len(recs))
+		cfg.Metrics.count(cfg.Name, "ok", len(recs)-b.skipped)
+		cfg.Metrics.count(cfg.Name, "skipped", b.skipped)
 		for _, r := range recs {
 			if seen[r.Topic] == nil {
 				seen[r.Topic] = map[int32]int64{}

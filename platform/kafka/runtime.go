@@ -9,10 +9,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/contrack/contrack/platform/loop"
+	"github.com/contrack/contrack/platform/metrics"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
 )
@@ -20,8 +23,11 @@ import (
 // The stream runtime: every stage consumes Kafka through one of four modes
 // (Consume: per record; ConsumeBatches: batches; ConsumeTransactional:
 // read-process-write in Kafka transactions; Follow: a table read from the
-// start) and the same middleware (Recover, Trace, Measure), retry policy
-// and dead letters. No other package polls Kafka (arch_test.go).
+// start) and the same middleware (panic recovery with the stack logged, a
+// consumer span, the handler's duration and outcome counted), retry policy,
+// supervision (platform/loop: fetch errors and failed handling counted,
+// /readyz red after a run of them) and dead letters. No other package polls
+// Kafka (arch_test.go).
 
 // Handler processes one record. Returning an error wrapped with Permanent
 // sends the record to the dead-letter topic; Fatal stops the consumer with
@@ -56,10 +62,10 @@ func Fatal(err error) error { return fmt.Errorf("%w: %w", ErrFatal, err) }
 
 // Recover turns a handler panic into a permanent error (the record is
 // dead-lettered with the panic as its reason), so a bug in one record's
-// path does not stop the stage.
+// path does not stop the stage. The panic's stack is logged.
 func Recover(next Handler) Handler {
 	return func(ctx context.Context, r *kgo.Record) error {
-		if err := recoverFunc(func() error { return next(ctx, r) }); err != nil {
+		if err := recoverFunc(slog.Default(), func() error { return next(ctx, r) }); err != nil {
 			if errors.Is(err, errPanic) {
 				return Permanent(err)
 			}
@@ -71,12 +77,13 @@ func Recover(next Handler) Handler {
 
 var errPanic = errors.New("panic")
 
-// recoverFunc runs f, turning a panic into an error (errPanic, its stack
-// logged by the caller's log line, not carried in headers).
-func recoverFunc(f func() error) (err error) {
+// recoverFunc runs f, turning a panic into an error (errPanic). The stack
+// is logged here, with the panic, not carried in the error (it would end
+// up in dead-letter headers).
+func recoverFunc(log *slog.Logger, f func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			slog.Error("handler panic", "panic", v, "stack", string(debug.Stack()))
+			log.Error("handler panic", "panic", v, "stack", string(debug.Stack()))
 			err = fmt.Errorf("%w: %v", errPanic, v)
 		}
 	}()
@@ -99,11 +106,36 @@ func Trace(name string) Middleware {
 	}
 }
 
+// maxSpanLinks bounds the links of a batch's span: a 20,000-record batch
+// links the first records' traces, not every one.
+const maxSpanLinks = 128
+
+// handleBatch runs f over recs with the middleware every mode shares: a
+// consumer span (linking the traces the records' headers carry, as a batch
+// has no one parent), panic recovery (the stack logged, the panic an
+// error), and the handler's duration. The per-record mode gets the same
+// through Recover and Trace.
+func handleBatch(ctx context.Context, name string, log *slog.Logger, m *Metrics, recs []*kgo.Record, f func(context.Context) error) error {
+	links := make([]trace.Link, 0, min(len(recs), maxSpanLinks))
+	for _, r := range recs[:min(len(recs), maxSpanLinks)] {
+		if sc := trace.SpanContextFromContext(tracing.Extract(context.Background(), r)); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
+	}
+	ctx, span := tracing.Tracer().Start(ctx, name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.Int("messaging.batch.message_count", len(recs))))
+	start := time.Now()
+	err := recoverFunc(log, func() error { return f(ctx) })
+	m.observe(name, start)
+	tracing.End(span, err)
+	return err
+}
+
 // Metrics are the runtime's collectors, registered on the registry of the
 // role that runs the stage (no global registry). Labels take a small fixed
 // set of values: the consumer's name and an outcome.
 type Metrics struct {
-	records  *prometheus.CounterVec   // by consumer, outcome (ok, retry, dead_letter, fatal)
+	records  *prometheus.CounterVec   // by consumer, outcome (ok, retry, dead_letter, skipped, fatal)
 	duration *prometheus.HistogramVec // handler duration by consumer
 	paused   *prometheus.GaugeVec     // partitions paused for a retry, by consumer
 	age      *prometheus.HistogramVec // record age when first handed to a handler, by consumer
@@ -115,7 +147,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		records: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "contrack_stream_records_total",
-			Help: "Records handled by the stream runtime, by consumer and outcome (ok, retry, dead_letter, fatal).",
+			Help: "Records handled by the stream runtime, by consumer and outcome (ok, retry, dead_letter, skipped: refused without a dead-letter topic, fatal).",
 		}, []string{"consumer", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "contrack_stream_handle_seconds",
@@ -142,36 +174,22 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	// Several stages of one process share its registry: the second one to
 	// ask gets the collectors the first registered.
 	var err error
-	if m.records, err = register(reg, m.records); err != nil {
+	if m.records, err = metrics.Register(reg, m.records); err != nil {
 		return nil, err
 	}
-	if m.duration, err = register(reg, m.duration); err != nil {
+	if m.duration, err = metrics.Register(reg, m.duration); err != nil {
 		return nil, err
 	}
-	if m.paused, err = register(reg, m.paused); err != nil {
+	if m.paused, err = metrics.Register(reg, m.paused); err != nil {
 		return nil, err
 	}
-	if m.age, err = register(reg, m.age); err != nil {
+	if m.age, err = metrics.Register(reg, m.age); err != nil {
 		return nil, err
 	}
-	if m.commit, err = register(reg, m.commit); err != nil {
+	if m.commit, err = metrics.Register(reg, m.commit); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// register registers c, or returns the same collector already registered.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing, nil
-			}
-		}
-		return c, fmt.Errorf("kafka: register metrics: %w", err)
-	}
-	return c, nil
 }
 
 func (m *Metrics) count(consumer, outcome string, n int) {
@@ -224,8 +242,9 @@ func outcome(err error) string {
 	return "retry"
 }
 
-// Backoff is a retry policy: waits from Initial doubling up to Max.
-// Attempts > 0 bounds the tries, after which the error is fatal.
+// Backoff is a retry policy: waits from Initial doubling up to Max (each
+// within ±20%, platform/loop's backoff). Attempts > 0 bounds the tries,
+// after which the error is fatal.
 type Backoff struct {
 	Initial, Max time.Duration
 	Attempts     int
@@ -241,25 +260,60 @@ func (b Backoff) withDefaults(initial, maxWait time.Duration) Backoff {
 	return b
 }
 
-// wait is the pause before try n+1 (n ≥ 1).
-func (b Backoff) wait(n int) time.Duration {
-	d := b.Initial
-	for i := 1; i < n && d < b.Max; i++ {
-		d *= 2
-	}
-	return min(d, b.Max)
-}
+// loop is b as platform/loop's backoff.
+func (b Backoff) loop() loop.Backoff { return loop.Backoff{Initial: b.Initial, Max: b.Max} }
 
 // sleep waits d or until ctx ends (false).
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+func sleep(ctx context.Context, d time.Duration) bool { return loop.Sleep(ctx, d) }
+
+// fetchWatch supervises a consumer's polls as a loop of its own,
+// "<consumer>/fetch": a poll that brought fetch errors is a failed round
+// (counted, and a run of them turns /readyz red), one without a success.
+// franz-go retries what it can itself and returns the rest; without this
+// they were only logged while readiness stayed green.
+type fetchWatch struct {
+	l   *loop.Loop
+	log *slog.Logger
+}
+
+func newFetchWatch(sup *loop.Supervisor, name string, log *slog.Logger) *fetchWatch {
+	return &fetchWatch{l: sup.Loop(name+"/fetch", log), log: log}
+}
+
+// check reports fs. It returns how long to wait before the next poll (a
+// poll of nothing but errors: the loop's backoff, so a broker that answers
+// every fetch with an error is not asked in a tight loop), and an error
+// for fetch errors retrying cannot fix (the client is not authorised for
+// the topic or group), which the mode returns.
+func (w *fetchWatch) check(fs kgo.Fetches) (time.Duration, error) {
+	var errs []error
+	fs.EachError(func(t string, p int32, err error) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) {
+			return // a poll's own timeout or the end
+		}
+		w.log.Error("fetch", "topic", t, "partition", p, "err", err)
+		errs = append(errs, fmt.Errorf("fetch %s[%d]: %w", t, p, err))
+	})
+	if len(errs) == 0 {
+		w.l.Succeeded()
+		return 0, nil
 	}
+	err := errors.Join(errs...)
+	wait := w.l.Failed(err)
+	if unauthorised(err) {
+		return 0, Fatal(err)
+	}
+	if fs.NumRecords() > 0 {
+		return 0, nil // what came is handled at once; the errors are counted
+	}
+	return wait, nil
+}
+
+// unauthorised reports whether err says the client may not read or join
+// what it was configured for: no retry fixes that, an operator must.
+func unauthorised(err error) bool {
+	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.GroupAuthorizationFailed) ||
+		errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.TransactionalIDAuthorizationFailed)
 }
 
 // DeadLetterProduceAttempts bounds the tries of a dead-letter produce:
@@ -284,11 +338,24 @@ func (d *deadLetterer) record(r *kgo.Record, cause error) *kgo.Record {
 	return &kgo.Record{Topic: d.topic, Key: r.Key, Value: r.Value, Headers: hs}
 }
 
+// outcome names what becomes of a refused record: dead_letter, or
+// skipped when the consumer has no dead-letter topic (counted either way).
+func (d *deadLetterer) outcome() string {
+	if d.topic == "" {
+		return "skipped"
+	}
+	return "dead_letter"
+}
+
 // produce sends dead letters, retrying a failed produce a bounded number
 // of times; then the error is Fatal. With no topic, records are logged and
-// skipped.
+// skipped (the callers count them as skipped).
 func (d *deadLetterer) produce(ctx context.Context, recs []*kgo.Record, causes []error) error {
 	for i, r := range recs {
+		if d.topic == "" {
+			d.log.Warn("skipping record refused by the handler (no dead-letter topic)", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset, "err", causes[i])
+			continue
+		}
 		d.log.Warn("dead-lettering record", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset, "err", causes[i])
 	}
 	if d.topic == "" || len(recs) == 0 {
@@ -302,7 +369,7 @@ func (d *deadLetterer) produce(ctx context.Context, recs []*kgo.Record, causes [
 	if attempts <= 0 {
 		attempts = DeadLetterProduceAttempts
 	}
-	backoff := Backoff{Initial: d.backoff, Max: 5 * time.Second}.withDefaults(200*time.Millisecond, 5*time.Second)
+	backoff := loop.Backoff{Initial: d.backoff, Max: 5 * time.Second}.WithDefaults(200*time.Millisecond, 5*time.Second).New()
 	var err error
 	for n := 1; n <= attempts; n++ {
 		if err = d.cl.ProduceSync(ctx, dls...).FirstErr(); err == nil {
@@ -312,7 +379,7 @@ func (d *deadLetterer) produce(ctx context.Context, recs []*kgo.Record, causes [
 			return ctx.Err()
 		}
 		d.log.Error("dead-letter produce failed", "topic", d.topic, "attempt", n, "of", attempts, "err", err)
-		if n < attempts && !sleep(ctx, backoff.wait(n)) {
+		if n < attempts && !sleep(ctx, backoff.NextBackOff()) {
 			return ctx.Err()
 		}
 	}

@@ -249,9 +249,9 @@ func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
 	testenv.RunStage(t, "follower", func(ctx context.Context) error {
 		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{kc.Topic(schemas.TopicSubscriptions)}, Name: "test", Log: testenv.Log(t),
 			CaughtUp: func() { mu.Lock(); atCaughtUp = n; mu.Unlock() },
-		}, func(_ context.Context, recs []*kgo.Record) error {
+		}, func(_ context.Context, b *kafka.Batch) error {
 			mu.Lock()
-			n += len(recs)
+			n += len(b.Records)
 			mu.Unlock()
 			return nil
 		})
@@ -265,14 +265,14 @@ func TestFollowReportsCaughtUpAndFailures(t *testing.T) {
 
 	err := runFor(t, 30*time.Second, func(ctx context.Context) error {
 		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{"contrack.no-such-topic.v1"}, Name: "missing",
-			Log: testenv.Log(t), CaughtUp: func() {}}, func(context.Context, []*kgo.Record) error { return nil })
+			Log: testenv.Log(t), CaughtUp: func() {}}, func(context.Context, *kafka.Batch) error { return nil })
 	})
 	if err == nil {
 		t.Fatal("following a topic that does not exist returned nil")
 	}
 	err = runFor(t, 30*time.Second, func(ctx context.Context) error {
 		return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{kc.Topic(schemas.TopicSubscriptions)}, Name: "failing",
-			Log: testenv.Log(t)}, func(context.Context, []*kgo.Record) error { return errors.New("cannot apply") })
+			Log: testenv.Log(t)}, func(context.Context, *kafka.Batch) error { return errors.New("cannot apply") })
 	})
 	if err == nil || !strings.Contains(err.Error(), "cannot apply") {
 		t.Fatalf("a failing follower returned %v", err)

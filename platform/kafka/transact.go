@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kslog"
+
+	"github.com/contrack/contrack/platform/loop"
 )
 
 // TransactConfig configures ConsumeTransactional, the read-process-write mode.
@@ -24,6 +27,10 @@ type TransactConfig struct {
 	Log  *slog.Logger
 	// Metrics, if set, counts records by outcome (the role's registry).
 	Metrics *Metrics
+	// Loops, if set, supervises the consumer (the role's): fetch errors
+	// are the loop "<Name>/fetch"'s failures, an aborted transaction the
+	// loop "<Name>"'s; a run of either turns /readyz red.
+	Loops *loop.Supervisor
 	// MaxRecords bounds the records of one transaction (default 500).
 	MaxRecords int
 	// Linger, if set, is how long a transaction's first records wait for
@@ -107,6 +114,9 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 	fail := func(err error) error { return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, err) }
 
 	adm := kadm.NewClient(sess.Client())
+	fetch := newFetchWatch(cfg.Loops, cfg.Name, log)
+	handling := cfg.Loops.Loop(cfg.Name, log)
+	backoff := cfg.Retry.loop().New()
 	var lastCommit time.Time
 	failures := 0
 	for {
@@ -114,13 +124,26 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 		if ctx.Err() != nil || fs.IsClientClosed() {
 			return nil
 		}
-		fs.EachError(func(t string, p int32, err error) { log.Error("fetch", "topic", t, "partition", p, "err", err) })
+		pause, err := fetch.check(fs)
+		if err != nil {
+			log.Error("consumer stopping: fetch", "err", err)
+			return fail(err)
+		}
 		recs := fs.Records()
 		if len(recs) == 0 {
+			if pause > 0 && !sleep(ctx, pause) {
+				return nil
+			}
 			continue
 		}
 		if cfg.Linger > 0 && len(recs) < cfg.MaxRecords && failures == 0 {
-			recs = gatherMore(ctx, sess, log, recs, cfg.MaxRecords, cfg.Linger)
+			if recs, err = gatherMore(ctx, sess, fetch, recs, cfg.MaxRecords, cfg.Linger); err != nil {
+				log.Error("consumer stopping: fetch", "err", err)
+				return fail(err)
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
 		}
 		if failures == 0 {
 			cfg.Metrics.ages(cfg.Name, recs...)
@@ -129,9 +152,7 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 			return fail(fmt.Errorf("begin: %w", err))
 		}
 		b := &TxBatch{Records: recs}
-		start := time.Now()
-		err := recoverFunc(func() error { return handle(ctx, b) })
-		cfg.Metrics.observe(cfg.Name, start)
+		err = handleBatch(ctx, cfg.Name, log, cfg.Metrics, recs, func(ctx context.Context) error { return handle(ctx, b) })
 		if err != nil {
 			// Abort: the session rewinds to the committed offsets and the
 			// batch is fetched again after the backoff.
@@ -146,42 +167,83 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 				return nil
 			}
 			failures++
+			handling.Report(err)
 			if errors.Is(err, ErrFatal) || (cfg.Retry.Attempts > 0 && failures >= cfg.Retry.Attempts) {
 				cfg.Metrics.count(cfg.Name, "fatal", len(recs))
 				log.Error("consumer stopping: batch failed", "records", len(recs), "attempts", failures, "err", err)
 				return fail(err)
 			}
 			cfg.Metrics.count(cfg.Name, "retry", len(recs))
-			wait := cfg.Retry.wait(failures)
+			wait := backoff.NextBackOff()
 			log.Warn("batch failed, transaction aborted; retrying", "records", len(recs), "attempt", failures, "backoff", wait, "err", err)
 			if !sleep(ctx, wait) {
 				return nil
 			}
 			continue
 		}
-		failures = 0
 		if time.Since(lastCommit) < TransactionTimeout {
 			// The handler ran while the last commit's markers were written;
 			// what is left of that is waited for here (awaitPreviousTransaction).
 			awaitPreviousTransaction(ctx, adm, cfg.TransactionalID, log)
 		}
+		// A failed produce does not stop End from committing (franz-go
+		// commits what the broker took and the input offsets; tested with a
+		// produce the broker refused): the outputs' results are checked
+		// after a flush, and any failure aborts the transaction instead.
+		var produceMu sync.Mutex
+		var produceErrs []error
 		for _, r := range b.out {
-			sess.Produce(ctx, r, nil) // a failed produce aborts the transaction at End
+			sess.Produce(ctx, r, func(r *kgo.Record, err error) {
+				if err != nil {
+					produceMu.Lock()
+					produceErrs = append(produceErrs, fmt.Errorf("produce to %s: %w", r.Topic, err))
+					produceMu.Unlock()
+				}
+			})
 		}
 		ending := time.Now()
-		committed, err := sess.End(ctx, kgo.TryCommit)
+		if err := sess.Client().Flush(ctx); err != nil {
+			return nil // ctx ended: the transaction is abandoned, its records come again
+		}
+		end := kgo.TryCommit
+		produceMu.Lock()
+		produceErr := errors.Join(produceErrs...)
+		produceMu.Unlock()
+		if produceErr != nil {
+			end = kgo.TryAbort
+		}
+		committed, err := sess.End(ctx, end)
 		cfg.Metrics.committed(cfg.Name, ending)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fail(fmt.Errorf("end transaction: %w", err))
+			return fail(fmt.Errorf("end transaction: %w", errors.Join(err, produceErr)))
 		}
 		if !committed {
+			// A rebalance or a failed produce: the session rewound, the
+			// records come again after a backoff (a produce that keeps
+			// failing must not spin), counted as the loop's failure.
+			rewind(sess.Client(), recs)
+			failures++
 			cfg.Metrics.count(cfg.Name, "retry", len(recs))
-			log.Warn("transaction aborted (rebalance or failed produce); records will be processed again")
+			why := produceErr
+			if why == nil {
+				why = errors.New("rebalance")
+			}
+			handling.Report(fmt.Errorf("transaction aborted at commit: %w", why))
+			wait := backoff.NextBackOff()
+			log.Warn("transaction aborted at commit; records will be processed again", "attempt", failures, "backoff", wait, "err", why)
+			if !sleep(ctx, wait) {
+				return nil
+			}
 			continue
 		}
+		if failures > 0 {
+			backoff.Reset()
+		}
+		failures = 0
+		handling.Succeeded()
 		lastCommit = time.Now()
 		cfg.Metrics.count(cfg.Name, "ok", len(recs))
 		for _, f := range b.after {
@@ -225,7 +287,7 @@ func rewind(cl *kgo.Client, recs []*kgo.Record) {
 func awaitPreviousTransaction(ctx context.Context, adm *kadm.Client, txnID string, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(ctx, TransactionTimeout)
 	defer cancel()
-	wait := 2 * time.Millisecond
+	poll := loop.Backoff{Initial: 2 * time.Millisecond, Max: 50 * time.Millisecond}.New()
 	for {
 		described, err := adm.DescribeTransactions(ctx, txnID)
 		if err == nil {
@@ -240,11 +302,8 @@ func awaitPreviousTransaction(ctx context.Context, adm *kadm.Client, txnID strin
 		default:
 			return
 		}
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, poll.NextBackOff()) {
 			return
-		case <-time.After(wait):
 		}
-		wait = min(2*wait, 50*time.Millisecond)
 	}
 }
