@@ -104,7 +104,9 @@ func TestCredentialsUpsertMaskAndHealthCheck(t *testing.T) {
 	rows, _ := db.Pool.Query(context.Background(), `SELECT fields_enc FROM carrier_credentials`)
 	for rows.Next() {
 		var enc []byte
-		rows.Scan(&enc)
+		if err := rows.Scan(&enc); err != nil {
+			t.Fatal(err)
+		}
 		if bytes.Contains(enc, []byte("maersk-key")) || bytes.Contains(enc, []byte("new-client")) {
 			t.Fatal("credentials stored in plaintext")
 		}

@@ -118,14 +118,12 @@ func TestSubscriptionChangesReachKafka(t *testing.T) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, TokenKey: []byte("k")})
 		commandapi.Register(s, commandapi.Config{}, commandapi.Deps{Pool: db.Pool, Box: box})
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	relay, err := commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond},
 		commandapi.RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS, Log: testenv.Log(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go relay.Run(ctx)
+	testenv.RunStage(t, "outbox-relay", relay.Run)
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	api.Do("POST", "/subscription/equipment", key, sub("A", "containerNumber", container))
 	api.Do("POST", "/subscription/equipment", key, sub("B", "containerNumber", container))
@@ -139,7 +137,9 @@ func TestSubscriptionChangesReachKafka(t *testing.T) {
 	for len(got) < 4 && fctx.Err() == nil {
 		cl.PollFetches(fctx).EachRecord(func(r *kgo.Record) {
 			var ch schemas.SubscriptionChanged
-			json.Unmarshal(r.Value, &ch)
+			if err := json.Unmarshal(r.Value, &ch); err != nil {
+				t.Fatal(err)
+			}
 			if string(r.Key) != ch.TrackingID || kafka.Header(r, schemas.HeaderID) != ch.ID || kafka.Header(r, schemas.HeaderType) != schemas.TypeSubscriptionChanged {
 				t.Errorf("record key/headers: %s %v", r.Key, r.Headers)
 			}

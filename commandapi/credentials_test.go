@@ -221,7 +221,9 @@ func TestCredentialsSealedFieldsAndCase(t *testing.T) {
 	}
 	for rows.Next() {
 		var s string
-		rows.Scan(&s)
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
 		scacs = append(scacs, s)
 	}
 	rows.Close()

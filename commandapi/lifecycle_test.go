@@ -28,7 +28,9 @@ func outboxChanges(t *testing.T, db testenv.PGDatabase) []schemas.SubscriptionCh
 			t.Fatal(err)
 		}
 		var ch schemas.SubscriptionChanged
-		json.Unmarshal([]byte(p), &ch)
+		if err := json.Unmarshal([]byte(p), &ch); err != nil {
+			t.Fatal(err)
+		}
 		out = append(out, ch)
 	}
 	return out
@@ -118,7 +120,9 @@ func TestLifecycleClosesLikeDelete(t *testing.T) {
 		t.Fatalf("%d changes, %d keeping %s open: %+v", len(changes), open[container], container, changes)
 	}
 	var count int
-	db.Pool.QueryRow(ctx, `SELECT open_subscriptions FROM trackings WHERE identifier = $1`, container).Scan(&count)
+	if err := db.Pool.QueryRow(ctx, `SELECT open_subscriptions FROM trackings WHERE identifier = $1`, container).Scan(&count); err != nil {
+		t.Fatal(err)
+	}
 	if count != 1 {
 		t.Fatalf("shared tracking counts %d open subscriptions, want 1", count)
 	}

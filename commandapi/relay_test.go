@@ -116,7 +116,9 @@ func TestRelayPublishesOutboxInOrder(t *testing.T) {
 		}
 	}
 	var unpublished int
-	db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&unpublished)
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE published_at IS NULL`).Scan(&unpublished); err != nil {
+		t.Fatal(err)
+	}
 	if unpublished != 0 {
 		t.Fatalf("%d rows left unpublished", unpublished)
 	}
@@ -138,9 +140,7 @@ func TestRelayCrashBetweenPublishAndMarkLosesNothing(t *testing.T) {
 		}
 		return nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go relay.Run(ctx)
+	testenv.RunStage(t, "outbox-relay", relay.Run)
 	got, raw := readDeduped(t, kc, 4, 8)
 	if len(got) != 4 {
 		t.Fatalf("got %d distinct changes, want 4", len(got))

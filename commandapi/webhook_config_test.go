@@ -192,7 +192,9 @@ func TestWebhookLifecycle(t *testing.T) {
 	}
 
 	var enc []byte
-	db.Pool.QueryRow(context.Background(), `SELECT secret_enc FROM webhooks`).Scan(&enc)
+	if err := db.Pool.QueryRow(context.Background(), `SELECT secret_enc FROM webhooks`).Scan(&enc); err != nil {
+		t.Fatal(err)
+	}
 	if bytes.Contains(enc, []byte(second)) || bytes.Contains(enc, []byte(second[6:20])) {
 		t.Fatal("webhook secret stored in plaintext")
 	}

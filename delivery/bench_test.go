@@ -116,7 +116,9 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 					Bench int64  `json:"bench"`
 				} `json:"events"`
 			}
-			json.Unmarshal(body, &p)
+			if err := json.Unmarshal(body, &p); err != nil {
+				b.Fatal(err)
+			}
 			recv.mu.Lock()
 			recv.requests++
 			if !sleepy {

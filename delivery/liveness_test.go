@@ -75,7 +75,9 @@ func TestLeasesOfADeadInstanceAreClaimedWithinSeconds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	base.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_instances WHERE id = $1`, live.instance).Scan(&n)
+	if err := base.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_instances WHERE id = $1`, live.instance).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	if n != 0 {
 		t.Fatal("retired instance still listed")
 	}

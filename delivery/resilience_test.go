@@ -161,7 +161,9 @@ func TestDeadLetterAndReplay(t *testing.T) {
 		LastCode  int             `json:"lastHttpCode"`
 		Payload   json.RawMessage `json:"payload"`
 	}
-	json.Unmarshal(rec.Value, &dl)
+	if err := json.Unmarshal(rec.Value, &dl); err != nil {
+		t.Fatal(err)
+	}
 	if dl.ID != dead.ID || dl.Reference != "dead" || dl.Attempts != 3 || dl.LastCode != 503 ||
 		kafka.Header(rec, schemas.HeaderType) != delivery.TypeDeadDelivery || !strings.Contains(string(dl.Payload), `"d1"`) {
 		t.Errorf("dead letter %s headers %v", rec.Value, rec.Headers)

@@ -60,7 +60,9 @@ func TestSweepOpensStrandedEvents(t *testing.T) {
 		WHERE d.status = 'PENDING' AND d.event_count = 2 ORDER BY q.id`)
 	for rows.Next() {
 		var e string
-		rows.Scan(&e)
+		if err := rows.Scan(&e); err != nil {
+			t.Fatal(err)
+		}
 		got = append(got, e)
 	}
 	rows.Close()
@@ -140,8 +142,12 @@ func TestPrune(t *testing.T) {
 	}
 	for i, c := range cases {
 		var d, q int
-		st.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE id = $1`, ids[i]).Scan(&d)
-		st.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_queue WHERE starts_with(event_id, $1)`, ids[i]).Scan(&q)
+		if err := st.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE id = $1`, ids[i]).Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_queue WHERE starts_with(event_id, $1)`, ids[i]).Scan(&q); err != nil {
+			t.Fatal(err)
+		}
 		if (d == 1) != c.kept || (q == 2) != c.kept || (q != 0 && q != 2) {
 			t.Errorf("%s aged %s: delivery %d, queue rows %d; kept %v", c.status, c.age, d, q, c.kept)
 		}
@@ -219,7 +225,9 @@ func TestEnqueueLeasesWithinGrant(t *testing.T) {
 			t.Errorf("leased body %s: %v", c.Body, err)
 		}
 		var token uuid.UUID
-		st.pool.QueryRow(ctx, `SELECT lease_token FROM deliveries WHERE id = $1`, c.ID).Scan(&token)
+		if err := st.pool.QueryRow(ctx, `SELECT lease_token FROM deliveries WHERE id = $1`, c.ID).Scan(&token); err != nil {
+			t.Fatal(err)
+		}
 		if token != g.Token || c.Token != g.Token || c.Endpoint == "" {
 			t.Errorf("delivery %s: lease token %s, claimed %+v", c.ID, token, c)
 		}

@@ -115,7 +115,9 @@ func TestRetractionsAndTNT3Deliveries(t *testing.T) {
 			References map[string]string `json:"references"`
 			Events     []tnt3.Event      `json:"events"`
 		}
-		json.Unmarshal(r.Body, &p)
+		if err := json.Unmarshal(r.Body, &p); err != nil {
+			t.Fatal(err)
+		}
 		if p.References["subscriptionReference"] != "ref-3" {
 			t.Errorf("references %v", p.References)
 		}

@@ -141,7 +141,7 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(500)
-		w.Write([]byte(strings.Repeat("é", 1<<20)))
+		_, _ = w.Write([]byte(strings.Repeat("é", 1<<20)))
 	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/elsewhere", http.StatusFound) })
 	mux.HandleFunc("/elsewhere", func(w http.ResponseWriter, r *http.Request) { followed = true })

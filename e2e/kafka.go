@@ -151,15 +151,15 @@ func (k *realKafka) activeController(ctx context.Context) (int32, error) {
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
 		return 0, fmt.Errorf("describe quorum: %w", err)
 	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return 0, fmt.Errorf("describe quorum: %w", err)
-			}
-			return p.LeaderID, nil
-		}
+	// The metadata log is one topic of one partition.
+	if len(resp.Topics) == 0 || len(resp.Topics[0].Partitions) == 0 {
+		return 0, errors.New("describe quorum: no partition in the answer")
 	}
-	return 0, errors.New("describe quorum: no partition in the answer")
+	part := resp.Topics[0].Partitions[0]
+	if err := kerr.ErrorForCode(part.ErrorCode); err != nil {
+		return 0, fmt.Errorf("describe quorum: %w", err)
+	}
+	return part.LeaderID, nil
 }
 
 // nodes is the cluster's broker ids, in order.

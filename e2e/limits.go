@@ -91,10 +91,10 @@ func bareHTTP(ctx context.Context, d time.Duration) (limit, error) {
 		return limit{}, err
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Write([]byte(`{"message":"ok"}`))
+		_, _ = io.Copy(io.Discard, r.Body)         // a broken request shows as the client's error
+		_, _ = w.Write([]byte(`{"message":"ok"}`)) // a broken answer too
 	})}
-	go srv.Serve(ln)
+	go func() { _ = srv.Serve(ln) }() // ends with ErrServerClosed at srv.Close
 	defer srv.Close()
 	body := eventJSON("NOFU0000001", 1, time.Now())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
@@ -104,7 +104,10 @@ func bareHTTP(ctx context.Context, d time.Duration) (limit, error) {
 		if err != nil {
 			return err
 		}
-		io.Copy(io.Discard, resp.Body)
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			resp.Body.Close()
+			return err
+		}
 		return resp.Body.Close()
 	})
 	p50, p99 := quantiles(lat)
@@ -144,7 +147,9 @@ func clusterLimit(ctx context.Context, d time.Duration, brokers []string) (limit
 	ns := schemas.Namespace(randomName("e2e-limits-"))
 	l, err := produceConsume(ctx, d, brokers, ns, "Apache Kafka produce→consume (acks=all, 3 replicas, 64 producers)")
 	if cl, cerr := kafka.NewClient(brokers, slog.New(slog.NewTextHandler(io.Discard, nil))); cerr == nil {
-		kadm.NewClient(cl).DeleteTopics(context.Background(), ns.Topic(limitsTopic))
+		if _, derr := kadm.NewClient(cl).DeleteTopics(context.Background(), ns.Topic(limitsTopic)); derr != nil {
+			fmt.Fprintf(os.Stderr, "e2e: topic %s left behind: %v\n", ns.Topic(limitsTopic), derr)
+		}
 		cl.Close()
 	}
 	return l, err
@@ -221,7 +226,11 @@ func postgresLimit(ctx context.Context, server string, d time.Duration) (limit, 
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		return limit{}, err
 	}
-	defer admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	defer func() {
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: database %s left behind: %v\n", name, err)
+		}
+	}()
 	pool, err := pgxpool.New(ctx, withDatabase(server, name)+"&pool_max_conns=32")
 	if err != nil {
 		return limit{}, err

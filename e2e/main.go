@@ -242,7 +242,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		fmt.Fprintf(out, "%-28s recovery %s: from the first fault until the last event that waited over %s arrived\n",
 			"", ms(l.recovery(faults.first, slowEvent)), slowEvent)
 	}
-	exactlyOnce := true
+	var exactlyOnce bool
 	if records, dups, err := sys.eventsExactlyOnce(ctx); err != nil {
 		fmt.Fprintln(out, "e2e: events topic:", err)
 		exactlyOnce = false

@@ -52,7 +52,9 @@ type proc struct {
 	env  []string
 	cmd  *exec.Cmd
 	log  *os.File
-	done chan error
+	// done is closed once the process has exited (an exit no fault asked
+	// for is in exits, with its error).
+	done chan struct{}
 	// killed says the run itself stopped it (a fault, or the end);
 	// exits records each time it ended without that.
 	killed atomic.Bool
@@ -194,7 +196,7 @@ func (s *system) launch(p *proc) error {
 		f.Close()
 		return fmt.Errorf("start %s: %w", p.name, err)
 	}
-	p.done = make(chan error, 1)
+	p.done = make(chan struct{})
 	p.killed.Store(false)
 	go func() {
 		err := p.cmd.Wait()
@@ -204,7 +206,7 @@ func (s *system) launch(p *proc) error {
 			p.exits = append(p.exits, procExit{at: time.Now(), err: err, lastLine: lastErrorLine(f.Name())})
 			p.mu.Unlock()
 		}
-		p.done <- err
+		close(p.done)
 	}()
 	return nil
 }
@@ -263,7 +265,7 @@ func (s *system) stop(grace time.Duration) {
 	for _, p := range s.procs {
 		if p.cmd != nil && p.cmd.ProcessState == nil {
 			p.killed.Store(true)
-			p.cmd.Process.Signal(syscall.SIGTERM)
+			_ = p.cmd.Process.Signal(syscall.SIGTERM) // fails only if it has exited already
 		}
 	}
 	deadline := time.After(grace)
@@ -271,7 +273,7 @@ func (s *system) stop(grace time.Duration) {
 		select {
 		case <-p.done:
 		case <-deadline:
-			p.cmd.Process.Signal(syscall.SIGKILL)
+			_ = p.cmd.Process.Signal(syscall.SIGKILL) // fails only if it has exited already
 			<-p.done
 		}
 	}
@@ -316,7 +318,7 @@ func (s *system) waitHealthy(ctx context.Context, addr string, within time.Durat
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
-			io.Copy(io.Discard, resp.Body)
+			_, _ = io.Copy(io.Discard, resp.Body) // only the status matters
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return nil

@@ -86,9 +86,9 @@ func newBenchWorld(b *testing.B, subs int) *benchWorld {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
 	keys := auth.NewCachedAuthenticator(store, time.Minute, testenv.Log(b))
-	go keys.Run(ctx)
+	testenv.RunStage(b, "api-key-cache", keys.Run)
 	n := feed.NewNotifier(h.DB.Pool, testenv.Log(b), 0)
-	go n.Run(ctx)
+	testenv.RunStage(b, "feed-notifier", n.Run)
 	// No rate limiter: one key here stands for many consumers' traffic.
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(b), Auth: keys})
 	producer := testenv.KafkaClient(b, brokers)
@@ -199,7 +199,7 @@ func benchLatency(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(io.Discard, resp.Body) // drained for the connection's reuse; the status is what is checked
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
 			b.Fatalf("POST /events: %d", resp.StatusCode)

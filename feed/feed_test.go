@@ -40,7 +40,12 @@ func newWorld(t *testing.T) *world {
 	n := feed.NewNotifier(h.DB.Pool, testenv.Log(t), 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { n.Run(ctx); close(done) }()
+	go func() {
+		if err := n.Run(ctx); err != nil {
+			t.Errorf("feed notifier: %v", err)
+		}
+		close(done)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	api := testenv.NewAPI(t, h.DB.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: h.DB.Pool, Log: testenv.Log(t), TokenKey: []byte("feed-test-key"), Feed: n})
@@ -204,12 +209,16 @@ func TestFeedOrderAndResume(t *testing.T) {
 	var raw struct {
 		Items []map[string]json.RawMessage `json:"items"`
 	}
-	json.Unmarshal(r.Raw, &raw)
+	if err := json.Unmarshal(r.Raw, &raw); err != nil {
+		t.Fatal(err)
+	}
 	if len(raw.Items) != 1 || len(raw.Items[0]) != 2 || raw.Items[0]["references"] == nil || raw.Items[0]["events"] == nil {
 		t.Fatalf("item shape: %s", r.Raw)
 	}
 	var refs map[string]string
-	json.Unmarshal(raw.Items[0]["references"], &refs)
+	if err := json.Unmarshal(raw.Items[0]["references"], &refs); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []string{"subscriptionReference", "equipmentNumber", "billNumber", "bookingNumber", "scacCode"} {
 		if _, ok := refs[f]; !ok {
 			t.Errorf("references without %s: %s", f, raw.Items[0]["references"])
@@ -297,7 +306,9 @@ func TestFeedReplayedRecordNotDuplicated(t *testing.T) {
 		t.Errorf("after replay: %v, want e1 e2 e3 once, then the marker", g)
 	}
 	var n int
-	w.h.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM feed_events`).Scan(&n)
+	if err := w.h.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM feed_events`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	if n != 4 {
 		t.Errorf("%d feed rows, want 4", n)
 	}
@@ -335,10 +346,14 @@ func TestFeedIsolationAndCursors(t *testing.T) {
 	tampered := base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(raw), acctA, acctB, 1))) + "." + sig
 	r := w.api.Do("GET", "/subscriptions?limit=1", keyA, nil)
 	var list struct{ NextToken string }
-	json.Unmarshal(r.Raw, &list)
+	if err := json.Unmarshal(r.Raw, &list); err != nil {
+		t.Fatal(err)
+	}
 	w.h.Subscribe(acctA, "ref-a2") // so GET /subscriptions?limit=1 has a next page
 	r = w.api.Do("GET", "/subscriptions?limit=1", keyA, nil)
-	json.Unmarshal(r.Raw, &list)
+	if err := json.Unmarshal(r.Raw, &list); err != nil {
+		t.Fatal(err)
+	}
 	if list.NextToken == "" {
 		t.Fatalf("no nextToken from GET /subscriptions: %s", r.Raw)
 	}
@@ -392,7 +407,9 @@ func TestFeedParameters(t *testing.T) {
 			Parameters []struct{ Name string }
 		}
 	}
-	json.Unmarshal(doc.Raw, &spec)
+	if err := json.Unmarshal(doc.Raw, &spec); err != nil {
+		t.Fatal(err)
+	}
 	op, ok := spec.Paths["/subscriptions/events"]["get"]
 	var names []string
 	for _, p := range op.Parameters {
@@ -463,7 +480,12 @@ func TestFeedNotifierWakesOnlyItsAccount(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { n.Run(ctx); close(done) }()
+	go func() {
+		if err := n.Run(ctx); err != nil {
+			t.Errorf("feed notifier: %v", err)
+		}
+		close(done)
+	}()
 	defer func() { cancel(); <-done }()
 	// Once LISTEN is in effect every waiter is woken (events committed
 	// before it would otherwise be missed): take that wake-up.
@@ -647,7 +669,7 @@ func TestPruneDeletesOnlyPastRetention(t *testing.T) {
 func TestInactiveAccountGetsNoFeedEvents(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	key, k, err := w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "stopping", Env: "sandbox"})
+	_, k, err := w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "stopping", Env: "sandbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -683,7 +705,7 @@ func TestInactiveAccountGetsNoFeedEvents(t *testing.T) {
 	}
 	w.h.Produce(s, "e4")
 	pass()
-	key, _, err = w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "stopping", Env: "sandbox"})
+	key, _, err := w.api.Store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "stopping", Env: "sandbox"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,9 @@ func TestFeedRetractionsAndTNT3(t *testing.T) {
 	}
 	testkit.Eventually(t, 15*time.Second, "four feed rows", func() bool {
 		r := w.api.Do("GET", "/subscriptions/events?wait=1", key, nil)
-		json.Unmarshal(r.Raw, &v2)
+		if err := json.Unmarshal(r.Raw, &v2); err != nil {
+			t.Fatal(err)
+		}
 		n := 0
 		for _, it := range v2.Items {
 			n += len(it.Events)
@@ -65,7 +67,9 @@ func TestFeedRetractionsAndTNT3(t *testing.T) {
 		var it struct {
 			Events []tnt3.Event `json:"events"`
 		}
-		json.Unmarshal(raw, &it)
+		if err := json.Unmarshal(raw, &it); err != nil {
+			t.Fatal(err)
+		}
 		for _, e := range it.Events {
 			if e.IsRetracted {
 				seq = append(seq, "-"+e.EventID)
@@ -86,7 +90,9 @@ func TestFeedRetractionsAndTNT3(t *testing.T) {
 	req.Header.Set("API-Version", "4.0.0")
 	resp, _ = http.DefaultClient.Do(req)
 	var e struct{ Message string }
-	json.NewDecoder(resp.Body).Decode(&e)
+	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+		t.Fatal(err)
+	}
 	resp.Body.Close()
 	if resp.StatusCode != 400 || e.Message != "Unsupported API-Version '4.0.0': send 3.x.x for DCSA Track & Trace 3.0 events, or leave it out for EVENT_DOMAIN 2.0.2" {
 		t.Errorf("API-Version 4.0.0: %d %q", resp.StatusCode, e.Message)

@@ -160,7 +160,9 @@ func TestPostEventsNotificationSignature(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		var body map[string]any
-		json.NewDecoder(resp.Body).Decode(&body)
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
 		return testenv.Response{Status: resp.StatusCode, JSON: body}
 	}
 	for _, bad := range []string{"", "sha256=00", good[:len(good)-1] + "0", strings.TrimPrefix(good, "sha256=")} {
@@ -209,7 +211,7 @@ func TestSigningSecretChangeReachesCachedKey(t *testing.T) {
 	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go cache.Run(ctx)
+	testenv.RunStage(t, "api-key-cache", cache.Run)
 	// A sandbox key: a live key's secret cannot be cleared.
 	key, k, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "hapag", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "HLCU"})
 	if err != nil {

@@ -107,7 +107,9 @@ func TestPostEventsTimestampedSignature(t *testing.T) {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
 		r := testenv.Response{Status: resp.StatusCode, Raw: raw}
-		json.Unmarshal(raw, &r.JSON)
+		if err := json.Unmarshal(raw, &r.JSON); err != nil {
+			t.Fatal(err)
+		}
 		return r
 	}
 	stored := 0

@@ -24,7 +24,7 @@ func TestFixedZone(t *testing.T) {
 	if FixedZone(0) != time.UTC {
 		t.Error("offset 0 is not time.UTC")
 	}
-	if FixedZone(8*3600) != FixedZone(8*3600) {
+	if first, again := FixedZone(8*3600), FixedZone(8*3600); first != again {
 		t.Error("a quarter-hour offset is not cached")
 	}
 	for _, off := range []int{8 * 3600, -(5*3600 + 45*60), 14 * 3600, -14 * 3600, 8*3600 + 7} {

@@ -39,7 +39,9 @@ func TestPollAttemptsReachClickHouse(t *testing.T) {
 	}()
 	var rows, distinct uint64
 	testkit.Eventually(t, 15*time.Second, "50 rows in poll_attempts", func() bool {
-		ch.Conn.QueryRow(context.Background(), `SELECT count(), uniqExact(attempt_id) FROM poll_attempts`).Scan(&rows, &distinct)
+		if err := ch.Conn.QueryRow(context.Background(), `SELECT count(), uniqExact(attempt_id) FROM poll_attempts`).Scan(&rows, &distinct); err != nil {
+			t.Fatal(err)
+		}
 		return rows >= 50
 	})
 	cancel()
@@ -85,7 +87,9 @@ func TestTricklingRecordsAreBatched(t *testing.T) {
 	}
 	var rows uint64
 	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("%d rows in poll_attempts", n), func() bool {
-		ch.Conn.QueryRow(context.Background(), `SELECT count() FROM poll_attempts`).Scan(&rows)
+		if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM poll_attempts`).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
 		return rows >= n
 	})
 	cancel()

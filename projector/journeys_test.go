@@ -175,7 +175,9 @@ func TestRebuildJourneys(t *testing.T) {
 		t.Fatalf("second rebuild: %d %v", gen, err)
 	}
 	var tables uint64
-	ch.Conn.QueryRow(ctx, `SELECT count() FROM system.tables WHERE database = ? AND name IN ('journeys_g1', 'journey_state_g1', 'journey_state_rows_g1')`, ch.Name).Scan(&tables)
+	if err := ch.Conn.QueryRow(ctx, `SELECT count() FROM system.tables WHERE database = ? AND name IN ('journeys_g1', 'journey_state_g1', 'journey_state_rows_g1')`, ch.Name).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
 	if tables != 0 || sources() != n+1 {
 		t.Fatalf("generation 1 tables left: %d; %d source events", tables, sources())
 	}

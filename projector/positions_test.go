@@ -40,7 +40,9 @@ func TestVesselPositionsReachClickHouse(t *testing.T) {
 	})
 	var rows uint64
 	testkit.Eventually(t, 15*time.Second, "10 rows in vessel_positions", func() bool {
-		ch.Conn.QueryRow(context.Background(), `SELECT count() FROM vessel_positions`).Scan(&rows)
+		if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM vessel_positions`).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
 		return rows >= 10
 	})
 	cons := testenv.KafkaClient(t, kc.Brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicProjectorDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))

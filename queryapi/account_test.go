@@ -29,8 +29,12 @@ func TestGetAccountIsScopedToTheKey(t *testing.T) {
 			t.Fatalf("status %d %s", r.Status, r.Raw)
 		}
 		var got, want any
-		json.Unmarshal(r.Raw, &got)
-		json.Unmarshal([]byte(c.want), &want)
+		if err := json.Unmarshal(r.Raw, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(c.want), &want); err != nil {
+			t.Fatal(err)
+		}
 		gb, _ := json.Marshal(got)
 		wb, _ := json.Marshal(want)
 		if string(gb) != string(wb) {

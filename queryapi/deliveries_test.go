@@ -68,7 +68,9 @@ func TestListDeliveries(t *testing.T) {
 		Deliveries []map[string]any `json:"deliveries"`
 		NextToken  string           `json:"nextToken"`
 	}
-	json.Unmarshal(r.Raw, &list)
+	if err := json.Unmarshal(r.Raw, &list); err != nil {
+		t.Fatal(err)
+	}
 	if len(list.Deliveries) != 5 || list.NextToken != "" {
 		t.Fatalf("list %s", r.Raw)
 	}
@@ -94,7 +96,9 @@ func TestListDeliveries(t *testing.T) {
 	// A deactivated webhook's open deliveries have no next attempt.
 	h.Exec(`UPDATE webhooks SET activated = false WHERE account_id = $1`, acct)
 	r = api.Do("GET", "/webhook/deliveries?status=FAILED", key, nil)
-	json.Unmarshal(r.Raw, &list)
+	if err := json.Unmarshal(r.Raw, &list); err != nil {
+		t.Fatal(err)
+	}
 	if len(list.Deliveries) != 1 || list.Deliveries[0]["nextAttemptAt"] != nil {
 		t.Errorf("deactivated: %s", r.Raw)
 	}
@@ -107,7 +111,9 @@ func TestListDeliveries(t *testing.T) {
 		"subscriptionReference=nothing": {},
 	} {
 		r := api.Do("GET", "/webhook/deliveries?"+q, key, nil)
-		json.Unmarshal(r.Raw, &list)
+		if err := json.Unmarshal(r.Raw, &list); err != nil {
+			t.Fatal(err)
+		}
 		var got []string
 		for _, d := range list.Deliveries {
 			got = append(got, d["id"].(string))
@@ -131,7 +137,9 @@ func TestListDeliveries(t *testing.T) {
 			t.Fatalf("page %d: %d %s", pages, r.Status, r.Raw)
 		}
 		list.NextToken = ""
-		json.Unmarshal(r.Raw, &list)
+		if err := json.Unmarshal(r.Raw, &list); err != nil {
+			t.Fatal(err)
+		}
 		pages++
 		for _, d := range list.Deliveries {
 			got = append(got, d["id"].(string))
@@ -160,7 +168,9 @@ func TestListDeliveries(t *testing.T) {
 
 	// Scoped to the key's account; bad parameters.
 	r = api.Do("GET", "/webhook/deliveries", otherKey, nil)
-	json.Unmarshal(r.Raw, &list)
+	if err := json.Unmarshal(r.Raw, &list); err != nil {
+		t.Fatal(err)
+	}
 	if len(list.Deliveries) != 1 || list.Deliveries[0]["subscriptionReference"] != "ref-o" {
 		t.Errorf("other account sees %s", r.Raw)
 	}

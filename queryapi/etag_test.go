@@ -60,7 +60,9 @@ func TestSubscriptionETag(t *testing.T) {
 	if code, body := get(`"other"`); code != 200 || string(body) != string(first.Raw) {
 		t.Fatalf("other tag: %d %s", code, body)
 	}
-	db.Pool.Exec(ctx, `UPDATE trackings SET connection_status = 'CONNECTED' WHERE id = $1`, tracking)
+	if _, err := db.Pool.Exec(ctx, `UPDATE trackings SET connection_status = 'CONNECTED' WHERE id = $1`, tracking); err != nil {
+		t.Fatal(err)
+	}
 	if code, _ := get(tag); code != 200 {
 		t.Fatalf("changed subscription, old tag: %d", code)
 	}

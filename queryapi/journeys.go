@@ -732,7 +732,7 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 		}
 		h.Set("Content-Length", strconv.Itoa(len(*out)))
 		w.WriteHeader(http.StatusOK)
-		w.Write(*out)
+		_, _ = w.Write(*out) // a client gone mid-answer: no one to tell
 	},
 		option.OperationID("getJourneys"),
 		option.Query("equipmentNumber", "container number; narrows a booking or bill lookup to that container"),

@@ -83,7 +83,6 @@ func BenchmarkJourneyPull(b *testing.B) {
 		chunks []string
 		ves    string
 		enh    string
-		events []schemas.EventRecord
 	}
 	var templates []template
 	around := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
@@ -154,7 +153,9 @@ func BenchmarkJourneyPull(b *testing.B) {
 
 	// The serving process: API with the cache following journey changes, and the projector.
 	pcfg := projector.Config{}
-	go projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(b)})
+	testenv.RunStage(b, "projector", func(ctx context.Context) error {
+		return projector.Run(ctx, pcfg, projector.Deps{Brokers: brokers, Namespace: kc.NS, CH: ch.Conn, Log: testenv.Log(b)})
+	})
 	journeys := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 256 << 20}, ch.Conn, testenv.Log(b))
 	go func() {
 		if err := journeys.Run(ctx, brokers, kc.NS); err != nil {
@@ -174,9 +175,9 @@ func BenchmarkJourneyPull(b *testing.B) {
 	// The API as cmd/contrack serves it: keys from the revocation-aware
 	// cache, the usage plan's daily quota counted in memory.
 	keyCache := auth.NewCachedAuthenticator(store, time.Minute, testenv.Log(b))
-	go keyCache.Run(ctx)
+	testenv.RunStage(b, "api-key-cache", keyCache.Run)
 	usage := auth.NewDailyUsage(db.Pool, auth.DefaultUsageFlush, testenv.Log(b))
-	go usage.Run(ctx)
+	testenv.RunStage(b, "api-daily-quota", usage.Run)
 	srv := httpapi.New(httpapi.Config{Version: "bench", Log: testenv.Log(b), Auth: keyCache, Limiter: httpapi.NewRateLimiter().WithQuota(usage)})
 	queryapi.Register(srv.Fuego, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k"), Journeys: journeys})
 	api := httptest.NewServer(srv.Handler())
@@ -207,7 +208,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 		case inflateAll:
 			body, _ = io.ReadAll(resp.Body)
 		case !inflate:
-			io.Copy(io.Discard, resp.Body)
+			_, _ = io.Copy(io.Discard, resp.Body) // drained for the connection's reuse; the status is what is checked
 		case resp.Header.Get("Content-Encoding") == "gzip":
 			if zr, err := gzip.NewReader(resp.Body); err == nil {
 				body, _ = io.ReadAll(zr)
@@ -241,7 +242,9 @@ func BenchmarkJourneyPull(b *testing.B) {
 		w.WriteHeader(204)
 		for _, raw := range p.Events {
 			var ev struct{ EventID string }
-			json.Unmarshal(raw, &ev)
+			if err := json.Unmarshal(raw, &ev); err != nil {
+				b.Fatal(err)
+			}
 			v, ok := samples.LoadAndDelete(ev.EventID)
 			if !ok {
 				continue

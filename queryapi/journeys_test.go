@@ -254,7 +254,9 @@ func TestReadModelServesSandboxJourneys(t *testing.T) {
 		st := &journey.State{}
 		sub := subscribed(k.Account.ID, tracking, c.SCAC, string(c.Kind), c.Value, true)
 		var change schemas.SubscriptionChanged
-		json.Unmarshal(sub.Value, &change)
+		if err := json.Unmarshal(sub.Value, &change); err != nil {
+			t.Fatal(err)
+		}
 		st.ApplySubscription(change)
 		recs := []*kgo.Record{sub}
 		seen := map[string]string{}
@@ -279,7 +281,9 @@ func TestReadModelServesSandboxJourneys(t *testing.T) {
 	for _, w := range wants {
 		r := e.until(w.path, key, func(r testenv.Response) bool {
 			var got struct{ Results json.RawMessage }
-			json.Unmarshal(r.Raw, &got)
+			if err := json.Unmarshal(r.Raw, &got); err != nil {
+				t.Fatal(err)
+			}
 			return string(got.Results) == string(w.body)
 		})
 		if n := len(r.JSON["results"].([]any)); r.JSON["count"] != float64(n) || n == 0 {
@@ -500,7 +504,9 @@ func TestPullShowsTheVesselAtSea(t *testing.T) {
 			recs = append(recs, eventRecord(ev))
 		}
 		var change schemas.SubscriptionChanged
-		json.Unmarshal(recs[0].Value, &change)
+		if err := json.Unmarshal(recs[0].Value, &change); err != nil {
+			t.Fatal(err)
+		}
 		st.ApplySubscription(change)
 		if rs := journey.Derive(st); len(rs) > 0 {
 			if legs = voyage.Legs(rs[0].VesselEvents); len(legs) > 0 {

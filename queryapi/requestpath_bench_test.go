@@ -37,9 +37,9 @@ func BenchmarkRequestPath(b *testing.B) {
 		keyList, k = append(keyList, key), kk
 	}
 	keys := auth.NewCachedAuthenticator(store, time.Minute, testenv.Log(b))
-	go keys.Run(ctx)
+	testenv.RunStage(b, "api-key-cache", keys.Run)
 	usage := auth.NewDailyUsage(e.db.Pool, auth.DefaultUsageFlush, testenv.Log(b))
-	go usage.Run(ctx)
+	testenv.RunStage(b, "api-daily-quota", usage.Run)
 	srv := httpapi.New(httpapi.Config{Version: "bench", Log: testenv.Log(b), Auth: keys, Limiter: httpapi.NewRateLimiter().WithQuota(usage),
 		Metrics: httpapi.NewRegistry("api", "bench")})
 	queryapi.Register(srv.Fuego, queryapi.Deps{Pool: e.db.Pool, CH: e.ch.Conn, TokenKey: []byte("k"), Journeys: e.journeys})

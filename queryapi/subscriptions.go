@@ -222,19 +222,21 @@ func (h subscriptionQueries) chunk(ctx context.Context, acct, status, prefix str
 func (h subscriptionQueries) streamAll(w http.ResponseWriter, r *http.Request, acct, status, prefix string, first []pagedRecord) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
+	// A failed write sticks to bw: later ones do nothing and Flush reports
+	// it (a client gone also cancels r's context, which stops the chunks).
 	bw := bufio.NewWriterSize(w, 32<<10)
-	bw.WriteString(`{"subscriptions":[`)
+	_, _ = bw.WriteString(`{"subscriptions":[`)
 	recs, n := first, 0
 	for {
 		for _, rec := range recs {
 			if n > 0 {
-				bw.WriteByte(',')
+				_ = bw.WriteByte(',')
 			}
 			b, err := json.Marshal(rec.SubscriptionRecord)
 			if err != nil {
 				h.abort(r, err)
 			}
-			bw.Write(b)
+			_, _ = bw.Write(b)
 			n++
 		}
 		if len(recs) < streamChunk {
@@ -245,7 +247,7 @@ func (h subscriptionQueries) streamAll(w http.ResponseWriter, r *http.Request, a
 			h.abort(r, err)
 		}
 	}
-	bw.WriteString("]}\n")
+	_, _ = bw.WriteString("]}\n")
 	if err := bw.Flush(); err != nil && r.Context().Err() == nil {
 		h.deps.Log.Warn("list subscriptions: writing the answer", "err", err)
 	}

@@ -77,7 +77,9 @@ func TestUnpagedSubscriptionsAreStreamed(t *testing.T) {
 	}
 	var page SubscriptionList
 	r := get(key, "?limit=200&referencePrefix=ref-0012")
-	json.NewDecoder(r.Body).Decode(&page)
+	if err := json.NewDecoder(r.Body).Decode(&page); err != nil {
+		t.Fatal(err)
+	}
 	r.Body.Close()
 	if len(page.Subscriptions) != 100 || page.Subscriptions[0] != all.Subscriptions[1199] {
 		t.Fatalf("a filtered page differs from the stream: %d, %+v", len(page.Subscriptions), page.Subscriptions[:1])

@@ -210,7 +210,7 @@ func TestSupersededBoundRespected(t *testing.T) {
 			sawPrevious = true
 			return false
 		}
-		if early := produced.Add(bound).Sub(time.Now()); early > 0 {
+		if early := time.Until(produced.Add(bound)); early > 0 {
 			t.Fatalf("the new answer read %s before the bound", early)
 		}
 		return true

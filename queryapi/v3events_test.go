@@ -35,7 +35,9 @@ func v3Get(t *testing.T, e *journeyEnv, key, query string, header map[string]str
 	}
 	defer resp.Body.Close()
 	var raw json.RawMessage
-	json.NewDecoder(resp.Body).Decode(&raw)
+	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
 	if resp.Header.Get("API-Version") != "3.0.0" {
 		t.Errorf("%s: API-Version %q", query, resp.Header.Get("API-Version"))
 	}
@@ -153,7 +155,9 @@ func TestV3Events(t *testing.T) {
 	// The content: 3.0's shape of the latest version; the retraction 3.0's.
 	_, _, raw := v3Get(t, e, key, "equipmentReference=ZCSU8823456", nil)
 	var body tnt3.Events
-	json.Unmarshal(raw, &body)
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatal(err)
+	}
 	if e1 := body.Events[0]; e1.EventUpdatedDateTime != "2026-11-20T10:05:00.000Z" || e1.EquipmentDetails.EquipmentReference != "ZCSU8823456" ||
 		e1.ShipmentDetails.DocumentReference.Reference != "ZIMU12345" || e1.EventRouting.OriginatingParty.PartyCode != "ZIMU" {
 		t.Errorf("e1: %+v", e1)
@@ -208,7 +212,9 @@ func TestV3Events(t *testing.T) {
 			Message          string                 `json:"message"`
 			FeedbackElements []tnt3.FeedbackElement `json:"feedbackElements"`
 		}
-		json.Unmarshal(raw, &body)
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Fatal(err)
+		}
 		if status != 400 || body.Message != c.message || len(body.FeedbackElements) != 1 || body.FeedbackElements[0].Severity != "ERROR" ||
 			body.FeedbackElements[0].Message != c.message {
 			t.Errorf("%s: %d %s, want 400 %q", c.query, status, raw, c.message)

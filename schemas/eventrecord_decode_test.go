@@ -360,7 +360,9 @@ func BenchmarkEncodeEventRecord(b *testing.B) {
 	}
 	b.Run("json.Marshal", func(b *testing.B) {
 		for b.Loop() {
-			json.Marshal(rec)
+			if _, err := json.Marshal(rec); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("AppendEventRecord", func(b *testing.B) {

@@ -288,19 +288,6 @@ var derivedFields = map[string]string{
 	"Sandbox.Epoch":                 "today when CONTRACK_SANDBOX_ACCELERATE is above 1, else the journeys' fixed epoch",
 }
 
-// getenv returns a variable's value, or its default in the table when unset.
-func getenv(name string) string {
-	if v, ok := os.LookupEnv(name); ok {
-		return strings.TrimSpace(v)
-	}
-	for _, e := range envVars {
-		if e.Name == name {
-			return e.Default
-		}
-	}
-	return ""
-}
-
 // loadConfig reads every variable of the table into its field, then
 // validates the whole: every error names its variable or field.
 func loadConfig() (Config, error) {

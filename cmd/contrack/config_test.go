@@ -19,7 +19,9 @@ func clearConfigEnv(t *testing.T) {
 	t.Helper()
 	for _, e := range envVars {
 		t.Setenv(e.Name, "") // restores the old value after the test
-		os.Unsetenv(e.Name)
+		if err := os.Unsetenv(e.Name); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

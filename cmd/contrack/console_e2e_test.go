@@ -458,7 +458,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Fatalf("configure: %d %v", code, body)
 	}
 	var verification struct{ Secret string }
-	json.Unmarshal(hook.waitFor(t, "webhook.verification", 20*time.Second).body, &verification)
+	if err := json.Unmarshal(hook.waitFor(t, "webhook.verification", 20*time.Second).body, &verification); err != nil {
+		t.Fatal(err)
+	}
 	if code, body := s.do("POST", "/webhook/activate", key, `{"secret":"`+verification.Secret+`"}`); code != 200 {
 		t.Fatalf("activate: %d %v", code, body)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -72,7 +73,11 @@ func startSystem(t *testing.T, tweaks ...func(*Config)) *system {
 		resp.Body.Close()
 		return resp.StatusCode == 200
 	})
-	t.Cleanup(func() { s.shutdown() })
+	t.Cleanup(func() {
+		if err := s.shutdown(); err != nil {
+			t.Errorf("contrack all: %v", err)
+		}
+	})
 	return s
 }
 
@@ -100,7 +105,9 @@ func (s *system) do(method, path, key, body string) (int, map[string]any) {
 	}
 	defer resp.Body.Close()
 	var out map[string]any
-	json.NewDecoder(resp.Body).Decode(&out)
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil && !errors.Is(err, io.EOF) { // EOF: no body
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
 	return resp.StatusCode, out
 }
 
@@ -127,9 +134,13 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 	for len(events) == 0 && ctx.Err() == nil {
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
 			var rec schemas.EventRecord
-			json.Unmarshal(r.Value, &rec)
+			if err := json.Unmarshal(r.Value, &rec); err != nil {
+				t.Fatal(err)
+			}
 			var ev dcsa.Event
-			json.Unmarshal(rec.Event, &ev)
+			if err := json.Unmarshal(rec.Event, &ev); err != nil {
+				t.Fatal(err)
+			}
 			if ev.EquipmentReference != "" && ev.EquipmentReference != "MSKU9070323" {
 				t.Errorf("event for another container: %+v", ev)
 			}
@@ -223,7 +234,9 @@ func TestEndToEndWebhookPush(t *testing.T) {
 	select {
 	case g := <-received:
 		var v struct{ Secret string }
-		json.Unmarshal(g.body, &v)
+		if err := json.Unmarshal(g.body, &v); err != nil {
+			t.Fatal(err)
+		}
 		secret = v.Secret
 	case <-time.After(10 * time.Second):
 		t.Fatal("no verification message")

@@ -225,7 +225,7 @@ func TestBinaryStopsWithTheStageReason(t *testing.T) {
 func TestBinaryStopsCleanlyOnSIGTERM(t *testing.T) {
 	admin := freeAddr(t)
 	cmd, stderr := runBinary(t, []string{"CONTRACK_SANDBOX_ADDR=" + freeAddr(t), "CONTRACK_ADMIN_ADDR=" + admin, "CONTRACK_SHUTDOWN_TIMEOUT=10s"}, "sandbox")
-	defer cmd.Process.Kill()
+	defer func() { _ = cmd.Process.Kill() }() // gone already, once the test passed
 	var metrics string
 	testkit.Eventually(t, 30*time.Second, "sandbox's admin /metrics", func() bool {
 		metrics = get(admin + "/metrics")

@@ -118,8 +118,12 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		fs.EachRecord(func(r *kgo.Record) {
 			var rec schemas.EventRecord
 			var ev dcsa.Event
-			json.Unmarshal(r.Value, &rec)
-			json.Unmarshal(rec.Event, &ev)
+			if err := json.Unmarshal(r.Value, &rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(rec.Event, &ev); err != nil {
+				t.Fatal(err)
+			}
 			if rec.TrackingID == trackingID && ev.EventLocation != nil {
 				markers = append(markers, ev.EventLocation.LocationName)
 			}

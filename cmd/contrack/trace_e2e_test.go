@@ -32,7 +32,9 @@ func activatedHook(t *testing.T, s *system, consumer string) *hookReceiver {
 		t.Fatalf("configure: %d %v", code, body)
 	}
 	var v struct{ Secret string }
-	json.Unmarshal(hook.waitFor(t, "webhook.verification", 10*time.Second).body, &v)
+	if err := json.Unmarshal(hook.waitFor(t, "webhook.verification", 10*time.Second).body, &v); err != nil {
+		t.Fatal(err)
+	}
 	if code, body := s.do("POST", "/webhook/activate", consumer, `{"secret":"`+v.Secret+`"}`); code != 200 {
 		t.Fatalf("activate: %d %v", code, body)
 	}

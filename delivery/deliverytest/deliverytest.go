@@ -268,7 +268,9 @@ func (r Received) EventIDs(t testing.TB) []string {
 		var ev struct {
 			EventID string `json:"eventID"`
 		}
-		json.Unmarshal(e, &ev)
+		if err := json.Unmarshal(e, &ev); err != nil {
+			t.Fatalf("deliverytest: an event of the body: %v", err)
+		}
 		ids = append(ids, ev.EventID)
 	}
 	return ids

@@ -51,7 +51,7 @@ func newRecorder(t *testing.T, secrets []string) *recorder {
 			}
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`[]`))
+		_, _ = w.Write([]byte(`[]`))
 	}))
 	t.Cleanup(rec.srv.Close)
 	return rec

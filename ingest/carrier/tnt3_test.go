@@ -24,7 +24,7 @@ func TestTNT3CursorKeepsTheQuery(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/zimu/oauth2/token" {
 			w.Header().Set("Content-Type", "application/json")
-			w.Write([]byte(`{"access_token":"t","token_type":"Bearer","expires_in":3600}`))
+			_, _ = w.Write([]byte(`{"access_token":"t","token_type":"Bearer","expires_in":3600}`))
 			return
 		}
 		mu.Lock()
@@ -35,12 +35,12 @@ func TestTNT3CursorKeepsTheQuery(t *testing.T) {
 		switch r.URL.Query().Get("cursor") {
 		case "":
 			w.Header().Set("Next-Page-Cursor", "c1")
-			w.Write([]byte(`{"events":[{"eventID":"a"},{"eventID":"b"}]}`))
+			_, _ = w.Write([]byte(`{"events":[{"eventID":"a"},{"eventID":"b"}]}`))
 		case "c1":
 			w.Header().Set("Next-Page-Cursor", "c2")
-			w.Write([]byte(`{"events":[]}`))
+			_, _ = w.Write([]byte(`{"events":[]}`))
 		case "c2":
-			w.Write([]byte(`{"events":[{"eventID":"c","isRetracted":true}]}`))
+			_, _ = w.Write([]byte(`{"events":[{"eventID":"c","isRetracted":true}]}`))
 		}
 	}))
 	defer srv.Close()

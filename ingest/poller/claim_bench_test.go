@@ -43,7 +43,9 @@ func BenchmarkClaimCost(b *testing.B) {
 			rows, _ := db.Pool.Query(ctx, `SELECT id::text FROM accounts ORDER BY id LIMIT 50`)
 			for rows.Next() {
 				var id string
-				rows.Scan(&id)
+				if err := rows.Scan(&id); err != nil {
+					b.Fatal(err)
+				}
 				ids = append(ids, id)
 			}
 			rows.Close()

@@ -179,13 +179,6 @@ func (g *accountGate) paused(now time.Time) (time.Time, bool) {
 	return g.pausedUntil, now.Before(g.pausedUntil)
 }
 
-// wake lets the gate claim again at once (a poll of it ended).
-func (g *accountGate) wake() {
-	g.mu.Lock()
-	g.lookAt = time.Time{}
-	g.mu.Unlock()
-}
-
 // setRate applies the plan's rate (a second's worth of burst).
 func (g *accountGate) setRate(now time.Time, r float64) {
 	g.mu.Lock()

@@ -125,7 +125,9 @@ func TestExpiryClosesSubscriptionAndStopsPolling(t *testing.T) {
 		t.Fatalf("status %s reason %s", st, reason)
 	}
 	var open int
-	p.db.Pool.QueryRow(context.Background(), `SELECT open_subscriptions FROM trackings WHERE identifier = $1`, c).Scan(&open)
+	if err := p.db.Pool.QueryRow(context.Background(), `SELECT open_subscriptions FROM trackings WHERE identifier = $1`, c).Scan(&open); err != nil {
+		t.Fatal(err)
+	}
 	if open != 0 {
 		t.Fatalf("tracking still counts %d open subscriptions", open)
 	}
@@ -190,7 +192,9 @@ func TestJourneyEndClosesSubscriptionAndStopsPolling(t *testing.T) {
 		t.Fatalf("the under-way subscription is %s", st)
 	}
 	var changed *time.Time
-	p.db.Pool.QueryRow(context.Background(), `SELECT events_changed_at FROM trackings WHERE identifier = $1`, underWay).Scan(&changed)
+	if err := p.db.Pool.QueryRow(context.Background(), `SELECT events_changed_at FROM trackings WHERE identifier = $1`, underWay).Scan(&changed); err != nil {
+		t.Fatal(err)
+	}
 	if changed == nil {
 		t.Fatal("no events_changed_at recorded for a polled tracking")
 	}

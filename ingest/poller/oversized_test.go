@@ -58,7 +58,7 @@ func testOversized(t *testing.T, limit int, reason string) {
 		mu.Unlock()
 		if id == big {
 			rw.Header().Set("Content-Type", "application/json")
-			rw.Write([]byte(page))
+			_, _ = rw.Write([]byte(page))
 			return
 		}
 		h.ServeHTTP(rw, r)
@@ -114,7 +114,9 @@ func testOversized(t *testing.T, limit int, reason string) {
 	for ctx.Err() == nil {
 		att.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
 			var a schemas.PollAttempt
-			json.Unmarshal(r.Value, &a)
+			if err := json.Unmarshal(r.Value, &a); err != nil {
+				t.Fatal(err)
+			}
 			if a.TrackingID == bigID {
 				outcomes[a.Outcome]++
 			}

@@ -128,7 +128,9 @@ func (w *world) track(t testing.TB, scac, container string, open bool, id string
 
 func (w *world) status(t *testing.T, id string) string {
 	var s string
-	w.db.Pool.QueryRow(context.Background(), `SELECT connection_status FROM trackings WHERE id = $1`, id).Scan(&s)
+	if err := w.db.Pool.QueryRow(context.Background(), `SELECT connection_status FROM trackings WHERE id = $1`, id).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -257,7 +259,9 @@ func TestPollerPollsPromptlyStopsClosedAndReportsStatus(t *testing.T) {
 	for ctx.Err() == nil {
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
 			var a schemas.PollAttempt
-			json.Unmarshal(r.Value, &a)
+			if err := json.Unmarshal(r.Value, &a); err != nil {
+				t.Fatal(err)
+			}
 			outcomes[a.Outcome]++
 			if a.TrackingID == unauth && a.HTTPCode != 401 {
 				t.Errorf("unauthorized attempt http code %d", a.HTTPCode)
@@ -351,7 +355,9 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 	trackings := map[string]want{}
 	// A second account holds the bad credentials.
 	var badAccount string
-	w.db.Pool.QueryRow(context.Background(), `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'bad', 'sandbox', 'bad') RETURNING id`).Scan(&badAccount)
+	if err := w.db.Pool.QueryRow(context.Background(), `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'bad', 'sandbox', 'bad') RETURNING id`).Scan(&badAccount); err != nil {
+		t.Fatal(err)
+	}
 	goodAccount := w.account
 	for _, c := range carriers.All() {
 		fields := map[string]string{}
@@ -380,7 +386,9 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 	for ctx.Err() == nil {
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
 			var env schemas.CarrierRaw
-			json.Unmarshal(r.Value, &env)
+			if err := json.Unmarshal(r.Value, &env); err != nil {
+				t.Fatal(err)
+			}
 			if raw[env.SCAC] == nil {
 				raw[env.SCAC] = map[string]int{}
 			}
@@ -402,7 +410,9 @@ func TestEveryCarrierEndToEnd(t *testing.T) {
 	for actx.Err() == nil {
 		acl.PollFetches(actx).EachRecord(func(r *kgo.Record) {
 			var a schemas.PollAttempt
-			json.Unmarshal(r.Value, &a)
+			if err := json.Unmarshal(r.Value, &a); err != nil {
+				t.Fatal(err)
+			}
 			if attempts[a.SCAC] == nil {
 				attempts[a.SCAC] = map[string]bool{}
 			}

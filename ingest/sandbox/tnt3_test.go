@@ -49,7 +49,9 @@ func TestTNT3PagesValidateAndPage(t *testing.T) {
 				t.Fatalf("%s: %d %v", query, rec.Code, rec.Header())
 			}
 			var page tnt3.Events
-			json.Unmarshal(rec.Body.Bytes(), &page)
+			if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+				t.Fatal(err)
+			}
 			if len(page.Events) > 4 {
 				t.Fatalf("page of %d events, page size 4", len(page.Events))
 			}
@@ -69,7 +71,9 @@ func TestTNT3PagesValidateAndPage(t *testing.T) {
 	hdr = zimuToken(t, h)
 	rec := do(t, h, "GET", "/zimu/events?carrierBookingReference=BK4471902&limit=1000", hdr, "")
 	var all tnt3.Events
-	json.Unmarshal(rec.Body.Bytes(), &all)
+	if err := json.Unmarshal(rec.Body.Bytes(), &all); err != nil {
+		t.Fatal(err)
+	}
 	j := journey.Generate("ZIMU", journey.KindBooking, "BK4471902", wallNow)
 	if want := renderTNT3(j, SpecialNone); len(all.Events) != len(want) {
 		t.Fatalf("%d events, the journey renders %d", len(all.Events), len(want))
@@ -84,7 +88,9 @@ func TestTNT3PagesValidateAndPage(t *testing.T) {
 	// Filters.
 	rec = do(t, h, "GET", "/zimu/events?carrierBookingReference=BK4471902&limit=1000&eventTypes=TRANSPORT", hdr, "")
 	var onlyTransport tnt3.Events
-	json.Unmarshal(rec.Body.Bytes(), &onlyTransport)
+	if err := json.Unmarshal(rec.Body.Bytes(), &onlyTransport); err != nil {
+		t.Fatal(err)
+	}
 	if len(onlyTransport.Events) != kinds["TRANSPORT"] {
 		t.Errorf("eventTypes=TRANSPORT: %d events, want %d", len(onlyTransport.Events), kinds["TRANSPORT"])
 	}
@@ -146,7 +152,9 @@ func TestTNT3WrongReportIsRetracted(t *testing.T) {
 		rec := do(t, h, "GET", "/zimu/events?equipmentReference="+number, zimuToken(t, h), "")
 		tnt3test.Must(t, tnt3test.GetEventsResponse("equipmentReference="+number, rec.Code, rec.Header(), rec.Body.Bytes()))
 		var page tnt3.Events
-		json.Unmarshal(rec.Body.Bytes(), &page)
+		if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+			t.Fatal(err)
+		}
 		for i, e := range page.Events {
 			if e.EventID == id {
 				return &page.Events[i]

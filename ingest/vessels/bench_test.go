@@ -91,7 +91,9 @@ func BenchmarkVessels20000(b *testing.B) {
 	})
 	var rows uint64
 	testkit.Eventually(b, 5*time.Minute, "every report in vessel_positions", func() bool {
-		ch.Conn.QueryRow(context.Background(), `SELECT count() FROM vessel_positions WHERE env = ?`, schemas.EnvSandbox).Scan(&rows)
+		if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM vessel_positions WHERE env = ?`, schemas.EnvSandbox).Scan(&rows); err != nil {
+			b.Fatal(err)
+		}
 		return rows >= uint64(reported)
 	})
 	took := time.Since(t0)

@@ -141,7 +141,9 @@ func TestProviderPositionsReachTheTopic(t *testing.T) {
 				"speed": 14.2, "course": 194.0, "heading": 195, "navigation_status": "Under way using engine",
 				"last_position_epoch": now.Unix(), "last_position_UTC": now.Format(time.RFC3339)})
 		}
-		json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"total": len(vs), "vessels": vs}, "meta": map[string]any{"success": true}})
+		if err := json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"total": len(vs), "vessels": vs}, "meta": map[string]any{"success": true}}); err != nil {
+			t.Fatal(err)
+		}
 	}))
 	defer srv.Close()
 	prod := testenv.KafkaClient(t, k.Brokers)

@@ -3,7 +3,6 @@ package cosco
 import (
 	"errors"
 	"flag"
-	"github.com/contrack/contrack/reference"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,9 +19,6 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var testEnv = normalize.Envelope{SCAC: "COSU", TrackingID: "trk-1", ReceivedAt: time.Date(2026, 4, 22, 12, 0, 0, 0, time.UTC)}
-
-// refDir holds the DCSA documents the schemas are compiled from.
-var refDir = reference.DCSA()
 
 // TestGolden parses every testdata/*.json and compares events, stats or the
 // error with testdata/golden/<name>.json; every event must validate against

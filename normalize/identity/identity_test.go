@@ -25,7 +25,7 @@ func TestEventID(t *testing.T) {
 	if want := "16c6a73c-2342-5fdf-a419-8fd26bd8216c"; id != want {
 		t.Errorf("EventID changed: got %s, want %s", id, want)
 	}
-	if EventID("MAEU", "x") != EventID("MAEU", "x") {
+	if first, again := EventID("MAEU", "x"), EventID("MAEU", "x"); first != again {
 		t.Error("EventID is not deterministic")
 	}
 	for _, other := range []string{EventID("HLCU", "3cecb101-7a1a-43a4-9d62-e88a131651e2"), EventID("MAEU", "3cecb101-7a1a-43a4-9d62-e88a131651e3")} {

@@ -2,15 +2,12 @@ package iftsta
 
 import (
 	"flag"
-	refdata "github.com/contrack/contrack/reference"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/contrack/contrack/normalize"
-	"github.com/contrack/contrack/normalize/validate"
 	"github.com/contrack/contrack/normalize/validate/validatetest"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
@@ -19,25 +16,6 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // testEnv is what the pipeline would pass for an OOCL mailbox pull.
 var testEnv = normalize.Envelope{SCAC: "OOLU", ReceivedAt: time.Date(2026, 4, 22, 12, 0, 0, 0, time.UTC)}
-
-// refDir holds the DCSA documents the schemas are compiled from.
-var refDir = refdata.DCSA()
-
-var (
-	validatorOnce sync.Once
-	validator     *validate.Validator
-	validatorErr  error
-)
-
-// schemaValidator compiles the DCSA 2.0.2 schemas once per test binary.
-func schemaValidator(t *testing.T) *validate.Validator {
-	t.Helper()
-	validatorOnce.Do(func() { validator, validatorErr = validate.New(refDir) })
-	if validatorErr != nil {
-		t.Fatalf("compile DCSA schemas from %s: %v", refDir, validatorErr)
-	}
-	return validator
-}
 
 // TestGolden parses every testdata/*.edi and compares events, stats or the
 // error with testdata/<name>.golden.json. Every emitted event must validate

@@ -48,12 +48,12 @@ func BenchmarkStage(b *testing.B) {
 	}
 	adm := kadm.NewClient(prod)
 	want := int64(b.N * 4)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	b.ResetTimer()
 	start := time.Now()
-	go stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(b),
-		Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}})
+	testenv.RunStage(b, "normalize", func(ctx context.Context) error {
+		return stage.Run(ctx, stage.Config{}, stage.Deps{Brokers: brokers, Namespace: kc.NS, Pool: db.Pool, Log: testenv.Log(b),
+			Parsers: map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}})
+	})
 	testkit.Eventually(b, 5*time.Minute, fmt.Sprintf("%d events", want), func() bool {
 		ends, err := adm.ListEndOffsets(context.Background(), kc.Topic(schemas.TopicEvents))
 		if err != nil {

@@ -139,14 +139,6 @@ func (l *lexer) end() error {
 	return nil
 }
 
-// null consumes a null literal if one is next.
-func (l *lexer) null() (bool, error) {
-	if l.peek() != 'n' {
-		return false, nil
-	}
-	return true, l.literal("null")
-}
-
 func (l *lexer) literal(lit string) error {
 	if len(l.data)-l.pos < len(lit) || string(l.data[l.pos:l.pos+len(lit)]) != lit {
 		return l.syntax("expected " + lit)
@@ -349,12 +341,11 @@ func (l *lexer) escapedString(start int) (string, error) {
 			if utf16.IsSurrogate(r) {
 				// A high surrogate must be followed by \u and a low one;
 				// anything else decodes to U+FFFD, as in encoding/json.
-				r2 := rune(-1)
 				if l.pos+1 < len(l.data) && l.data[l.pos] == '\\' && l.data[l.pos+1] == 'u' {
 					save := l.pos
 					l.pos += 2
-					var ok2 bool
-					if r2, ok2 = l.hex4(); !ok2 {
+					r2, ok2 := l.hex4()
+					if !ok2 {
 						return "", l.syntax("invalid \\u escape")
 					}
 					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {

@@ -216,7 +216,9 @@ func TestCheck(t *testing.T) {
 func TestCheckAgreesWithParsePushed(t *testing.T) {
 	raw, _ := os.ReadFile("testdata/mapping.input.json")
 	var body map[string][]json.RawMessage
-	json.Unmarshal(raw, &body)
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatal(err)
+	}
 	body["events"] = append(body["events"], json.RawMessage(`{"eventID":"x","eventClassification":{"eventTypeCode":"NOPE"}}`))
 	raw, _ = json.Marshal(body)
 	v := Check(raw, "ZIMU", receivedAt)

@@ -33,7 +33,9 @@ func TestCreateKeyStoresOnlyTheHash(t *testing.T) {
 	n := 0
 	for rows.Next() {
 		var s string
-		rows.Scan(&s)
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
 		n++
 		if strings.Contains(s, key) || strings.Contains(s, key[8:]) {
 			t.Fatalf("plaintext key stored: %s", s)

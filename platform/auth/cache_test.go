@@ -20,7 +20,7 @@ func TestCachedAuthenticatorDropsRevokedKeys(t *testing.T) {
 	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go cache.Run(ctx)
+	testenv.RunStage(t, "api-key-cache", cache.Run)
 	key, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "live"})
 	if err != nil {
 		t.Fatal(err)

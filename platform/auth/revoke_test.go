@@ -43,8 +43,12 @@ func poolWithoutNotify(t *testing.T, db testenv.PGDatabase) *pgxpool.Pool {
 	}
 	t.Cleanup(func() {
 		pool.Close()
-		db.Pool.Exec(context.Background(), `DROP OWNED BY `+role)
-		db.Pool.Exec(context.Background(), `DROP ROLE `+role)
+		if _, err := db.Pool.Exec(context.Background(), `DROP OWNED BY `+role); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Pool.Exec(context.Background(), `DROP ROLE `+role); err != nil {
+			t.Fatal(err)
+		}
 	})
 	return pool
 }

@@ -246,7 +246,7 @@ func insert(ctx context.Context, conn driver.Conn, table string, columns []strin
 	pending := 0
 	for _, r := range rows {
 		if err := batch.Append(r...); err != nil {
-			batch.Abort()
+			_ = batch.Abort() // releases the connection; fails only on a batch already sent
 			return fmt.Errorf("clickhouse: append to %s: %w", table, err)
 		}
 		if blockBytes <= 0 {
@@ -259,7 +259,7 @@ func insert(ctx context.Context, conn driver.Conn, table string, columns []strin
 		}
 		if pending >= blockBytes {
 			if err := batch.Flush(); err != nil {
-				batch.Abort()
+				_ = batch.Abort() // releases the connection; fails only on a batch already sent
 				return fmt.Errorf("clickhouse: insert a block into %s: %w", table, err)
 			}
 			pending = 0

@@ -130,7 +130,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	_, _ = w.Write(append(b, '\n')) // a client gone mid-answer: no one to tell
 }
 
 // Streamer is a handler's answer that may write itself to the response as

@@ -45,7 +45,7 @@ func benchFlood(b *testing.B, protected bool) {
 	cfg := httpapi.Config{Log: testenv.Log(b), Auth: store}
 	if protected {
 		cache := auth.NewCachedAuthenticator(store, time.Minute, testenv.Log(b))
-		go cache.Run(ctx)
+		testenv.RunStage(b, "api-key-cache", cache.Run)
 		cfg.Auth = cache
 		cfg.PreAuth, cfg.PreAuthRefusals = httpapi.NewAddrLimiter(20, 40, 0), httpapi.NewAddrLimiter(200, 400, 0) // the defaults
 		// Wait for the revocation listener so the valid key is cached.
@@ -59,7 +59,7 @@ func benchFlood(b *testing.B, protected bool) {
 			httpapi.WriteError(w, r, cfg.Log, err)
 			return
 		}
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	})
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
@@ -72,7 +72,7 @@ func benchFlood(b *testing.B, protected bool) {
 		if err != nil {
 			return 0, err
 		}
-		io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(io.Discard, resp.Body) // drained for the connection's reuse; the status is what is checked
 		resp.Body.Close()
 		return resp.StatusCode, nil
 	}

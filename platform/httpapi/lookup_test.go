@@ -60,7 +60,7 @@ func statuses(t *testing.T, url string, n int, key func(i int) string) map[int]i
 				errs <- err
 				return
 			}
-			io.Copy(io.Discard, resp.Body)
+			_, _ = io.Copy(io.Discard, resp.Body) // drained for the connection's reuse; the status is what is checked
 			resp.Body.Close()
 			mu.Lock()
 			got[resp.StatusCode]++
@@ -88,7 +88,7 @@ func TestConcurrentFirstLookUpsOfOneKeyCostOneToken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
-	go cache.Run(ctx)
+	testenv.RunStage(t, "api-key-cache", cache.Run)
 	testkit.Eventually(t, 10*time.Second, "the key cache listening", cache.Listening)
 	valid, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	if err != nil {
@@ -102,7 +102,7 @@ func TestConcurrentFirstLookUpsOfOneKeyCostOneToken(t *testing.T) {
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: slow,
 		PreAuth: httpapi.NewAddrLimiter(20, 40, 0), PreAuthRefusals: httpapi.NewAddrLimiter(200, 400, 0), // the defaults
 		Limiter: httpapi.NewRateLimiter()})
-	srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 
@@ -192,7 +192,7 @@ func TestSharedLookUpFailureReachesEveryCaller(t *testing.T) {
 	for _, panics := range []bool{false, true} {
 		store := &failingLookups{delay: 200 * time.Millisecond, panics: panics}
 		srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: store, PreAuth: httpapi.NewAddrLimiter(20, 40, 0)})
-		srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+		srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 		ts := httptest.NewServer(srv.Handler())
 		key := fmt.Sprintf("ct_sandbox_%043d", 7)
 		if got := statuses(t, ts.URL, 32, func(int) string { return key }); got[500] != 32 {

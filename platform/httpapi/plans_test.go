@@ -21,7 +21,7 @@ import (
 func planServer(t *testing.T, ctx context.Context, store *auth.Store, usage *auth.DailyUsage) (*auth.CachedAuthenticator, string) {
 	t.Helper()
 	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
-	go cache.Run(ctx)
+	testenv.RunStage(t, "api-key-cache", cache.Run)
 	limiter := httpapi.NewRateLimiter()
 	if usage != nil {
 		limiter.WithQuota(usage)
@@ -45,7 +45,9 @@ func getKey(t *testing.T, url, path, key string) (*http.Response, []byte) {
 	}
 	defer resp.Body.Close()
 	var body json.RawMessage
-	json.NewDecoder(resp.Body).Decode(&body)
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
 	return resp, body
 }
 
@@ -108,7 +110,9 @@ func TestPlanChangesReachALiveKeyWithinSeconds(t *testing.T) {
 	})
 	_, body = getKey(t, url, "/account", key)
 	var acct struct{ UsagePlan map[string]string }
-	json.Unmarshal(body, &acct)
+	if err := json.Unmarshal(body, &acct); err != nil {
+		t.Fatal(err)
+	}
 	if want := map[string]string{"id": "plan-roomy", "name": "roomy", "displayName": "Roomy"}; len(acct.UsagePlan) != 3 ||
 		acct.UsagePlan["id"] != want["id"] || acct.UsagePlan["name"] != want["name"] || acct.UsagePlan["displayName"] != want["displayName"] {
 		t.Fatalf("GET /account usagePlan %v, want %v", acct.UsagePlan, want)
@@ -129,7 +133,9 @@ func TestPlanChangesReachALiveKeyWithinSeconds(t *testing.T) {
 
 func containsNull(body []byte) bool {
 	var v map[string]any
-	json.Unmarshal(body, &v)
+	if json.Unmarshal(body, &v) != nil {
+		return false
+	}
 	p, ok := v["usagePlan"]
 	return ok && p == nil
 }
@@ -153,7 +159,7 @@ func TestDailyQuotaIsPerAccountAndRefusesUntilUTCMidnight(t *testing.T) {
 	usage := auth.NewDailyUsage(db.Pool, time.Hour, testenv.Log(t)) // flushed by hand below
 	_, url := planServer(t, ctx, store, usage)
 
-	untilMidnight := func() int { return int(auth.Day(time.Now()).Add(24*time.Hour).Sub(time.Now()).Seconds() + 0.999) }
+	untilMidnight := func() int { return int(time.Until(auth.Day(time.Now()).Add(24*time.Hour)).Seconds() + 0.999) }
 	near := func(got string, want int) bool {
 		n, err := strconv.Atoi(got)
 		return err == nil && n >= want-2 && n <= want+2

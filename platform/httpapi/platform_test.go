@@ -33,7 +33,7 @@ func get(t *testing.T, url string, hdr map[string]string) (int, http.Header, str
 	return resp.StatusCode, resp.Header, string(b)
 }
 
-var metrics = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "# HELP x\n") })
+var metrics = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "# HELP x\n") })
 
 // TestOperatorRoutes: an operator route needs the operator token on the API
 // server (constant-time compared), is refused when none is configured, and
@@ -149,7 +149,7 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cache := auth.NewCachedAuthenticator(store, time.Hour, testenv.Log(t))
-	go cache.Run(ctx)
+	testenv.RunStage(t, "api-key-cache", cache.Run)
 	valid, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestPreAuthLimitPerAddress(t *testing.T) {
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(t), Auth: cache, PreAuth: httpapi.NewAddrLimiter(0.001, 3, 0),
 		PreAuthRefusals: httpapi.NewAddrLimiter(0.001, 1, 0),
 		ClientIPHeader:  "X-Real-IP", TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Limiter: httpapi.NewRateLimiter()})
-	srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	srv.Fuego.Mux.HandleFunc("GET /ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 

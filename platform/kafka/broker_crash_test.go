@@ -39,7 +39,10 @@ func TestEmbeddedBrokerSurvivesSIGKILL(t *testing.T) {
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	t.Cleanup(func() {
+		_ = child.Process.Kill() // gone already: killed below
+		_ = child.Wait()
+	})
 	log := testenv.Log(t)
 	cl, err := kafka.NewClient([]string{addr}, log)
 	if err != nil {
@@ -54,7 +57,7 @@ func TestEmbeddedBrokerSurvivesSIGKILL(t *testing.T) {
 	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	child.Wait()
+	_ = child.Wait() // "signal: killed", as sent
 
 	b, err := kafka.StartEmbedded(addr, dir, 1, time.Hour, log)
 	if err != nil {

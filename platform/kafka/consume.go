@@ -165,7 +165,10 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 	c.stopAll()
 	leaveCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cl.LeaveGroupContext(leaveCtx)
+	if err := cl.LeaveGroupContext(leaveCtx); err != nil {
+		// Its partitions move once the session times out instead of at once.
+		cfg.Log.Warn("leave the consumer group", "group", cfg.Group, "err", err)
+	}
 	if ctx.Err() == nil {
 		// Stopped by a worker's fatal error (read once the poll has ended).
 		select {

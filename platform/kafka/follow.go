@@ -103,7 +103,12 @@ func Follow(ctx context.Context, cfg FollowConfig, handle FollowHandler) error {
 		cfg.Started()
 	}
 	if cfg.Group != "" {
-		defer cl.LeaveGroupContext(context.WithoutCancel(ctx))
+		defer func() {
+			if err := cl.LeaveGroupContext(context.WithoutCancel(ctx)); err != nil {
+				// Its partitions move once the session times out instead of at once.
+				log.Warn("leave the consumer group", "group", cfg.Group, "err", err)
+			}
+		}()
 	}
 
 	// Caught up: every partition read up to the end it had at the start.

@@ -113,11 +113,11 @@ func TestConsumeRoundTripCommitsAndResumes(t *testing.T) {
 	// offsets: it sees only the new records.
 	produceN(t, cl, kc.Topic(schemas.TopicEvents), 10)
 	var second collector
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	defer cancel2()
-	go kafka.Consume(ctx2, cfg, func(_ context.Context, r *kgo.Record) error {
-		second.add(string(r.Value))
-		return nil
+	testenv.RunStage(t, "restarted consumer", func(ctx context.Context) error {
+		return kafka.Consume(ctx, cfg, func(_ context.Context, r *kgo.Record) error {
+			second.add(string(r.Value))
+			return nil
+		})
 	})
 	produceSentinels(t, brokers, kc.Topic(schemas.TopicEvents), 3)
 	testkit.Eventually(t, 20*time.Second, "the sentinel of each partition", func() bool { return second.times("sentinel") == 3 })
@@ -135,25 +135,25 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 	var mu sync.Mutex
 	attempts := map[string]int{}
 	var ok collector
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go kafka.Consume(ctx, kafka.ConsumerConfig{
-		Brokers: brokers, Group: kc.Group("test-dlq"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
-		DeadLetterTopic: kc.Topic(schemas.TopicNormalizeDeadLetters), Log: testenv.Log(t),
-	}, func(_ context.Context, r *kgo.Record) error {
-		v := string(r.Value)
-		mu.Lock()
-		attempts[v]++
-		n := attempts[v]
-		mu.Unlock()
-		switch {
-		case v == "2":
-			return kafka.Permanent(errors.New("poison record"))
-		case v == "3" && n < 3:
-			return fmt.Errorf("store down (attempt %d)", n)
-		}
-		ok.add(v)
-		return nil
+	testenv.RunStage(t, "consumer", func(ctx context.Context) error {
+		return kafka.Consume(ctx, kafka.ConsumerConfig{
+			Brokers: brokers, Group: kc.Group("test-dlq"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
+			DeadLetterTopic: kc.Topic(schemas.TopicNormalizeDeadLetters), Log: testenv.Log(t),
+		}, func(_ context.Context, r *kgo.Record) error {
+			v := string(r.Value)
+			mu.Lock()
+			attempts[v]++
+			n := attempts[v]
+			mu.Unlock()
+			switch {
+			case v == "2":
+				return kafka.Permanent(errors.New("poison record"))
+			case v == "3" && n < 3:
+				return fmt.Errorf("store down (attempt %d)", n)
+			}
+			ok.add(v)
+			return nil
+		})
 	})
 	testkit.Eventually(t, 20*time.Second, "4 good records", func() bool { return ok.count() == 4 })
 	mu.Lock()
@@ -302,9 +302,7 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 	handled = 0
 	mu.Unlock()
 
-	ctx, cancel = context.WithCancel(context.Background())
-	defer cancel()
-	go kafka.Consume(ctx, cfg, handler)
+	testenv.RunStage(t, "consumer", func(ctx context.Context) error { return kafka.Consume(ctx, cfg, handler) })
 	produceSentinels(t, brokers, kc.Topic(schemas.TopicCarrierRaw), 1)
 	testkit.Eventually(t, 20*time.Second, "the sentinel", func() bool { mu.Lock(); defer mu.Unlock(); return len(order["sentinel"]) == 1 })
 	mu.Lock()

@@ -105,7 +105,6 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(cfg.Topics...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RequireStableFetchOffsets(),
 	}, cfg.Opts...)...)
 	if err != nil {
 		return fmt.Errorf("kafka: %s: transact session: %w", cfg.Name, err)

@@ -26,7 +26,9 @@ func TestOpenCreatesDatabaseAndMigrateIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		t.Fatal(err)
+	}
 	// Dropped before the admin connection closes (a deferred Close ran
 	// first and the drop failed unseen, leaving the database behind).
 	t.Cleanup(func() {
@@ -84,7 +86,9 @@ func TestConcurrentOpensOfAMissingDatabase(t *testing.T) {
 	defer admin.Close(ctx)
 	for round := range 5 {
 		name := fmt.Sprintf("contrack_test_open_race_%d", round)
-		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Fatal(err)
+		}
 		url := "postgres://postgres@127.0.0.1:5432/" + name + "?sslmode=disable"
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
@@ -106,7 +110,9 @@ func TestConcurrentOpensOfAMissingDatabase(t *testing.T) {
 				t.Errorf("round %d: %v", round, err)
 			}
 		}
-		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -255,8 +255,9 @@ func EstimateBits(secret string) int {
 	}
 	bits := float64(len(secret)) * math.Log2(alphabet)
 	var buf bytes.Buffer
+	// Writing to a bytes.Buffer cannot fail, nor a valid level.
 	w, _ := flate.NewWriter(&buf, flate.BestCompression)
-	w.Write([]byte(secret))
-	w.Close()
+	_, _ = w.Write([]byte(secret))
+	_ = w.Close()
 	return int(min(bits, float64(8*buf.Len())))
 }

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -247,13 +248,11 @@ func kafkaContainer(ctx context.Context, partitions int32) (addr string, termina
 		return testcontainers.TerminateContainer(ctr)
 	}
 	if err != nil {
-		terminate()
-		return "", nil, fmt.Errorf("start %s: %w", KafkaImage, err)
+		return "", nil, errors.Join(fmt.Errorf("start %s: %w", KafkaImage, err), terminate())
 	}
 	addr, err = ctr.PortEndpoint(ctx, kafkaExternal, "")
 	if err != nil {
-		terminate()
-		return "", nil, fmt.Errorf("%s address: %w", KafkaImage, err)
+		return "", nil, errors.Join(fmt.Errorf("%s address: %w", KafkaImage, err), terminate())
 	}
 	return addr, terminate, nil
 }

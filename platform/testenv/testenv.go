@@ -131,7 +131,8 @@ func templateDB(ctx context.Context) (string, error) {
 			templateErr = err
 			return
 		}
-		defer conn.Exec(ctx, `SELECT pg_advisory_unlock(7402114)`)
+		// The lock goes with the connection too, closed right after.
+		defer func() { _, _ = conn.Exec(ctx, `SELECT pg_advisory_unlock(7402114)`) }()
 		var exists bool
 		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, templateName).Scan(&exists); err != nil {
 			templateErr = err
@@ -141,7 +142,10 @@ func templateDB(ctx context.Context) (string, error) {
 			return
 		}
 		building := templateName + "_building"
-		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+building)
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+building); err != nil {
+			templateErr = fmt.Errorf("drop a half-built template: %w", err)
+			return
+		}
 		if _, err := conn.Exec(ctx, "CREATE DATABASE "+building); err != nil {
 			templateErr = fmt.Errorf("create template: %w", err)
 			return
@@ -222,10 +226,13 @@ func Postgres(t testing.TB) PGDatabase {
 		defer cancel()
 		c, err := pgx.Connect(ctx, PGServerURL())
 		if err != nil {
+			t.Logf("testenv: database %s left behind: %v", name, err)
 			return
 		}
 		defer c.Close(ctx)
-		c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("testenv: database %s left behind: %v", name, err)
+		}
 	})
 	return PGDatabase{Pool: pool, URL: url, Name: name}
 }
@@ -268,7 +275,9 @@ func ClickHouse(t testing.TB) CHDatabase {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		conn.Exec(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
+		if err := conn.Exec(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			t.Logf("testenv: clickhouse database %s left behind: %v", name, err)
+		}
 		conn.Close()
 	})
 	return CHDatabase{Conn: conn, Addr: CHAddr(), Name: name}
@@ -431,7 +440,9 @@ func MigratedBefore(t testing.TB, db PGDatabase, version int) (conn *pgxpool.Con
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		conn.Exec(ctx, `RESET search_path`)
+		if _, err := conn.Exec(ctx, `RESET search_path`); err != nil {
+			t.Errorf("testenv: reset search_path: %v", err)
+		}
 		conn.Release()
 	})
 	if _, err := conn.Exec(ctx, `CREATE SCHEMA premig; SET search_path TO premig`); err != nil {

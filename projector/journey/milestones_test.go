@@ -112,7 +112,9 @@ func TestLastVersionInTopicOrderWins(t *testing.T) {
 	b := eq("x2", "DISC", "NLRTM", "2026-12-02T10:00:00Z", "EST", false)
 	r := derive(t, a, b, a)
 	var ev dcsa.Event
-	json.Unmarshal(r.SourceEvents[0], &ev)
+	if err := json.Unmarshal(r.SourceEvents[0], &ev); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.SourceEvents) != 1 || ev.EventDateTime != "2026-11-30T10:00:00Z" {
 		t.Fatalf("source events %s", r.SourceEvents)
 	}

@@ -103,7 +103,9 @@ func TestRetractionValidates(t *testing.T) {
 	b, _ := json.Marshal(tnt3.Retraction("e63da6b9-e792-5fbb-9c32-55b80e069dcb", "MAEU", time.Now()))
 	tnt3test.Must(t, tnt3test.Event(b))
 	var back map[string]any
-	json.Unmarshal(b, &back)
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
 	if back["isRetracted"] != true || back["eventID"] != "e63da6b9-e792-5fbb-9c32-55b80e069dcb" {
 		t.Errorf("retraction %s", b)
 	}

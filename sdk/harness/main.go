@@ -113,14 +113,17 @@ func run(ctx context.Context, bin, pgServer, chAddr string, keep bool, suites []
 	if err := server.Start(); err != nil {
 		return false, fmt.Errorf("start contrack all: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- server.Wait(); logFile.Close() }()
+	// exited is closed once the server has gone, exitErr set before: why it
+	// went, if that was before the SIGTERM below.
+	exited := make(chan struct{})
+	var exitErr error
+	go func() { exitErr = server.Wait(); logFile.Close(); close(exited) }()
 	defer func() {
-		server.Process.Signal(syscall.SIGTERM)
+		_ = server.Process.Signal(syscall.SIGTERM) // fails only if it has exited already
 		select {
 		case <-exited:
 		case <-time.After(30 * time.Second):
-			server.Process.Kill()
+			_ = server.Process.Kill()
 			<-exited
 		}
 		if keep {
@@ -134,7 +137,7 @@ func run(ctx context.Context, bin, pgServer, chAddr string, keep bool, suites []
 	}()
 	url := "http://" + addrs["http"]
 	start := time.Now()
-	if err := waitHealthy(ctx, url, exited, 90*time.Second); err != nil {
+	if err := waitHealthy(ctx, url, exited, func() error { return exitErr }, 90*time.Second); err != nil {
 		return false, fmt.Errorf("%w\n%s", err, tail(logPath, 30))
 	}
 	fmt.Printf("sdk-test: contrack all healthy at %s after %s\n", url, time.Since(start).Round(time.Millisecond))
@@ -164,9 +167,8 @@ func run(ctx context.Context, bin, pgServer, chAddr string, keep bool, suites []
 		}
 	}
 	select {
-	case err := <-exited:
-		exited <- err
-		return false, fmt.Errorf("contrack all exited during the suites: %v\n%s", err, tail(logPath, 30))
+	case <-exited:
+		return false, fmt.Errorf("contrack all exited during the suites: %v\n%s", exitErr, tail(logPath, 30))
 	default:
 	}
 	if len(failed) > 0 {
@@ -178,14 +180,13 @@ func run(ctx context.Context, bin, pgServer, chAddr string, keep bool, suites []
 }
 
 // waitHealthy polls /healthz until it answers 200.
-func waitHealthy(ctx context.Context, url string, exited chan error, within time.Duration) error {
+func waitHealthy(ctx context.Context, url string, exited <-chan struct{}, exitErr func() error, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	last := errors.New("no answer")
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-exited:
-			exited <- err
-			return fmt.Errorf("contrack all exited: %v", err)
+		case <-exited:
+			return fmt.Errorf("contrack all exited: %v", exitErr())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
@@ -195,7 +196,7 @@ func waitHealthy(ctx context.Context, url string, exited chan error, within time
 			last = err
 			continue
 		}
-		io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(io.Discard, resp.Body) // only the status matters
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
 			return nil
