@@ -10,9 +10,9 @@ import (
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
 
-	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // Messages of POST /webhook/deliveries/{id}/retry.
@@ -59,7 +59,7 @@ func registerDeliveries(s *fuego.Server, deps api) {
 	fuego.Post(s, "/webhook/test", h.test,
 		option.OperationID("testWebhook"),
 		option.Summary("Send a test delivery to the webhook"),
-		option.Description(fmt.Sprintf("Queues a signed test delivery {\"type\":\"webhook.test\",\"targetUrl\":...,\"env\":...,\"timestamp\":...} to the activated webhook. It goes the way every delivery goes (signed, retried on the schedule, behind the endpoint's circuit breaker, logged) and is listed by GET /webhook/deliveries with \"test\": true. At most %d a minute per account.", delivery.TestDeliveriesPerWindow)),
+		option.Description(fmt.Sprintf("Queues a signed test delivery {\"type\":\"webhook.test\",\"targetUrl\":...,\"env\":...,\"timestamp\":...} to the activated webhook. It goes the way every delivery goes (signed, retried on the schedule, behind the endpoint's circuit breaker, logged) and is listed by GET /webhook/deliveries with \"test\": true. At most %d a minute per account.", deliveries.TestDeliveriesPerWindow)),
 		option.AddResponse(400, "No webhook configured, or not activated", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(429, "Too many test deliveries (Retry-After says when the next is allowed)", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Webhooks"),
@@ -68,21 +68,21 @@ func registerDeliveries(s *fuego.Server, deps api) {
 
 func (h deliveryHandlers) test(c fuego.ContextNoBody) (TestDeliveryResponse, error) {
 	k, _ := auth.FromContext(c.Context())
-	id, retryAfter, err := delivery.QueueTest(c.Context(), h.deps.Pool, h.deps.Box, k.Account.ID, h.deps.Now().UTC())
+	id, retryAfter, err := deliveries.QueueTest(c.Context(), h.deps.Pool, h.deps.Box, k.Account.ID, h.deps.Now().UTC())
 	switch {
-	case errors.Is(err, delivery.ErrNoWebhook):
+	case errors.Is(err, deliveries.ErrNoWebhook):
 		return TestDeliveryResponse{}, httpapi.BadRequest(msgNoWebhook)
-	case errors.Is(err, delivery.ErrNotActivated):
+	case errors.Is(err, deliveries.ErrNotActivated):
 		return TestDeliveryResponse{}, httpapi.BadRequest(msgNotActivated)
-	case errors.Is(err, delivery.ErrTooManyTests):
+	case errors.Is(err, deliveries.ErrTooManyTests):
 		secs := int(math.Ceil(retryAfter.Seconds()))
 		return TestDeliveryResponse{}, &httpapi.Error{Status: http.StatusTooManyRequests,
-			Message: fmt.Sprintf(msgTooManyTestsForm, delivery.TestDeliveriesPerWindow),
+			Message: fmt.Sprintf(msgTooManyTestsForm, deliveries.TestDeliveriesPerWindow),
 			Header:  http.Header{"Retry-After": []string{strconv.Itoa(secs)}}}
 	case err != nil:
 		return TestDeliveryResponse{}, err
 	}
-	return TestDeliveryResponse{Message: msgTestQueued, ID: id, Status: delivery.StatusPending}, nil
+	return TestDeliveryResponse{Message: msgTestQueued, ID: id, Status: deliveries.StatusPending}, nil
 }
 
 type deliveryHandlers struct{ deps api }
@@ -90,14 +90,14 @@ type deliveryHandlers struct{ deps api }
 func (h deliveryHandlers) retry(c fuego.ContextNoBody) (RetryDeliveryResponse, error) {
 	k, _ := auth.FromContext(c.Context())
 	id := c.PathParam("id")
-	err := delivery.Replay(c.Context(), h.deps.Pool, k.Account.ID, id, h.deps.Now().UTC())
+	err := deliveries.Replay(c.Context(), h.deps.Pool, k.Account.ID, id, h.deps.Now().UTC())
 	switch {
-	case errors.Is(err, delivery.ErrNotFound):
+	case errors.Is(err, deliveries.ErrNotFound):
 		return RetryDeliveryResponse{}, httpapi.NotFound(msgDeliveryNotFound)
-	case errors.Is(err, delivery.ErrNotDead):
+	case errors.Is(err, deliveries.ErrNotDead):
 		return RetryDeliveryResponse{}, httpapi.BadRequest(msgDeliveryNotDead)
 	case err != nil:
 		return RetryDeliveryResponse{}, fmt.Errorf("retry delivery: %w", err)
 	}
-	return RetryDeliveryResponse{Message: msgDeliveryRetried, ID: id, Status: delivery.StatusPending}, nil
+	return RetryDeliveryResponse{Message: msgDeliveryRetried, ID: id, Status: deliveries.StatusPending}, nil
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/go-fuego/fuego"
 	"github.com/google/uuid"
 
-	"github.com/contrack/contrack/delivery"
 	dt "github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // A receiver down for the whole (short) schedule: the delivery ends DEAD;
@@ -45,7 +45,7 @@ func TestRetryDeadDelivery(t *testing.T) {
 	h.Produce(s, "e1")
 	testkit.Eventually(t, 15*time.Second, "the delivery dead-lettered", func() bool {
 		d := h.Deliveries(s.ID)
-		return len(d) == 1 && d[0].Status == delivery.StatusDead
+		return len(d) == 1 && d[0].Status == deliveries.StatusDead
 	})
 	id := h.Deliveries(s.ID)[0].ID
 	if n := len(rc.Requests()); n != 3 {
@@ -79,7 +79,7 @@ func TestRetryDeadDelivery(t *testing.T) {
 	if got.WebhookID() != id || string(got.Body) != string(rc.Requests()[0].Body) {
 		t.Errorf("replay sent webhook-id %s body %s; first attempt %s %s", got.WebhookID(), got.Body, id, rc.Requests()[0].Body)
 	}
-	testkit.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == delivery.StatusDelivered })
+	testkit.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == deliveries.StatusDelivered })
 	if d := h.Deliveries(s.ID)[0]; d.Attempts != 4 {
 		t.Errorf("attempts %d, want 4 (3 before dead-lettering, kept)", d.Attempts)
 	}

@@ -12,13 +12,13 @@ import (
 	"github.com/go-fuego/fuego/option"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/contrack/contrack/delivery"
-	"github.com/contrack/contrack/delivery/target"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/signature"
+	"github.com/contrack/contrack/platform/webhooktarget"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/eventfilter"
 )
 
@@ -89,16 +89,16 @@ func quoteList(vs []string) string {
 }
 
 // msgBadEventFormat answers an eventFormat that is neither format.
-const msgBadEventFormat = "Invalid 'eventFormat': use " + delivery.FormatEventDomain + " (the default) or " + delivery.FormatTNT3
+const msgBadEventFormat = "Invalid 'eventFormat': use " + deliveries.FormatEventDomain + " (the default) or " + deliveries.FormatTNT3
 
 // eventFormat is the stored form of a configure body's eventFormat
 // (case-insensitive; empty is the default); ok false for an unknown one.
 func eventFormat(v string) (string, bool) {
 	switch v = strings.TrimSpace(v); {
-	case v == "", strings.EqualFold(v, delivery.FormatEventDomain):
-		return delivery.FormatEventDomain, true
-	case strings.EqualFold(v, delivery.FormatTNT3):
-		return delivery.FormatTNT3, true
+	case v == "", strings.EqualFold(v, deliveries.FormatEventDomain):
+		return deliveries.FormatEventDomain, true
+	case strings.EqualFold(v, deliveries.FormatTNT3):
+		return deliveries.FormatTNT3, true
 	}
 	return "", false
 }
@@ -109,8 +109,8 @@ type ActivateWebhookBody struct {
 }
 
 // VerificationMessage is POSTed to a newly configured targetUrl (see
-// delivery.VerificationMessage).
-type VerificationMessage = delivery.VerificationMessage
+// deliveries.VerificationMessage).
+type VerificationMessage = deliveries.VerificationMessage
 
 // WebhookSecretContext is the secretbox context of an account's webhook secret.
 func WebhookSecretContext(accountID string) string { return secretbox.WebhookSecretContext(accountID) }
@@ -149,7 +149,7 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 	if url == "" {
 		return MessageResponse{}, httpapi.BadRequest("Missing Parameter 'targetUrl'")
 	}
-	if msg, ok := target.Validate(url, k.Account.Env, h.deps.AllowPrivateWebhooks); !ok {
+	if msg, ok := webhooktarget.Validate(url, k.Account.Env, h.deps.AllowPrivateWebhooks); !ok {
 		return MessageResponse{}, httpapi.BadRequest(msg)
 	}
 	format, ok := eventFormat(body.EventFormat)
@@ -188,7 +188,7 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 		if err != nil {
 			return fmt.Errorf("store webhook: %w", err)
 		}
-		_, err = delivery.QueueVerification(c.Context(), tx, h.deps.Box, k.Account.ID, k.Account.Env, url, secret, h.deps.Now())
+		_, err = deliveries.QueueVerification(c.Context(), tx, h.deps.Box, k.Account.ID, k.Account.Env, url, secret, h.deps.Now())
 		return err
 	})
 	if err != nil {
@@ -244,7 +244,7 @@ func (h webhookHandlers) activate(c fuego.ContextNoBody) (MessageResponse, error
 			return err
 		}
 		activatedNow = true
-		return delivery.CancelVerification(c.Context(), tx, k.Account.ID)
+		return deliveries.CancelVerification(c.Context(), tx, k.Account.ID)
 	})
 	if err != nil {
 		return MessageResponse{}, fmt.Errorf("activate webhook: %w", err)

@@ -17,13 +17,13 @@ import (
 	"github.com/go-fuego/fuego"
 
 	"github.com/contrack/contrack/commandapi"
-	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // receiver is a consumer's webhook endpoint: it verifies both signatures of
@@ -325,7 +325,7 @@ func TestTestDelivery(t *testing.T) {
 	rcv2 := deliverytest.NewReceiver(t, nil)
 	acct2 := h.Account("sandbox")
 	h.Webhook(acct2, rcv2.URL, true)
-	if _, _, err := delivery.QueueTest(context.Background(), h.DB.Pool, h.Box, acct2, time.Now()); err != nil {
+	if _, _, err := deliveries.QueueTest(context.Background(), h.DB.Pool, h.Box, acct2, time.Now()); err != nil {
 		t.Errorf("another account's test delivery refused: %v", err)
 	}
 	testkit.Eventually(t, 10*time.Second, "every test delivery", func() bool {

@@ -16,7 +16,7 @@
 // one is DELIVERED (2xx) or DEAD, so events arrive in order. Failed attempts
 // are retried on Config.Schedule with jitter, honouring Retry-After; after
 // the last, the delivery is DEAD: kept in Postgres, published on the
-// delivery dead-letter topic, replayable (Replay, POST
+// delivery dead-letter topic, replayable (deliveries.Replay, POST
 // /webhook/deliveries/{id}/retry). A 410 deactivates the webhook: its
 // deliveries wait until it is activated again.
 //
@@ -48,10 +48,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/contrack/contrack/delivery/target"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/webhooktarget"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -74,7 +74,7 @@ type Deps struct {
 	Log *slog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
-	// HTTPClient sends deliveries; nil builds target.NewClient(cfg.AllowPrivate,
+	// HTTPClient sends deliveries; nil builds webhooktarget.NewClient(cfg.AllowPrivate,
 	// cfg.Timeout), which re-checks resolved addresses at dial time. Redirects
 	// are never followed, whichever client.
 	HTTPClient *http.Client
@@ -120,7 +120,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	log := deps.Log.With("stage", "delivery")
 	client := deps.HTTPClient
 	if client == nil {
-		client = target.NewClient(cfg.AllowPrivate, cfg.Timeout)
+		client = webhooktarget.NewClient(cfg.AllowPrivate, cfg.Timeout)
 	}
 	noRedirects := *client
 	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -3,8 +3,6 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/contrack/contrack/platform/testkit"
-	"github.com/contrack/contrack/reference"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contrack/contrack/platform/testkit"
+	"github.com/contrack/contrack/reference"
+	"github.com/contrack/contrack/schemas/deliveries"
 
 	"github.com/contrack/contrack/delivery"
 	dt "github.com/contrack/contrack/delivery/deliverytest"
@@ -43,7 +45,7 @@ func TestPayloadShapeAndSignatures(t *testing.T) {
 	}
 	testkit.Eventually(t, 5*time.Second, "the delivery recorded", func() bool {
 		d := h.Deliveries(s.ID)
-		return len(d) == 1 && d[0].Status == delivery.StatusDelivered
+		return len(d) == 1 && d[0].Status == deliveries.StatusDelivered
 	})
 	d := h.Deliveries(s.ID)
 	if len(d) != 1 || d[0].Attempts != 1 || d[0].Events != 1 {
@@ -80,11 +82,11 @@ func TestStandardWebhooksVector(t *testing.T) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatal(err)
 	}
-	var p delivery.Payload
+	var p deliveries.Payload
 	if err := json.Unmarshal([]byte(v.Body), &p); err != nil {
 		t.Fatal(err)
 	}
-	body, err := delivery.EncodePayload(p.References, p.Events)
+	body, err := deliveries.EncodePayload(p.References, p.Events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +157,7 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 	// The receiver answers before the stage records the answer.
 	testkit.Eventually(t, 15*time.Second, "every delivery recorded as delivered", func() bool {
 		for _, d := range h.Deliveries(s.ID) {
-			if d.Status != delivery.StatusDelivered {
+			if d.Status != deliveries.StatusDelivered {
 				return false
 			}
 		}
@@ -164,7 +166,7 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 	ds := h.Deliveries(s.ID)
 	attempts := 0
 	for _, d := range ds {
-		if d.Status != delivery.StatusDelivered {
+		if d.Status != deliveries.StatusDelivered {
 			t.Errorf("delivery %+v not delivered", d)
 		}
 		attempts += d.Attempts
@@ -404,7 +406,7 @@ func TestGoneDeactivatesWebhook(t *testing.T) {
 		t.Fatalf("%d requests after 410, want 1", n)
 	}
 	d := h.Deliveries(s.ID)
-	if len(d) != 1 || d[0].Status != delivery.StatusFailed || *d[0].LastCode != 410 {
+	if len(d) != 1 || d[0].Status != deliveries.StatusFailed || *d[0].LastCode != 410 {
 		t.Fatalf("deliveries %+v, want one parked FAILED with 410", d)
 	}
 	if q := h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s.ID); q != 1 {

@@ -12,9 +12,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/sony/gobreaker/v2"
 
-	"github.com/contrack/contrack/delivery/target"
 	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/webhooktarget"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // dispatcher claims due deliveries and sends them: at most
@@ -446,14 +447,14 @@ func (d *dispatcher) deliver(ctx context.Context, c *claimed, ep *endpoint) outc
 	if err != nil {
 		return d.judge(c, attempt{Outcome: OutcomeSecretError, Error: "webhook secret cannot be opened (was CONTRACK_SECRET_KEY changed?)"})
 	}
-	if c.Kind != kindEvents {
+	if c.Kind != deliveries.KindEvents {
 		body, err := d.box.Open(c.MessageEnc, secretbox.WebhookMessageContext(c.AccountID))
 		if err != nil {
 			return d.judge(c, attempt{Outcome: OutcomeSecretError, Error: "webhook message cannot be opened (was CONTRACK_SECRET_KEY changed?)"})
 		}
 		c.Body = body
 	}
-	if msg, ok := target.Validate(c.TargetURL, c.Env, d.cfg.AllowPrivate); !ok {
+	if msg, ok := webhooktarget.Validate(c.TargetURL, c.Env, d.cfg.AllowPrivate); !ok {
 		return d.judge(c, attempt{Outcome: OutcomeRejectedTarget, Error: "target refused: " + msg})
 	}
 	a, err := ep.breaker.Execute(func() (attempt, error) {
@@ -480,18 +481,18 @@ func (d *dispatcher) judge(c *claimed, a attempt) outcome {
 	o := outcome{c: c, HTTPCode: a.HTTPCode, Error: a.Error, At: now, NextAt: now}
 	switch {
 	case a.ok():
-		o.Status = StatusDelivered
+		o.Status = deliveries.StatusDelivered
 		d.metrics.endToEnd.Observe(now.Sub(c.CreatedAt).Seconds())
-	case a.Outcome == OutcomeGone && c.Kind != kindVerification:
+	case a.Outcome == OutcomeGone && c.Kind != deliveries.KindVerification:
 		// Parked: due at once, but claimed only when the webhook is activated
 		// again. (A verification's webhook is not activated: its 410 is a
 		// failure like any other.)
-		o.Status, o.Gone = StatusFailed, true
+		o.Status, o.Gone = deliveries.StatusFailed, true
 	default:
 		if next, more := d.cfg.nextAttempt(c.RoundAttempts+1, a.RetryAfter, now, d.rnd); more {
-			o.Status, o.NextAt = StatusFailed, next
+			o.Status, o.NextAt = deliveries.StatusFailed, next
 		} else {
-			o.Status = StatusDead
+			o.Status = deliveries.StatusDead
 		}
 	}
 	d.metrics.attempts.WithLabelValues(a.Outcome).Inc()
@@ -559,7 +560,7 @@ func (d *dispatcher) record(ctx context.Context, outs []outcome) {
 		if err == nil {
 			d.recording.Succeeded()
 			for _, o := range outs {
-				if o.Status == StatusDelivered || o.Status == StatusDead {
+				if o.Status == deliveries.StatusDelivered || o.Status == deliveries.StatusDead {
 					d.metrics.closed.WithLabelValues(o.Status).Inc()
 				}
 			}

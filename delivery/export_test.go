@@ -7,9 +7,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// EncodePayload exposes the payload encoder to the tests.
-var EncodePayload = encodePayload
-
 // value reads a counter or gauge; NaN (equal to nothing a test wants) if
 // it cannot.
 func value(m prometheus.Metric) float64 {

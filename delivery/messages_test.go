@@ -13,12 +13,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/contrack/contrack/delivery"
 	dt "github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // queueVerification queues acct's verification as POST /webhook/configure does.
@@ -27,7 +27,7 @@ func queueVerification(t *testing.T, h *dt.Harness, acct, url, secret string) st
 	var id string
 	err := pgx.BeginFunc(context.Background(), h.DB.Pool, func(tx pgx.Tx) error {
 		var err error
-		id, err = delivery.QueueVerification(context.Background(), tx, h.Box, acct, "sandbox", url, secret, time.Now())
+		id, err = deliveries.QueueVerification(context.Background(), tx, h.Box, acct, "sandbox", url, secret, time.Now())
 		return err
 	})
 	if err != nil {
@@ -70,7 +70,7 @@ func TestVerificationSurvivesRestart(t *testing.T) {
 		if err := dt.Verify(secret, r.Header, r.Body); err != nil {
 			t.Errorf("verification signature: %v", err)
 		}
-		var msg delivery.VerificationMessage
+		var msg deliveries.VerificationMessage
 		if err := json.Unmarshal(r.Body, &msg); err != nil || msg.Type != "webhook.verification" || msg.Secret != secret ||
 			msg.TargetURL != rc.URL || msg.Env != "sandbox" {
 			t.Errorf("verification body %s", r.Body)
@@ -142,7 +142,7 @@ func TestVerificationCancelled(t *testing.T) {
 	secret := h.Webhook(acct, rc.URL, false)
 	id := queueVerification(t, h, acct, rc.URL, secret)
 	err := pgx.BeginFunc(context.Background(), h.DB.Pool, func(tx pgx.Tx) error {
-		return delivery.CancelVerification(context.Background(), tx, acct)
+		return deliveries.CancelVerification(context.Background(), tx, acct)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
 	secret := h.Webhook(verifying, rc.URL+"/v", false)
 	h.Webhook(active, rc.URL+"/a", true)
 	vid := queueVerification(t, h, verifying, rc.URL+"/v", secret)
-	tid, _, err := delivery.QueueTest(context.Background(), h.DB.Pool, h.Box, active, time.Now())
+	tid, _, err := deliveries.QueueTest(context.Background(), h.DB.Pool, h.Box, active, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
 	h.Produce(s, "e1")
 	testkit.Eventually(t, 15*time.Second, "the events delivery dead", func() bool {
 		d := h.Deliveries(s.ID)
-		return len(d) == 1 && d[0].Status == delivery.StatusDead
+		return len(d) == 1 && d[0].Status == deliveries.StatusDead
 	})
 	sentinel := h.Deliveries(s.ID)[0].ID
 	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(h.Kafka().Topic(schemas.TopicDeliveryDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
@@ -200,11 +200,11 @@ func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
 	if len(ids) != 1 || !strings.HasPrefix(ids[0], sentinel) {
 		t.Errorf("dead letters %v, want only the events delivery %s", ids, sentinel)
 	}
-	if err := delivery.Replay(context.Background(), h.DB.Pool, verifying, vid, time.Now()); err != delivery.ErrNotFound {
+	if err := deliveries.Replay(context.Background(), h.DB.Pool, verifying, vid, time.Now()); err != deliveries.ErrNotFound {
 		t.Errorf("replaying a verification: %v, want not found", err)
 	}
 	rc.SetAnswer(nil)
-	if err := delivery.Replay(context.Background(), h.DB.Pool, active, tid, time.Now()); err != nil {
+	if err := deliveries.Replay(context.Background(), h.DB.Pool, active, tid, time.Now()); err != nil {
 		t.Fatalf("replaying a test delivery: %v", err)
 	}
 	testkit.Eventually(t, 15*time.Second, "the replayed test delivery", func() bool {

@@ -20,6 +20,7 @@ import (
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // A slow endpoint (3 s per answer) with a backlog does not delay another
@@ -115,7 +116,7 @@ func TestBreakerOpensAndCloses(t *testing.T) {
 		t.Errorf("%d attempts recorded, %d requests made: attempts were spent while open", a, made)
 	}
 	for _, s := range subs {
-		if d := h.Deliveries(s.ID); len(d) != 1 || d[0].Status != delivery.StatusDelivered {
+		if d := h.Deliveries(s.ID); len(d) != 1 || d[0].Status != deliveries.StatusDelivered {
 			t.Errorf("subscription %s: %+v", s.Ref, d)
 		}
 	}
@@ -136,7 +137,7 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	h.Produce(s, "d1")
 	testkit.Eventually(t, 15*time.Second, "the delivery dead", func() bool {
 		d := h.Deliveries(s.ID)
-		return len(d) == 1 && d[0].Status == delivery.StatusDead
+		return len(d) == 1 && d[0].Status == deliveries.StatusDead
 	})
 	if n := len(rc.Requests()); n != 3 {
 		t.Errorf("%d attempts, want 3 (1 + 2 retries)", n)
@@ -175,7 +176,7 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	testkit.Eventually(t, 15*time.Second, "the next event", func() bool { return slices.Equal(rc.AckedEvents(t), []string{"d2"}) })
 
 	// Replay: sent again with the same id and body, attempts continue.
-	if err := delivery.Replay(context.Background(), h.DB.Pool, acct, dead.ID, time.Now()); err != nil {
+	if err := deliveries.Replay(context.Background(), h.DB.Pool, acct, dead.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 15*time.Second, "the replayed delivery", func() bool { return len(rc.Acked()) == 2 })
@@ -184,18 +185,18 @@ func TestDeadLetterAndReplay(t *testing.T) {
 	if last.WebhookID() != dead.ID || string(last.Body) != string(reqs[0].Body) {
 		t.Errorf("replay sent %s %s, want %s %s", last.WebhookID(), last.Body, dead.ID, reqs[0].Body)
 	}
-	testkit.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == delivery.StatusDelivered })
+	testkit.Eventually(t, 5*time.Second, "the replay recorded", func() bool { return h.Deliveries(s.ID)[0].Status == deliveries.StatusDelivered })
 	d := h.Deliveries(s.ID)[0]
 	if d.Attempts != 4 || !d.Replayed {
 		t.Errorf("replayed delivery %+v, want DELIVERED after 4 attempts", d)
 	}
-	if err := delivery.Replay(context.Background(), h.DB.Pool, acct, dead.ID, time.Now()); err != delivery.ErrNotDead {
+	if err := deliveries.Replay(context.Background(), h.DB.Pool, acct, dead.ID, time.Now()); err != deliveries.ErrNotDead {
 		t.Errorf("replaying a delivered delivery: %v", err)
 	}
-	if err := delivery.Replay(context.Background(), h.DB.Pool, h.Account("sandbox"), dead.ID, time.Now()); err != delivery.ErrNotFound {
+	if err := deliveries.Replay(context.Background(), h.DB.Pool, h.Account("sandbox"), dead.ID, time.Now()); err != deliveries.ErrNotFound {
 		t.Errorf("replaying another account's delivery: %v", err)
 	}
-	if err := delivery.Replay(context.Background(), h.DB.Pool, acct, "not-a-uuid", time.Now()); err != delivery.ErrNotFound {
+	if err := deliveries.Replay(context.Background(), h.DB.Pool, acct, "not-a-uuid", time.Now()); err != deliveries.ErrNotFound {
 		t.Errorf("replaying a malformed id: %v", err)
 	}
 }

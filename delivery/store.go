@@ -2,25 +2,10 @@ package delivery
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-)
-
-// Delivery statuses, as stored and as GET /webhook/deliveries shows them.
-const (
-	StatusPending   = "PENDING"   // not attempted yet (or replayed)
-	StatusFailed    = "FAILED"    // attempted and failed; retrying on the schedule
-	StatusDelivered = "DELIVERED" // acknowledged with a 2xx
-	StatusDead      = "DEAD"      // every attempt failed; kept for inspection and replay
-)
-
-// Errors of Replay.
-var (
-	ErrNotFound = errors.New("delivery: not found")
-	ErrNotDead  = errors.New("delivery: not dead-lettered")
 )
 
 // hostExpr is a webhook's target URL's host[:port] in SQL, lower-cased —

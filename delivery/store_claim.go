@@ -7,12 +7,14 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // claimed is a delivery leased to this process for one attempt.
 type claimed struct {
 	ID, AccountID, Env, SubscriptionID string   // SubscriptionID: "" for a message delivery
-	Kind                               string   // kindEvents, kindVerification, kindTest
+	Kind                               string   // KindEvents, deliveries.KindVerification, deliveries.KindTest
 	MessageEnc                         []byte   // a message delivery's sealed body, opened at send time
 	Traceparents                       []string // of the body's events, in body order ("" when not sampled)
 	APIVersion                         string   // the API-Version header of a TNT 3.0 body; "" otherwise
@@ -62,7 +64,7 @@ const bodyJoin = `
 
 // body is what bodySelect reads.
 type body struct {
-	stream       Stream
+	stream       deliveries.Stream
 	format       string
 	traceparents []string
 }
@@ -181,7 +183,7 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 				return c, err
 			}
 			c.Endpoint, c.Traceparents = endpointKey(c.AccountID, c.TargetURL), b.traceparents
-			if c.Kind != kindEvents {
+			if c.Kind != deliveries.KindEvents {
 				return c, nil // its body is sealed: opened at send time (deliver)
 			}
 			c.Body, c.APIVersion, err = b.build()

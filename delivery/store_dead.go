@@ -3,13 +3,10 @@ package delivery
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // deadLetter is a DEAD delivery to publish on the dead-letter topic.
@@ -60,44 +57,6 @@ func (s *store) markPublished(ctx context.Context, ids []string, now time.Time) 
 	_, err := s.pool.Exec(ctx, `UPDATE deliveries SET dlq_published_at = $2 WHERE id = ANY($1::uuid[]) AND status = 'DEAD'`, ids, now)
 	if err != nil {
 		return fmt.Errorf("mark dead letters published: %w", err)
-	}
-	return nil
-}
-
-// Replay puts a DEAD delivery of account back in the queue: PENDING, due at
-// now, with a fresh retry schedule and its earlier attempts kept in its
-// history (the attempt count goes on). It is sent outside its subscription's
-// ordered stream, the same body and webhook-id as before. ErrNotFound: no
-// such delivery of this account (a malformed id included); ErrNotDead: it is
-// not dead-lettered. A verification is not replayed (not found): configuring
-// the webhook again sends a new one.
-func Replay(ctx context.Context, pool *pgxpool.Pool, accountID, id string, now time.Time) error {
-	did, err := uuid.Parse(id)
-	if err != nil {
-		return ErrNotFound
-	}
-	aid, err := uuid.Parse(accountID)
-	if err != nil {
-		return ErrNotFound
-	}
-	var status string
-	err = pool.QueryRow(ctx, `
-		WITH cur AS (SELECT id, status FROM deliveries WHERE id = $1 AND account_id = $2 AND kind <> 'verification' FOR UPDATE),
-		upd AS (
-			UPDATE deliveries d SET status = 'PENDING', replayed = true, replays = d.replays + 1,
-				round_attempts = 0, next_attempt_at = $3, lease_until = NULL, lease_token = NULL,
-				dead_at = NULL, dlq_published_at = NULL, updated_at = $3
-			FROM cur WHERE d.id = cur.id AND cur.status = 'DEAD'
-			RETURNING d.id)
-		SELECT cur.status FROM cur`, did, aid, now).Scan(&status)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("delivery: replay: %w", err)
-	}
-	if status != StatusDead {
-		return ErrNotDead
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/eventfilter"
 )
 
@@ -133,7 +134,7 @@ func openSQL(subs string) string {
 // an earlier element of the statement is that version (@lookups false),
 // else the newest version queued before — and not at all for a
 // subscription that never got the event: its payload then carries that
-// version (see Payload.RetractedEventIDs).
+// version (see deliveries.Payload.RetractedEventIDs).
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
@@ -269,7 +270,7 @@ type opened struct {
 func (o *opened) scan(g leaseGrant) func(pgx.Rows) error {
 	return func(rows pgx.Rows) error {
 		for rows.Next() {
-			c := claimed{Token: g.Token, Kind: kindEvents}
+			c := claimed{Token: g.Token, Kind: deliveries.KindEvents}
 			var isLeased bool
 			var b body
 			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.EventCount, &c.Env,

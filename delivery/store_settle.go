@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/platform/postgres"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // settleSQL writes one delivery's outcome ($3 its new status), unless its
@@ -61,7 +62,7 @@ func (s *store) record(ctx context.Context, outs []outcome, g leaseGrant, now ti
 		if o.closes() {
 			closing = append(closing, o.c.SubscriptionID)
 		}
-		if o.Status == StatusDead {
+		if o.Status == deliveries.StatusDead {
 			died++
 		}
 		settled = append(settled, o)
@@ -116,5 +117,5 @@ func (s *store) record(ctx context.Context, outs []outcome, g leaseGrant, now ti
 // closes reports whether o ends its subscription's open delivery, so that
 // the next one can open.
 func (o outcome) closes() bool {
-	return (o.Status == StatusDelivered || o.Status == StatusDead) && o.c.Kind == kindEvents
+	return (o.Status == deliveries.StatusDelivered || o.Status == deliveries.StatusDead) && o.c.Kind == deliveries.KindEvents
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // storeWithSubscription is a store on a fresh database with one account,
@@ -112,11 +113,11 @@ func TestPrune(t *testing.T) {
 		published bool
 		kept      bool
 	}{
-		{StatusDelivered, 40 * day, false, false},
-		{StatusDelivered, day, false, true},
-		{StatusDead, 100 * day, true, false},
-		{StatusDead, 100 * day, false, true}, // not yet on the dead-letter topic
-		{StatusFailed, 100 * day, false, true},
+		{deliveries.StatusDelivered, 40 * day, false, false},
+		{deliveries.StatusDelivered, day, false, true},
+		{deliveries.StatusDead, 100 * day, true, false},
+		{deliveries.StatusDead, 100 * day, false, true}, // not yet on the dead-letter topic
+		{deliveries.StatusFailed, 100 * day, false, true},
 	}
 	ids := make([]string, len(cases))
 	for i, c := range cases {
@@ -132,7 +133,7 @@ func TestPrune(t *testing.T) {
 			INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, queue_from, queue_to,
 				next_attempt_at, created_at, updated_at, dlq_published_at, replayed)
 			SELECT $1::text::uuid, $2, $3, $4, 2, min(q.id), max(q.id), $5, $5, $5, $6, $7 FROM q`,
-			ids[i], acct, sub, c.status, now.Add(-c.age), pub, c.status == StatusFailed); err != nil {
+			ids[i], acct, sub, c.status, now.Add(-c.age), pub, c.status == deliveries.StatusFailed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -218,8 +219,8 @@ func TestEnqueueLeasesWithinGrant(t *testing.T) {
 			t.Errorf("delivery of skipped account %s leased", c.AccountID)
 		}
 		var p struct {
-			References References        `json:"references"`
-			Events     []json.RawMessage `json:"events"`
+			References deliveries.References `json:"references"`
+			Events     []json.RawMessage     `json:"events"`
 		}
 		if err := json.Unmarshal(c.Body, &p); err != nil || len(p.Events) != 1 || p.References.ScacCode != "MAEU" {
 			t.Errorf("leased body %s: %v", c.Body, err)
@@ -280,7 +281,7 @@ func TestRecordLeasesTheNextDeliveryAtBirth(t *testing.T) {
 		}
 	}
 	done := func(c *claimed) outcome {
-		return outcome{c: c, Status: StatusDelivered, HTTPCode: 200, At: time.Now(), NextAt: time.Now()}
+		return outcome{c: c, Status: deliveries.StatusDelivered, HTTPCode: 200, At: time.Now(), NextAt: time.Now()}
 	}
 	g := grant()
 	out, _, err := st.record(ctx, []outcome{done(&first[0])}, g, time.Now())

@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -70,30 +69,6 @@ func TestParseRetryAfter(t *testing.T) {
 	} {
 		if got := parseRetryAfter(v, now); got != want {
 			t.Errorf("Retry-After %q: %s, want %s", v, got, want)
-		}
-	}
-}
-
-func TestBatchBounds(t *testing.T) {
-	ev := func(n int) json.RawMessage { return json.RawMessage(`"` + strings.Repeat("x", n-2) + `"`) }
-	cases := []struct {
-		sizes               []int
-		maxEvents, maxBytes int
-		want                int
-	}{
-		{[]int{10, 10, 10}, 100, 1000, 3},
-		{[]int{10, 10, 10}, 2, 1000, 2},
-		{[]int{10, 10, 10}, 100, 20, 2},
-		{[]int{10, 10, 10}, 100, 19, 1},
-		{[]int{5000, 10}, 100, 100, 1}, // an event over the limit still goes, alone
-	}
-	for _, c := range cases {
-		var evs []json.RawMessage
-		for _, s := range c.sizes {
-			evs = append(evs, ev(s))
-		}
-		if got := batch(evs, c.maxEvents, c.maxBytes); got != c.want {
-			t.Errorf("batch(%v, %d, %d) = %d, want %d", c.sizes, c.maxEvents, c.maxBytes, got, c.want)
 		}
 	}
 }

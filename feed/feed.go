@@ -350,7 +350,7 @@ func (s *stage) write(ctx context.Context, group []*writeReq) {
 // event it withdraws as that subscription's feed last had it — from
 // @events when an earlier element is that version (@lookups false), else
 // the newest row — and not at all for a subscription whose feed never had
-// the event (see delivery.Stream).
+// the event (see deliveries.Stream).
 const writeSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[],

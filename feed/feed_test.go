@@ -15,7 +15,6 @@ import (
 	"github.com/go-fuego/fuego"
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/feed"
 	"github.com/contrack/contrack/platform/auth"
@@ -23,6 +22,7 @@ import (
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // world is a feed stage, an API serving GET /subscriptions/events with a
@@ -76,8 +76,8 @@ type got struct {
 }
 
 type page struct {
-	Items      []delivery.Payload `json:"items"`
-	NextCursor string             `json:"nextCursor"`
+	Items      []deliveries.Payload `json:"items"`
+	NextCursor string               `json:"nextCursor"`
 }
 
 func (w *world) get(key, query string) (testenv.Response, page) {
@@ -246,7 +246,7 @@ func TestFeedMatchesWebhook(t *testing.T) {
 		t.Errorf("feed %v, webhook %v", g, want)
 	}
 	for _, r := range rc.Acked() {
-		if r.Payload(t).References != (delivery.References{SubscriptionReference: "ref-1", EquipmentNumber: s1.Container, ScacCode: "MAEU"}) {
+		if r.Payload(t).References != (deliveries.References{SubscriptionReference: "ref-1", EquipmentNumber: s1.Container, ScacCode: "MAEU"}) {
 			t.Errorf("webhook references %+v", r.Payload(t).References)
 		}
 	}

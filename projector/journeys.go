@@ -20,6 +20,7 @@ import (
 	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // journeyProjection maintains one generation of the journey read model from
@@ -77,7 +78,7 @@ func newJourneyProjection(cfg Config, deps Deps, gen uint32) *journeyProjection 
 	return &journeyProjection{cfg: cfg, deps: deps, gen: gen, states: map[string]*journey.State{},
 		chunks: map[string]writtenChunks{}, seen: map[string]map[int32]int64{},
 		sizes: map[string]int64{}, used: map[string]uint64{},
-		log: deps.Log.With("stage", "projector", "table", JourneysTable(gen))}
+		log: deps.Log.With("stage", "projector", "table", journeys.JourneysTable(gen))}
 }
 
 // run projects (the runtime's batch mode) until ctx ends or stop returns
@@ -347,10 +348,10 @@ func (p *journeyProjection) write(ctx context.Context, b *kafka.Batch, order []s
 	// The chunks before the rows that name them; both in blocks of
 	// journeyBlockBytes: each is whole, and a retried batch writes them all
 	// again.
-	if err := p.insert(ctx, ChunksTable(p.gen), chunkColumns, journeyBlockBytes, chunkRows); err != nil {
+	if err := p.insert(ctx, journeys.ChunksTable(p.gen), chunkColumns, journeyBlockBytes, chunkRows); err != nil {
 		return nil, err
 	}
-	if err := p.insert(ctx, JourneysTable(p.gen), journeyColumns, journeyBlockBytes, rows); err != nil {
+	if err := p.insert(ctx, journeys.JourneysTable(p.gen), journeyColumns, journeyBlockBytes, rows); err != nil {
 		return nil, err
 	}
 	if err := p.insert(ctx, ReadinessTable, readinessColumns, journeyBlockBytes, readyRows); err != nil {
@@ -393,7 +394,7 @@ func (p *journeyProjection) alertRecords(st *journey.State, alerts []schemas.Ale
 }
 
 // readinessRow is a container's readiness row (ClickHouse readiness).
-func readinessRow(st *journey.State, res journey.Result, facts string, now time.Time) []any {
+func readinessRow(st *journey.State, res journeys.Result, facts string, now time.Time) []any {
 	f := res.Facts
 	at := func(s string) time.Time {
 		t, err := time.Parse(time.RFC3339Nano, s)
@@ -554,7 +555,7 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 	// counted.
 	generations := deps.Loops.Loop("projector-journeys-generation", deps.Log)
 	for ctx.Err() == nil {
-		gen, err := CurrentGeneration(ctx, deps.CH)
+		gen, err := journeys.CurrentGeneration(ctx, deps.CH)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -573,7 +574,7 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 				return false
 			}
 			next = time.Now().Add(cfg.GenerationCheck)
-			g, err := CurrentGeneration(ctx, deps.CH)
+			g, err := journeys.CurrentGeneration(ctx, deps.CH)
 			return err == nil && g > gen
 		})
 		switch {
@@ -602,7 +603,7 @@ func runJourneys(ctx context.Context, cfg Config, deps Deps) error {
 // generation.
 func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error) {
 	cfg = cfg.WithDefaults()
-	cur, err := CurrentGeneration(ctx, deps.CH)
+	cur, err := journeys.CurrentGeneration(ctx, deps.CH)
 	if err != nil {
 		return 0, err
 	}

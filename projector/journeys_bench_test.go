@@ -14,6 +14,7 @@ import (
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // BenchmarkJourneyChange: what one change (one changed event) of a tracking
@@ -60,17 +61,17 @@ func BenchmarkJourneyChange(b *testing.B) {
 			}
 			b.StopTimer()
 			changes := float64(b.N * trackings)
-			var journeys, state int64
+			var journeyRows, state int64
 			for table, n := range p.wrote {
-				if table == JourneysTable(1) || table == ChunksTable(1) {
-					journeys += n
+				if table == journeys.JourneysTable(1) || table == journeys.ChunksTable(1) {
+					journeyRows += n
 				} else {
 					state += n
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/changes, "ns/change")
 			b.ReportMetric(float64(cpuTime(b)-cpu)/changes, "cpu-ns/change")
-			b.ReportMetric(float64(journeys)/changes, "journey-B/change")
+			b.ReportMetric(float64(journeyRows)/changes, "journey-B/change")
 			b.ReportMetric(float64(state)/changes, "state-B/change")
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/projector/journey"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // newStateProjection is generation 1's journey projection on a test
@@ -86,7 +87,7 @@ func countRows(t *testing.T, ch testenv.CHDatabase, where string, args ...any) u
 func journeyLists(t *testing.T, ch testenv.CHDatabase, id string) map[string][2]string {
 	t.Helper()
 	ctx := context.Background()
-	rows, err := ch.Conn.Query(ctx, `SELECT equipment_number, source_events, source_chunks, vessel_events FROM `+JourneysTable(1)+`
+	rows, err := ch.Conn.Query(ctx, `SELECT equipment_number, source_events, source_chunks, vessel_events FROM `+journeys.JourneysTable(1)+`
 		WHERE tracking_id = ? ORDER BY version DESC LIMIT 1 BY equipment_number`, id)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +107,7 @@ func journeyLists(t *testing.T, ch testenv.CHDatabase, id string) map[string][2]
 			parts := make([]string, len(chunks))
 			for i, v := range chunks {
 				var js string
-				if err := ch.Conn.QueryRow(ctx, `SELECT events FROM `+ChunksTable(1)+`
+				if err := ch.Conn.QueryRow(ctx, `SELECT events FROM `+journeys.ChunksTable(1)+`
 					WHERE tracking_id = ? AND equipment_number = ? AND chunk = ? AND version = ? LIMIT 1`,
 					id, eq, uint32(i), v).Scan(&js); err != nil {
 					t.Fatalf("%s: chunk %d at version %d: %v", eq, i, v, err)
@@ -144,7 +145,7 @@ func sameJourneys(t *testing.T, ch testenv.CHDatabase, st *journey.State) {
 func countChunks(t *testing.T, ch testenv.CHDatabase, where string, args ...any) uint64 {
 	t.Helper()
 	var n uint64
-	if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM `+ChunksTable(1)+` WHERE `+where, args...).Scan(&n); err != nil {
+	if err := ch.Conn.QueryRow(context.Background(), `SELECT count() FROM `+journeys.ChunksTable(1)+` WHERE `+where, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

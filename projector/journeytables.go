@@ -8,10 +8,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/schemas/journeys"
 )
-
-// JourneysTable and StateTable name a generation's tables.
-func JourneysTable(gen uint32) string { return fmt.Sprintf("journeys_g%d", gen) }
 
 // StateTable is the per-tracking state table of a generation as written
 // before events were stored apart (read for trackings not in StateRowsTable).
@@ -21,13 +19,9 @@ func StateTable(gen uint32) string { return fmt.Sprintf("journey_state_g%d", gen
 // and one row per event.
 func StateRowsTable(gen uint32) string { return fmt.Sprintf("journey_state_rows_g%d", gen) }
 
-// ChunksTable holds a generation's journeys' source events in chunks of
-// SourceChunkEvents, which journeys_g<N>'s rows name by version.
-func ChunksTable(gen uint32) string { return fmt.Sprintf("journey_chunks_g%d", gen) }
-
 // generationTables are a generation's tables (a rebuild drops them).
 func generationTables(gen uint32) []string {
-	return []string{JourneysTable(gen), ChunksTable(gen), StateTable(gen), StateRowsTable(gen)}
+	return []string{journeys.JourneysTable(gen), journeys.ChunksTable(gen), StateTable(gen), StateRowsTable(gen)}
 }
 
 // journeyColumns are journeys_g<N>'s columns, in insert order.
@@ -50,7 +44,9 @@ var chunkColumns = []string{"account_id", "lookup_kind", "lookup_value", "tracki
 // stateRowColumns are journey_state_rows_g<N>'s columns, in insert order.
 var stateRowColumns = []string{"tracking_id", "seq", "event_id", "hash", "row_json", "version"}
 
-// EnsureJourneyTables creates generation gen's tables if missing.
+// EnsureJourneyTables creates generation gen's tables if missing: the
+// projector alone does (their names and the result's shape are the read
+// side's contract, schemas/journeys).
 //
 // journeys_g<N> holds one row per (account, tracking, container), ordered by
 // the lookup key GET /subscription/equipment reads by, with 16-row granules
@@ -80,7 +76,7 @@ var stateRowColumns = []string{"tracking_id", "seq", "event_id", "hash", "row_js
 // journey_state_rows_g<N> (generations projected by an older release).
 func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) error {
 	stmts := []string{
-		`CREATE TABLE IF NOT EXISTS ` + JourneysTable(gen) + ` (
+		`CREATE TABLE IF NOT EXISTS ` + journeys.JourneysTable(gen) + ` (
 			account_id       String,
 			env              String,
 			lookup_kind      String,
@@ -104,7 +100,7 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 		) ENGINE = ReplacingMergeTree(version)
 		ORDER BY (account_id, lookup_kind, lookup_value, tracking_id, equipment_number)
 		SETTINGS index_granularity = 16`,
-		`CREATE TABLE IF NOT EXISTS ` + ChunksTable(gen) + ` (
+		`CREATE TABLE IF NOT EXISTS ` + journeys.ChunksTable(gen) + ` (
 			account_id       String,
 			lookup_kind      String,
 			lookup_value     String,
@@ -141,10 +137,10 @@ func EnsureJourneyTables(ctx context.Context, conn driver.Conn, gen uint32) erro
 			return fmt.Errorf("projector: create journey tables g%d: %w", gen, err)
 		}
 	}
-	if err := addSourceChunks(ctx, conn, JourneysTable(gen)); err != nil {
+	if err := addSourceChunks(ctx, conn, journeys.JourneysTable(gen)); err != nil {
 		return err
 	}
-	return AddReadiness(ctx, conn, JourneysTable(gen))
+	return AddReadiness(ctx, conn, journeys.JourneysTable(gen))
 }
 
 // addSourceChunks adds source_chunks to a journeys table created before
@@ -186,15 +182,6 @@ func addColumn(ctx context.Context, conn driver.Conn, table, name, typ, after st
 		return wrap(err)
 	}
 	return nil
-}
-
-// CurrentGeneration is the journey generation readers use (1 before any rebuild).
-func CurrentGeneration(ctx context.Context, conn driver.Conn) (uint32, error) {
-	var gen uint32
-	if err := conn.QueryRow(ctx, `SELECT max(generation) FROM journey_generations`).Scan(&gen); err != nil {
-		return 0, fmt.Errorf("projector: read journey generation: %w", err)
-	}
-	return max(gen, 1), nil
 }
 
 func setGeneration(ctx context.Context, conn driver.Conn, gen uint32) error {

@@ -10,9 +10,9 @@ import (
 	"github.com/go-fuego/fuego/option"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 const msgBadDeliveryStatus = "Query parameter 'status' must be PENDING, FAILED, DELIVERED or DEAD"
@@ -70,7 +70,7 @@ func (h deliveryQueries) list(c fuego.ContextNoBody) (DeliveryList, error) {
 	q := c.Request().URL.Query()
 	status := strings.ToUpper(strings.TrimSpace(q.Get("status")))
 	switch status {
-	case "", delivery.StatusPending, delivery.StatusFailed, delivery.StatusDelivered, delivery.StatusDead:
+	case "", deliveries.StatusPending, deliveries.StatusFailed, deliveries.StatusDelivered, deliveries.StatusDead:
 	default:
 		return DeliveryList{}, httpapi.BadRequest(msgBadDeliveryStatus)
 	}
@@ -120,7 +120,7 @@ func (h deliveryQueries) list(c fuego.ContextNoBody) (DeliveryList, error) {
 		var activated bool
 		err := row.Scan(&r.ID, &r.SubscriptionReference, &r.Test, &r.Status, &r.Attempts, &next, &activated,
 			&r.LastHTTPCode, &r.LastError, &created, &r.EventCount, &r.seq)
-		if activated && (r.Status == delivery.StatusPending || r.Status == delivery.StatusFailed) {
+		if activated && (r.Status == deliveries.StatusPending || r.Status == deliveries.StatusFailed) {
 			t := httpapi.Time(next)
 			r.NextAttemptAt = &t
 		}

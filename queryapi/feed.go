@@ -15,10 +15,10 @@ import (
 	"github.com/go-fuego/fuego/option"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/eventfilter"
 	"github.com/contrack/contrack/schemas/tnt3"
 )
@@ -77,7 +77,7 @@ type FeedWaiter interface {
 }
 
 // FeedPage is GET /subscriptions/events' body: items shaped as webhook
-// payloads (delivery.Payload), oldest first, and where to resume.
+// payloads (deliveries.Payload), oldest first, and where to resume.
 type FeedPage struct {
 	Items      []FeedItem `json:"items"`
 	NextCursor string     `json:"nextCursor"`
@@ -99,7 +99,7 @@ type Payload struct {
 	// Type is absent on event items (the webhook payload's shape,
 	// unchanged) and VESSEL_POSITION on position items.
 	Type string `json:"type,omitempty"`
-	delivery.Payload
+	deliveries.Payload
 	VesselPosition *schemas.FeedVesselPosition `json:"vesselPosition,omitempty"`
 }
 
@@ -107,14 +107,14 @@ type Payload struct {
 // webhook payload, or a VESSEL_POSITION item as in FeedItem.
 type feedItemTNT3 struct {
 	Type string `json:"type,omitempty"`
-	delivery.PayloadTNT3
+	deliveries.PayloadTNT3
 	VesselPosition *schemas.FeedVesselPosition `json:"vesselPosition,omitempty"`
 }
 
 // feedEntry is an item as read: a subscription's events, or (position
 // set) a vessel position.
 type feedEntry struct {
-	delivery.Stream
+	deliveries.Stream
 	position *schemas.FeedVesselPosition
 }
 
@@ -140,9 +140,9 @@ func feedFormat(v string) (string, bool) {
 	v = strings.TrimSpace(v)
 	switch {
 	case tnt3.IsVersion3(v):
-		return delivery.FormatTNT3, true
+		return deliveries.FormatTNT3, true
 	case v == "", v == "1", v == "2", strings.HasPrefix(v, "1."), strings.HasPrefix(v, "2."):
-		return delivery.FormatEventDomain, true
+		return deliveries.FormatEventDomain, true
 	}
 	return "", false
 }
@@ -187,7 +187,7 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	if !ok {
 		return FeedPage{}, httpapi.BadRequest(fmt.Sprintf(msgUnsupportedAPIVersion, clipHeader(v)))
 	}
-	if format == delivery.FormatTNT3 {
+	if format == deliveries.FormatTNT3 {
 		c.Response().Header().Set(tnt3.HeaderAPIVersion, tnt3.Version)
 	}
 	limit := DefaultFeedLimit
@@ -274,12 +274,12 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 func (h feedQueries) page(acct, format string, items []feedEntry, last int64) (FeedPage, error) {
 	p := FeedPage{Items: make([]FeedItem, 0, len(items)),
 		NextCursor: subscriptionQueries{h.deps}.sealToken(cursor{Account: acct, Prefix: feedScope, AfterSeq: last})}
-	if format == delivery.FormatTNT3 {
+	if format == deliveries.FormatTNT3 {
 		p.Items, p.itemsTNT3 = nil, make([]feedItemTNT3, 0, len(items))
 		for _, it := range items {
 			if it.position != nil {
 				p.itemsTNT3 = append(p.itemsTNT3, feedItemTNT3{Type: schemas.FeedKindVesselPosition,
-					PayloadTNT3: delivery.PayloadTNT3{References: it.Refs, Events: []tnt3.Event{}}, VesselPosition: it.position})
+					PayloadTNT3: deliveries.PayloadTNT3{References: it.Refs, Events: []tnt3.Event{}}, VesselPosition: it.position})
 				continue
 			}
 			t, err := it.TNT3()
@@ -293,7 +293,7 @@ func (h feedQueries) page(acct, format string, items []feedEntry, last int64) (F
 	for _, it := range items {
 		if it.position != nil {
 			p.Items = append(p.Items, FeedItem{Type: schemas.FeedKindVesselPosition,
-				Payload: delivery.Payload{References: it.Refs, Events: []json.RawMessage{}}, VesselPosition: it.position})
+				Payload: deliveries.Payload{References: it.Refs, Events: []json.RawMessage{}}, VesselPosition: it.position})
 			continue
 		}
 		p.Items = append(p.Items, FeedItem{Payload: it.EventDomain()})
@@ -366,7 +366,7 @@ func (h feedQueries) read(ctx context.Context, acct string, after int64, limit i
 			continue // nothing after the cursor passes: the account's counter alone
 		}
 		n++
-		r := delivery.References{SubscriptionReference: *refs.ref, EquipmentNumber: *refs.container,
+		r := deliveries.References{SubscriptionReference: *refs.ref, EquipmentNumber: *refs.container,
 			BillNumber: *refs.bill, BookingNumber: *refs.booking, ScacCode: *refs.scac}
 		if *kind == schemas.FeedKindVesselPosition {
 			// An item of its own; the events after it start a new one.
@@ -374,12 +374,12 @@ func (h feedQueries) read(ctx context.Context, acct string, after int64, limit i
 			if err := json.Unmarshal(event, &v); err != nil {
 				return nil, after, fmt.Errorf("read feed: vessel position %d: %w", *seq, err)
 			}
-			out = append(out, feedEntry{Stream: delivery.Stream{Refs: r}, position: &v})
+			out = append(out, feedEntry{Stream: deliveries.Stream{Refs: r}, position: &v})
 			lastSub, last = "", *seq
 			continue
 		}
 		if len(out) == 0 || *sub != lastSub || out[len(out)-1].position != nil {
-			out = append(out, feedEntry{Stream: delivery.Stream{Refs: r}})
+			out = append(out, feedEntry{Stream: deliveries.Stream{Refs: r}})
 			lastSub = *sub
 		}
 		it := &out[len(out)-1]

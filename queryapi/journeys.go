@@ -25,18 +25,17 @@ import (
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/loop"
-	"github.com/contrack/contrack/projector"
-	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/queryapi/journeycache"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // JourneyResult is one equipment's journey in GET /subscription/equipment.
-type JourneyResult = journey.Result
+type JourneyResult = journeys.Result
 
 // EnhancedEvent is a milestone contrack derives from the carrier's events
 // (types and examples in docs/api.md).
-type EnhancedEvent = journey.Milestone
+type EnhancedEvent = journeys.Milestone
 
 // JourneysResponse is GET /subscription/equipment's body (its OpenAPI
 // schema: the handler writes it from journeycache.Body).
@@ -171,15 +170,13 @@ func (j *Journeys) Warmed() <-chan struct{} { return j.warmed }
 // end) and the generation until ctx ends. Until it runs, nothing is cached;
 // when it stops, the cache is emptied.
 func (j *Journeys) Run(ctx context.Context, brokers []string, ns schemas.Namespace) error {
-	gen, err := projector.CurrentGeneration(ctx, j.ch)
+	gen, err := journeys.CurrentGeneration(ctx, j.ch)
 	if err != nil {
 		return err
 	}
-	// A generation projected before chunks gets its source_chunks column
-	// here too, should this process read it before a projector started.
-	if err := projector.EnsureJourneyTables(ctx, j.ch, gen); err != nil {
-		return err
-	}
+	// The projector alone creates (and, for a generation projected before
+	// chunks, alters) the tables: until it has first run they are missing,
+	// and every lookup is one without journeys (read, warm).
 	j.gen.Store(gen)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -225,7 +222,7 @@ func (j *Journeys) follow(ctx context.Context, brokers []string, ns schemas.Name
 		}
 		if time.Now().After(next) {
 			next = time.Now().Add(j.cfg.GenerationCheck)
-			if g, err := projector.CurrentGeneration(ctx, j.ch); err == nil && g != j.gen.Load() {
+			if g, err := journeys.CurrentGeneration(ctx, j.ch); err == nil && g != j.gen.Load() {
 				j.gen.Store(g)
 				j.cache.Flush()
 				j.log.Info("journeys: reading a rebuilt generation", "generation", g)
@@ -328,7 +325,10 @@ func (j *Journeys) warm(ctx context.Context) error {
 	}
 	start := time.Now()
 	gen := j.gen.Load()
-	rows, err := j.ch.Query(ctx, `SELECT DISTINCT account_id, lookup_kind, lookup_value FROM `+projector.JourneysTable(gen))
+	rows, err := j.ch.Query(ctx, `SELECT DISTINCT account_id, lookup_kind, lookup_value FROM `+journeys.JourneysTable(gen))
+	if journeys.MissingTable(err) {
+		return nil // no projector has run yet: nothing to warm
+	}
 	if err != nil {
 		return fmt.Errorf("warm: list lookups: %w", err)
 	}
@@ -416,7 +416,7 @@ func (j *Journeys) lookup(ctx context.Context, k journeycache.Key, filter, ifNon
 		t := j.cache.Ticket()
 		gen := j.gen.Load()
 		if !cached || gen == 0 {
-			g, err := projector.CurrentGeneration(ctx, j.ch)
+			g, err := journeys.CurrentGeneration(ctx, j.ch)
 			if err != nil {
 				return nil, err
 			}
@@ -481,7 +481,10 @@ func (j *Journeys) read(ctx context.Context, gen uint32, keys []journeycache.Key
 		       tracking_status, pol, pod, last_location, source_events, source_chunks, vessel_events, enhanced_events, readiness, version
 		FROM `
 	where, args := lookupWhere(keys)
-	rows, err := j.ch.Query(ctx, cols+projector.JourneysTable(gen)+where, args...)
+	rows, err := j.ch.Query(ctx, cols+journeys.JourneysTable(gen)+where, args...)
+	if journeys.MissingTable(err) {
+		return map[journeycache.Key][]item{}, nil // no projector has run yet: no journeys
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read journeys: %w", err)
 	}
@@ -603,7 +606,7 @@ type chunkVersion struct {
 // readChunks reads every version of the chunks of the lookups where names.
 func (j *Journeys) readChunks(ctx context.Context, gen uint32, where string, args []any) (map[chunkID][]chunkVersion, error) {
 	rows, err := j.ch.Query(ctx, `SELECT account_id, lookup_kind, lookup_value, tracking_id, equipment_number, chunk, version, events
-		FROM `+projector.ChunksTable(gen)+where, args...)
+		FROM `+journeys.ChunksTable(gen)+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read journey chunks: %w", err)
 	}

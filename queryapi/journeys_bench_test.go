@@ -22,7 +22,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/clickhouse"
@@ -34,6 +33,8 @@ import (
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/deliveries"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // BenchmarkJourneyPull seeds CONTRACK_BENCH_JOURNEYS (default 100,000)
@@ -79,7 +80,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 
 	// Templates: sandbox journeys of every format, mid-way, as the projector derives them.
 	type template struct {
-		res    journey.Result
+		res    journeys.Result
 		chunks []string
 		ves    string
 		enh    string
@@ -139,11 +140,11 @@ func BenchmarkJourneyPull(b *testing.B) {
 			rows = append(rows, []any{k.Account.ID, "sandbox", "container", c, trackingID(i), seedStart.UTC().Truncate(time.Second), uint16(0),
 				c, t.res.ScacCode, "OPEN", t.res.POL, t.res.POD, t.res.LastLocation, src, versions, t.ves, t.enh, seedStart.UTC().Truncate(time.Second), uint64(1)})
 		}
-		if err := clickhouse.Insert(ctx, ch.Conn, projector.ChunksTable(1), []string{"account_id", "lookup_kind", "lookup_value", "tracking_id",
+		if err := clickhouse.Insert(ctx, ch.Conn, journeys.ChunksTable(1), []string{"account_id", "lookup_kind", "lookup_value", "tracking_id",
 			"equipment_number", "chunk", "events", "version"}, chunkRows...); err != nil {
 			b.Fatal(err)
 		}
-		if err := clickhouse.Insert(ctx, ch.Conn, projector.JourneysTable(1), []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
+		if err := clickhouse.Insert(ctx, ch.Conn, journeys.JourneysTable(1), []string{"account_id", "env", "lookup_kind", "lookup_value", "tracking_id", "since", "position",
 			"equipment_number", "scac", "tracking_status", "pol", "pod", "last_location", "source_events", "source_chunks", "vessel_events", "enhanced_events",
 			"updated_at", "version"}, rows...); err != nil {
 			b.Fatal(err)
@@ -234,7 +235,7 @@ func BenchmarkJourneyPull(b *testing.B) {
 	var ingestWG sync.WaitGroup
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := time.Now()
-		var p delivery.Payload
+		var p deliveries.Payload
 		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
 			w.WriteHeader(400)
 			return

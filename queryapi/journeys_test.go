@@ -26,6 +26,7 @@ import (
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 	"github.com/contrack/contrack/schemas/readiness"
 	"github.com/contrack/contrack/schemas/searoute"
 	"github.com/contrack/contrack/schemas/voyage"
@@ -462,7 +463,7 @@ func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
 
 // withVoyages adds to derived results what the read side adds from the
 // vessel events, without vessel reports: the vessel and the route.
-func withVoyages(rs []journey.Result) []journey.Result {
+func withVoyages(rs []journeys.Result) []journeys.Result {
 	for i := range rs {
 		if !rs[i].Facts.Empty() {
 			// Under no free-time rule: the facts alone, whatever the clock.
@@ -545,7 +546,7 @@ func TestPullShowsTheVesselAtSea(t *testing.T) {
 		return v != nil && v["position"] != nil
 	})
 	var body struct {
-		Results []journey.Result `json:"results"`
+		Results []journeys.Result `json:"results"`
 	}
 	if err := json.Unmarshal(r.Raw, &body); err != nil {
 		t.Fatal(err)
@@ -575,5 +576,32 @@ func TestPullShowsTheVesselAtSea(t *testing.T) {
 	}
 	if pr.NextPort.CarrierDateTime != leg.Arrival.UTC().Format("2006-01-02T15:04:05.000Z") {
 		t.Errorf("carrier's estimate %s, the events say %s", pr.NextPort.CarrierDateTime, leg.Arrival)
+	}
+}
+
+// The projector alone creates the journey tables: until it has first run
+// they are missing, and a pull answers as for a lookup without journeys
+// (count 0), from ClickHouse and through the cache alike, instead of
+// failing.
+func TestPullBeforeTheProjectorRan(t *testing.T) {
+	db := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	kc := testenv.Kafka(t, 1)
+	cached := queryapi.NewJourneys(queryapi.JourneysConfig{CacheBytes: 1 << 20, MaxAge: time.Hour}, ch.Conn, testenv.Log(t))
+	testenv.RunStage(t, "journey cache", func(ctx context.Context) error { return cached.Run(ctx, kc.Brokers, kc.NS) })
+	select {
+	case <-cached.Warmed():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the journey cache did not warm")
+	}
+	for name, j := range map[string]*queryapi.Journeys{"uncached": nil, "cached": cached} {
+		api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
+			queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k"), Journeys: j, Log: testenv.Log(t)})
+		})
+		key := api.Key(auth.CreateKeyParams{ClientSlug: "acme-" + name, Env: "sandbox"})
+		r := api.Do("GET", "/subscription/equipment?equipmentNumber=MSKU9070323", key, nil)
+		if r.Status != http.StatusOK || r.JSON["count"] != float64(0) {
+			t.Errorf("%s: %d %s, want 200 with no results", name, r.Status, r.Raw)
+		}
 	}
 }

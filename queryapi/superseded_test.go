@@ -20,6 +20,7 @@ import (
 	"github.com/contrack/contrack/queryapi/journeycache"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // refreshGate holds a Journeys' refresher back while held: the lookups it
@@ -234,7 +235,7 @@ func TestSupersededDroppedByGenerationMove(t *testing.T) {
 	if err := projector.EnsureJourneyTables(ctx, s.ch.Conn, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ch.Conn.Exec(ctx, `INSERT INTO `+projector.JourneysTable(2)+` SELECT * FROM `+projector.JourneysTable(1)); err != nil {
+	if err := s.ch.Conn.Exec(ctx, `INSERT INTO `+journeys.JourneysTable(2)+` SELECT * FROM `+journeys.JourneysTable(1)); err != nil {
 		t.Fatal(err)
 	}
 	if err := clickhouse.Insert(ctx, s.ch.Conn, "journey_generations", []string{"generation", "at"}, []any{uint32(2), time.Now().UTC().Truncate(time.Second)}); err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/go-fuego/fuego/option"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/eventfilter"
 )
 
@@ -28,7 +28,7 @@ type WebhookConfig struct {
 func registerWebhookConfig(s *fuego.Server, deps Deps) {
 	fuego.Get(s, "/webhook/configure", func(c fuego.ContextNoBody) (WebhookConfig, error) {
 		k, _ := auth.FromContext(c.Context())
-		out := WebhookConfig{Env: k.Account.Env, EventFormat: delivery.FormatEventDomain, Filters: eventfilter.Filter{AlertTypes: []string{}}}
+		out := WebhookConfig{Env: k.Account.Env, EventFormat: deliveries.FormatEventDomain, Filters: eventfilter.Filter{AlertTypes: []string{}}}
 		err := deps.Pool.QueryRow(c.Context(), `SELECT target_url, activated, event_format, filter_event_types, filter_classifiers,
 				filter_milestones_only, alert_types FROM webhooks WHERE account_id = $1`, k.Account.ID).
 			Scan(&out.TargetURL, &out.Activated, &out.EventFormat, &out.Filters.EventTypes, &out.Filters.Classifiers,

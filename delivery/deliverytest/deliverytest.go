@@ -32,6 +32,7 @@ import (
 	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 )
 
 // Harness is a delivery stage's world: a Postgres database, an in-process
@@ -253,8 +254,8 @@ type Received struct {
 func (r Received) WebhookID() string { return r.Header.Get("webhook-id") }
 
 // Payload decodes the body.
-func (r Received) Payload(t testing.TB) delivery.Payload {
-	var p delivery.Payload
+func (r Received) Payload(t testing.TB) deliveries.Payload {
+	var p deliveries.Payload
 	if err := json.Unmarshal(r.Body, &p); err != nil {
 		t.Fatalf("body %s: %v", r.Body, err)
 	}

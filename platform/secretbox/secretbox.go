@@ -205,7 +205,7 @@ func CarrierCredentialsContext(accountID, scac string) string {
 func WebhookSecretContext(accountID string) string { return accountID + "/webhook-secret" }
 
 // WebhookMessageContext is the context of a sealed webhook message body (a
-// verification carries the webhook secret; see delivery.QueueVerification).
+// verification carries the webhook secret; see deliveries.QueueVerification).
 func WebhookMessageContext(accountID string) string { return accountID + "/webhook-message" }
 
 // SigningSecretContext binds a carrier key's Notification-Signature secret.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 	"github.com/contrack/contrack/schemas/readiness"
 )
 
@@ -37,7 +38,7 @@ func (p Passage) vessel() *schemas.AlertVessel {
 // the container and what tells the occurrence apart), so deriving it again
 // — a replayed batch, another generation — gives the same alert, which
 // delivery and the feed's readers can drop.
-func (s *State) NewAlerts(results []Result) []schemas.Alert {
+func (s *State) NewAlerts(results []journeys.Result) []schemas.Alert {
 	if len(s.Events) == 0 {
 		return nil
 	}
@@ -71,7 +72,7 @@ func (s *State) remember(id string) {
 // The passage planned from the port of loading is compared with the one
 // last seen (and then recorded): its change is the one alert not read off
 // the journey alone.
-func (s *State) candidates(results []Result) []schemas.Alert {
+func (s *State) candidates(results []journeys.Result) []schemas.Alert {
 	var out []schemas.Alert
 	rolled := s.rolled(results)
 	for _, r := range results {
@@ -142,7 +143,7 @@ type roll struct {
 // rolled compares the departure planned from the port of loading (the
 // newest estimated or planned DEPA there, before any actual one) with the
 // passage last seen, records it, and returns the change if any.
-func (s *State) rolled(results []Result) *roll {
+func (s *State) rolled(results []journeys.Result) *roll {
 	pol := ""
 	for _, r := range results {
 		if r.POL != "" {

@@ -11,12 +11,13 @@ import (
 
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // deriveByContainerMaps is Derive as it was before it sorted one slice:
 // events grouped by container in a map, each group sorted by time. Derive
 // must give the same results.
-func deriveByContainerMaps(s *State) []Result {
+func deriveByContainerMaps(s *State) []journeys.Result {
 	if s.Kind == "" {
 		return nil
 	}
@@ -53,10 +54,10 @@ func deriveByContainerMaps(s *State) []Result {
 		slices.Sort(order)
 	}
 	byTime(transport)
-	out := make([]Result, 0, len(order))
+	out := make([]journeys.Result, 0, len(order))
 	for _, c := range order {
-		r := Result{EquipmentNumber: c, ScacCode: s.SCAC, TrackingStatus: s.Status(),
-			SourceEvents: []json.RawMessage{}, EnhancedEvents: []Milestone{}, VesselEvents: []json.RawMessage{}}
+		r := journeys.Result{EquipmentNumber: c, ScacCode: s.SCAC, TrackingStatus: s.Status(),
+			SourceEvents: []json.RawMessage{}, EnhancedEvents: []journeys.Milestone{}, VesselEvents: []json.RawMessage{}}
 		eq := perContainer[c]
 		byTime(eq)
 		var lastActual time.Time

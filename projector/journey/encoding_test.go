@@ -11,6 +11,7 @@ import (
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 // The projector writes sourceEvents and vesselEvents with AppendArray
@@ -117,7 +118,7 @@ func reload(t *testing.T, st *journey.State) *journey.State {
 	return out
 }
 
-func sameAsMarshal(t *testing.T, rs []journey.Result) {
+func sameAsMarshal(t *testing.T, rs []journeys.Result) {
 	t.Helper()
 	for _, r := range rs {
 		for _, list := range [][]json.RawMessage{r.SourceEvents, r.VesselEvents} {

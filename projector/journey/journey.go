@@ -14,11 +14,11 @@ import (
 
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 	"github.com/contrack/contrack/schemas/readiness"
-	"github.com/contrack/contrack/schemas/voyage"
 )
 
-// Milestone types of enhancedEvents (docs/api.md has examples).
+// journeys.Milestone types of enhancedEvents (journeys.Milestone) (docs/api.md has examples).
 const (
 	// TypeATDPOL is the vessel's actual departure from the port of loading.
 	TypeATDPOL = "ATD_POL"
@@ -41,44 +41,6 @@ const (
 	// TypeEmptyReturn is the empty container's actual gate-in after delivery.
 	TypeEmptyReturn = "EMPTY_RETURN"
 )
-
-// Milestone is one derived event of enhancedEvents.
-type Milestone struct {
-	EnhancedEventType string `json:"enhancedEventType"`
-	UNLocationCode    string `json:"UNLocationCode"`
-	EventDateTime     string `json:"eventDateTime"`
-	// PreviousEventDateTime and RevisedDateTime: ETA_REVISION only.
-	PreviousEventDateTime string `json:"previousEventDateTime,omitempty"`
-	RevisedDateTime       string `json:"revisedDateTime,omitempty"`
-	// ReloadDateTime: TRANSSHIPMENT only, once the reload is known.
-	ReloadDateTime string `json:"reloadDateTime,omitempty"`
-}
-
-// Result is one container's journey, GET /subscription/equipment's result.
-type Result struct {
-	EquipmentNumber string            `json:"equipmentNumber"`
-	ScacCode        string            `json:"scacCode"`
-	TrackingStatus  string            `json:"trackingStatus"`
-	LastLocation    string            `json:"lastLocation"`
-	POL             string            `json:"POL"`
-	POD             string            `json:"POD"`
-	SourceEvents    []json.RawMessage `json:"sourceEvents"`
-	EnhancedEvents  []Milestone       `json:"enhancedEvents"`
-	VesselEvents    []json.RawMessage `json:"vesselEvents"`
-	// Vessel, Route and ArrivalPrediction are added by the read side from
-	// the vessel's reported positions (schemas/voyage); absent when the
-	// carrier named no vessel passage (Derive leaves them nil).
-	Vessel            *voyage.Vessel     `json:"vessel,omitempty"`
-	Route             *voyage.Route      `json:"route,omitempty"`
-	ArrivalPrediction *voyage.Prediction `json:"arrivalPrediction,omitempty"`
-	// Readiness is added by the read side from Facts, the account's
-	// free-time rules and the clock (schemas/readiness); absent before the
-	// container is discharged or its terminal reports anything.
-	Readiness *readiness.Readiness `json:"readiness,omitempty"`
-	// Facts are what the container's events say at the port of discharge
-	// (Derive sets them; the projector stores them beside the row).
-	Facts readiness.Facts `json:"-"`
-}
 
 // maxETAHistory bounds the estimate versions a state keeps (a journey
 // revised every 6 hours for two months stays under it).
@@ -413,7 +375,7 @@ func byTime(ts []timed) {
 // allocates by the tracking's size once: one slice of its equipment events
 // sorted by container then time (stable: events of the same time keep
 // their order of first appearance), sub-sliced per container.
-func Derive(s *State) []Result {
+func Derive(s *State) []journeys.Result {
 	if s.Kind == "" {
 		return nil
 	}
@@ -479,7 +441,7 @@ func Derive(s *State) []Result {
 		}
 		lo = hi
 	}
-	out := make([]Result, len(spans))
+	out := make([]journeys.Result, len(spans))
 	for i, sp := range spans {
 		r := &out[i]
 		eq := equipment[sp.lo:sp.hi]
@@ -518,7 +480,7 @@ func Derive(s *State) []Result {
 // (customs: CUSS or CUSI placed, CUSR releases every open one) and
 // availability for pick-up (the latest AVPU) — where they name the port
 // of discharge or no place.
-func facts(r Result, eq, terminal []timed) readiness.Facts {
+func facts(r journeys.Result, eq, terminal []timed) readiness.Facts {
 	f := readiness.Facts{UNLocationCode: r.POD}
 	if r.POD == "" {
 		return f
@@ -574,13 +536,13 @@ func facts(r Result, eq, terminal []timed) readiness.Facts {
 // milestones derives enhancedEvents, in journey order: ATD_POL,
 // TRANSSHIPMENTs (by time), ETA_REVISIONs (in revision order), ATA_POD or
 // else ETA_POD, DISCHARGE_POD, GATE_OUT_FULL_DESTINATION, EMPTY_RETURN.
-func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
-	out := []Milestone{}
+func milestones(r journeys.Result, eq, vessel []timed, etas []ETAVersion) []journeys.Milestone {
+	out := []journeys.Milestone{}
 	actual := func(t timed) bool { return t.ev.EventClassifierCode == dcsa.ClassifierActual }
 	if r.POL != "" {
 		for _, t := range vessel {
 			if t.ev.TransportEventTypeCode == "DEPA" && actual(t) && t.ev.Place() == r.POL {
-				out = append(out, Milestone{EnhancedEventType: TypeATDPOL, UNLocationCode: r.POL, EventDateTime: t.ev.EventDateTime})
+				out = append(out, journeys.Milestone{EnhancedEventType: TypeATDPOL, UNLocationCode: r.POL, EventDateTime: t.ev.EventDateTime})
 				break
 			}
 		}
@@ -612,7 +574,7 @@ func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
 		}
 	}
 	for _, p := range hubs {
-		m := Milestone{EnhancedEventType: TypeTransshipment, UNLocationCode: p, EventDateTime: disc[p].ev.EventDateTime}
+		m := journeys.Milestone{EnhancedEventType: TypeTransshipment, UNLocationCode: p, EventDateTime: disc[p].ev.EventDateTime}
 		if l, ok := reload[p]; ok {
 			m.ReloadDateTime = l.ev.EventDateTime
 		}
@@ -624,7 +586,7 @@ func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
 			if v.Place != r.POD || v.At == prev {
 				continue
 			}
-			out = append(out, Milestone{EnhancedEventType: TypeETARevision, UNLocationCode: r.POD, EventDateTime: v.At,
+			out = append(out, journeys.Milestone{EnhancedEventType: TypeETARevision, UNLocationCode: r.POD, EventDateTime: v.At,
 				PreviousEventDateTime: prev, RevisedDateTime: v.Created})
 			prev = v.At
 		}
@@ -642,9 +604,9 @@ func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
 		}
 	}
 	if ata != nil {
-		out = append(out, Milestone{EnhancedEventType: TypeATAPOD, UNLocationCode: r.POD, EventDateTime: ata.EventDateTime})
+		out = append(out, journeys.Milestone{EnhancedEventType: TypeATAPOD, UNLocationCode: r.POD, EventDateTime: ata.EventDateTime})
 	} else if eta != nil {
-		out = append(out, Milestone{EnhancedEventType: TypeETAPOD, UNLocationCode: r.POD, EventDateTime: eta.EventDateTime})
+		out = append(out, journeys.Milestone{EnhancedEventType: TypeETAPOD, UNLocationCode: r.POD, EventDateTime: eta.EventDateTime})
 	}
 	// After the last actual discharge at POD: the full gate-out, then the empty return.
 	podDisc := -1
@@ -654,7 +616,7 @@ func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
 		}
 	}
 	if podDisc >= 0 {
-		out = append(out, Milestone{EnhancedEventType: TypeDischargePOD, UNLocationCode: r.POD, EventDateTime: eq[podDisc].ev.EventDateTime})
+		out = append(out, journeys.Milestone{EnhancedEventType: TypeDischargePOD, UNLocationCode: r.POD, EventDateTime: eq[podDisc].ev.EventDateTime})
 		gateOut := -1
 		for i := podDisc + 1; i < len(eq); i++ {
 			if t := eq[i]; t.ev.EquipmentEventTypeCode == "GTOT" && actual(t) && t.ev.EmptyIndicatorCode != "EMPTY" {
@@ -663,10 +625,10 @@ func milestones(r Result, eq, vessel []timed, etas []ETAVersion) []Milestone {
 		}
 		if gateOut >= 0 {
 			g := eq[gateOut].ev
-			out = append(out, Milestone{EnhancedEventType: TypeGateOutDestination, UNLocationCode: g.Place(), EventDateTime: g.EventDateTime})
+			out = append(out, journeys.Milestone{EnhancedEventType: TypeGateOutDestination, UNLocationCode: g.Place(), EventDateTime: g.EventDateTime})
 			for i := gateOut + 1; i < len(eq); i++ {
 				if t := eq[i]; t.ev.EquipmentEventTypeCode == "GTIN" && actual(t) && t.ev.EmptyIndicatorCode == "EMPTY" {
-					out = append(out, Milestone{EnhancedEventType: TypeEmptyReturn, UNLocationCode: t.ev.Place(), EventDateTime: t.ev.EventDateTime})
+					out = append(out, journeys.Milestone{EnhancedEventType: TypeEmptyReturn, UNLocationCode: t.ev.Place(), EventDateTime: t.ev.EventDateTime})
 					break
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 const box = "MSKU9070323"
@@ -33,7 +34,7 @@ func record(e dcsa.Event) schemas.EventRecord {
 	return schemas.EventRecord{TrackingID: "trk", AccountID: "a", Env: "sandbox", SCAC: "MAEU", EventID: e.EventID, ContentHash: string(b), Event: b}
 }
 
-func derive(t *testing.T, recs ...schemas.EventRecord) journey.Result {
+func derive(t *testing.T, recs ...schemas.EventRecord) journeys.Result {
 	t.Helper()
 	st := &journey.State{}
 	st.ApplySubscription(schemas.SubscriptionChanged{TrackingID: "trk", SCAC: "MAEU", IdentifierKind: "container", Identifier: box, TrackingOpen: true})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 func retraction(id string) schemas.EventRecord {
@@ -27,7 +28,7 @@ func TestRetractionRecomputesMilestones(t *testing.T) {
 		tr("a1", "ARRI", "NLRTM", "2026-11-29T08:00:00Z", "EST", "2026-10-02T00:00:00Z"),
 		tr("a2", "ARRI", "NLRTM", "2026-11-30T06:00:00Z", "ACT", "2026-11-30T06:05:00Z"),
 	}
-	ms := func(r journey.Result) string { b, _ := json.Marshal(r.EnhancedEvents); return string(b) }
+	ms := func(r journeys.Result) string { b, _ := json.Marshal(r.EnhancedEvents); return string(b) }
 	before := derive(t, base...)
 	const withHub = `[{"enhancedEventType":"ATD_POL","UNLocationCode":"CNSHA","eventDateTime":"2026-10-01T20:00:00Z"},` +
 		`{"enhancedEventType":"TRANSSHIPMENT","UNLocationCode":"SGSIN","eventDateTime":"2026-10-08T10:00:00Z"},` +

@@ -13,6 +13,7 @@ import (
 	"github.com/contrack/contrack/projector/journey"
 	"github.com/contrack/contrack/projector/journey/journeytest"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/journeys"
 )
 
 var sandboxStart = time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
@@ -124,15 +125,15 @@ func readGolden(t *testing.T, c sandboxCase) []goldenPoll {
 // legacyKinds keeps the milestones the builder derived: ETA_POD and ATA_POD
 // as they were, and the ports of TRANSSHIPMENTs (the builder listed the
 // estimated and the actual discharge of a port as two, the read model one).
-func legacyKinds(ms []journey.Milestone) []journey.Milestone {
-	out := []journey.Milestone{}
+func legacyKinds(ms []journeys.Milestone) []journeys.Milestone {
+	out := []journeys.Milestone{}
 	hub := map[string]bool{}
 	for _, m := range ms {
 		switch m.EnhancedEventType {
 		case journey.TypeTransshipment:
 			if !hub[m.UNLocationCode] {
 				hub[m.UNLocationCode] = true
-				out = append(out, journey.Milestone{EnhancedEventType: m.EnhancedEventType, UNLocationCode: m.UNLocationCode})
+				out = append(out, journeys.Milestone{EnhancedEventType: m.EnhancedEventType, UNLocationCode: m.UNLocationCode})
 			}
 		case journey.TypeETAPOD, journey.TypeATAPOD:
 			out = append(out, m)

@@ -1,21 +1,27 @@
-package delivery_test
+package deliveries_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/contrack/contrack/delivery"
-	dt "github.com/contrack/contrack/delivery/deliverytest"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/tnt3/tnt3test"
 )
 
+// event is a gate-in of MSKU9070323 with id.
+func event(id string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"eventID":%q,"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-11-20T10:00:00Z","equipmentEventTypeCode":"GTIN","equipmentReference":"MSKU9070323","emptyIndicatorCode":"LADEN"}`, id))
+}
+
 // stream builds a stream of "id" (a version) and "-id" (its retraction,
 // holding the version before, as queued).
-func stream(rows ...string) delivery.Stream {
-	s := delivery.Stream{Refs: delivery.References{SubscriptionReference: "r", ScacCode: "MAEU"}}
+func stream(rows ...string) deliveries.Stream {
+	s := deliveries.Stream{Refs: deliveries.References{SubscriptionReference: "r", ScacCode: "MAEU"}}
 	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	for i, r := range rows {
 		id, retracted := strings.CutPrefix(r, "-")
@@ -23,7 +29,7 @@ func stream(rows ...string) delivery.Stream {
 		if retracted {
 			hash = schemas.RetractedHash
 		}
-		s.Events = append(s.Events, dt.Event(id, "MSKU9070323"))
+		s.Events = append(s.Events, event(id))
 		s.IDs, s.Hashes, s.Emitted = append(s.IDs, id), append(s.Hashes, hash), append(s.Emitted, at.Add(time.Duration(i)*time.Second))
 	}
 	return s
@@ -50,7 +56,7 @@ func TestEventDomainRetractedEventIDs(t *testing.T) {
 // included; the interface's body has no API-Version.
 func TestStreamEncode(t *testing.T) {
 	s := stream("a", "b", "-a")
-	body, v, err := s.Encode(delivery.FormatTNT3)
+	body, v, err := s.Encode(deliveries.FormatTNT3)
 	if err != nil || v != "3.0.0" {
 		t.Fatalf("%v %q", err, v)
 	}
@@ -58,7 +64,7 @@ func TestStreamEncode(t *testing.T) {
 	if !strings.Contains(string(body), `{"eventRouting":{"originatingParty":{"partyCode":"MAEU","codeListProvider":"NMFTA","codeListName":"SCAC","partyFunction":"CA"}},"eventID":"a","isRetracted":true,"eventUpdatedDateTime":"2026-11-26T10:00:02.000Z"}`) {
 		t.Errorf("retraction not as 3.0 has it: %s", body)
 	}
-	body, v, err = s.Encode(delivery.FormatEventDomain)
+	body, v, err = s.Encode(deliveries.FormatEventDomain)
 	if err != nil || v != "" || !strings.HasSuffix(string(body), `],"retractedEventIDs":["a"]}`) {
 		t.Fatalf("%s %q %v", body, v, err)
 	}

@@ -1,4 +1,4 @@
-package delivery
+package deliveries
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 // go the same way: durable, leased, signed, behind the endpoint's breaker,
 // retried on the schedule and logged.
 const (
-	kindEvents       = "events"
-	kindVerification = "verification"
-	kindTest         = "test"
+	KindEvents       = "events"
+	KindVerification = "verification"
+	KindTest         = "test"
 )
 
 // Message types, the "type" of a message delivery's body.
@@ -77,7 +77,7 @@ func QueueVerification(ctx context.Context, tx pgx.Tx, box *secretbox.Box, accou
 	if err := CancelVerification(ctx, tx, accountID); err != nil {
 		return "", err
 	}
-	return insertMessage(ctx, tx, box, accountID, kindVerification, body, now)
+	return insertMessage(ctx, tx, box, accountID, KindVerification, body, now)
 }
 
 // CancelVerification deletes the account's open verification: its webhook
@@ -132,7 +132,7 @@ func QueueTest(ctx context.Context, pool *pgxpool.Pool, box *secretbox.Box, acco
 		if err != nil {
 			return err
 		}
-		id, err = insertMessage(ctx, tx, box, accountID, kindTest, body, now)
+		id, err = insertMessage(ctx, tx, box, accountID, KindTest, body, now)
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrNoWebhook) && !errors.Is(err, ErrNotActivated) && !errors.Is(err, ErrTooManyTests) {
@@ -142,7 +142,7 @@ func QueueTest(ctx context.Context, pool *pgxpool.Pool, box *secretbox.Box, acco
 }
 
 // testLockClass is the first key of the two-key advisory lock that
-// serialises an account's test requests (see subscriptionLockClass).
+// serialises an account's test requests (the delivery stage's subscriptionLockClass is 7_402_130).
 const testLockClass = 7_402_131
 
 // insertMessage stores a message delivery, its body sealed, due now.

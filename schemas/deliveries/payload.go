@@ -1,4 +1,11 @@
-package delivery
+// Package deliveries is the contract of webhook deliveries between the
+// stages: the payloads a subscriber receives (built by the delivery stage,
+// shown again by the query API's feed and delivery listings), the
+// statuses deliveries go through, and the messages the API queues for the
+// delivery stage to send (the webhook verification and the test delivery)
+// and the replay of a dead one — what the API may write to the deliveries
+// table, beside the delivery stage that owns its rows.
+package deliveries
 
 import (
 	"bytes"
@@ -119,7 +126,7 @@ func (s Stream) TNT3() (PayloadTNT3, error) {
 		}
 		e, err := tnt3.FromDCSAJSON(raw, s.Refs.ScacCode, at)
 		if err != nil {
-			return PayloadTNT3{}, fmt.Errorf("delivery: %w", err)
+			return PayloadTNT3{}, fmt.Errorf("deliveries: %w", err)
 		}
 		p.Events[i] = e
 	}
@@ -175,8 +182,8 @@ func (s Stream) Encode(format string) (body []byte, apiVersion string, err error
 	return body, apiVersion, err
 }
 
-// encodePayload returns the exact bytes of the interface's payload.
-func encodePayload(refs References, events []json.RawMessage) ([]byte, error) {
+// EncodePayload returns the exact bytes of the interface's payload.
+func EncodePayload(refs References, events []json.RawMessage) ([]byte, error) {
 	return encodeJSON(Payload{References: refs, Events: events})
 }
 
@@ -185,21 +192,7 @@ func encodeJSON(v any) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("delivery: encode payload: %w", err)
+		return nil, fmt.Errorf("deliveries: encode payload: %w", err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// batch picks the queued events that go into one delivery: in queue order,
-// at most maxEvents and maxBytes of event JSON, but always the first.
-func batch(events []json.RawMessage, maxEvents, maxBytes int) int {
-	n, size := 0, 0
-	for _, e := range events {
-		if n == maxEvents || (n > 0 && size+len(e) > maxBytes) {
-			break
-		}
-		n++
-		size += len(e)
-	}
-	return n
 }

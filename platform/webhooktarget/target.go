@@ -1,9 +1,9 @@
-// Package target decides where webhooks may be sent. Live accounts need
+// Package webhooktarget decides where webhooks may be sent. Live accounts need
 // https; no account may point contrack at loopback, private, link-local or
 // other internal addresses (server-side request forgery) unless the
 // development flag allows it. The check runs when a URL is configured and
 // again at every connection, against the addresses the name resolves to then.
-package target
+package webhooktarget
 
 import (
 	"context"
