@@ -1,7 +1,6 @@
 package commandapi
 
 import (
-	"container/list"
 	"fmt"
 	"math"
 	"net/http"
@@ -9,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"golang.org/x/time/rate"
 
 	"github.com/contrack/contrack/platform/httpapi"
@@ -21,14 +21,8 @@ import (
 type probeBudgets struct {
 	perMinute int
 
-	mu    sync.Mutex
-	byAcc map[string]*list.Element
-	lru   *list.List // front: most recently used; values are *probeBudget
-}
-
-type probeBudget struct {
-	account string
-	lim     *rate.Limiter
+	mu      sync.Mutex
+	budgets *simplelru.LRU[string, *rate.Limiter] // by account
 }
 
 // maxProbeBudgets bounds the accounts remembered (a forgotten account's
@@ -36,7 +30,11 @@ type probeBudget struct {
 const maxProbeBudgets = 100_000
 
 func newProbeBudgets(perMinute int) *probeBudgets {
-	return &probeBudgets{perMinute: perMinute, byAcc: map[string]*list.Element{}, lru: list.New()}
+	budgets, err := simplelru.NewLRU[string, *rate.Limiter](maxProbeBudgets, nil)
+	if err != nil {
+		panic(fmt.Sprintf("commandapi: probe budgets: %v", err)) // a constant bound
+	}
+	return &probeBudgets{perMinute: perMinute, budgets: budgets}
 }
 
 // take spends n probes of account's budget, or returns the 429 to answer
@@ -46,21 +44,13 @@ func (b *probeBudgets) take(account string, n int, now time.Time) error {
 		return nil
 	}
 	b.mu.Lock()
-	var pb *probeBudget
-	if el, ok := b.byAcc[account]; ok {
-		b.lru.MoveToFront(el)
-		pb = el.Value.(*probeBudget)
-	} else {
-		if b.lru.Len() >= maxProbeBudgets {
-			old := b.lru.Back()
-			b.lru.Remove(old)
-			delete(b.byAcc, old.Value.(*probeBudget).account)
-		}
-		pb = &probeBudget{account: account, lim: rate.NewLimiter(rate.Limit(float64(b.perMinute)/60), b.perMinute)}
-		b.byAcc[account] = b.lru.PushFront(pb)
+	lim, ok := b.budgets.Get(account) // a hit is the most recently used now
+	if !ok {
+		lim = rate.NewLimiter(rate.Limit(float64(b.perMinute)/60), b.perMinute)
+		b.budgets.Add(account, lim) // beyond the bound the least recently used goes
 	}
 	b.mu.Unlock()
-	r := pb.lim.ReserveN(now, n)
+	r := lim.ReserveN(now, n)
 	wait := time.Duration(math.MaxInt64)
 	if r.OK() {
 		wait = r.DelayFrom(now)

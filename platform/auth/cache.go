@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/contrack/contrack/platform/loop"
@@ -187,49 +187,36 @@ func (c *CachedAuthenticator) listen(ctx context.Context, listener *loop.Loop) e
 }
 
 // hashLRU is a set of key hashes with expiry, bounded to max entries (the
-// least recently added goes first). Not safe for concurrent use.
+// least recently added goes first: a look-up does not refresh an entry).
+// Not safe for concurrent use (the authenticator's mutex guards it).
 type hashLRU struct {
-	max   int
-	byKey map[[32]byte]*list.Element
-	order *list.List // front: newest; values are unknownKey
-}
-
-type unknownKey struct {
-	sum     [32]byte
-	expires time.Time
+	lru *simplelru.LRU[[32]byte, time.Time] // hash → expiry
 }
 
 func newHashLRU(max int) *hashLRU {
-	return &hashLRU{max: max, byKey: map[[32]byte]*list.Element{}, order: list.New()}
+	l, err := simplelru.NewLRU[[32]byte, time.Time](max, nil)
+	if err != nil {
+		panic(fmt.Sprintf("auth: negative cache of %d keys: %v", max, err)) // a constant bound
+	}
+	return &hashLRU{lru: l}
 }
 
 func (l *hashLRU) contains(sum [32]byte, now time.Time) bool {
-	e, ok := l.byKey[sum]
+	expires, ok := l.lru.Peek(sum)
 	if !ok {
 		return false
 	}
-	if !now.Before(e.Value.(unknownKey).expires) {
-		l.order.Remove(e)
-		delete(l.byKey, sum)
+	if !now.Before(expires) {
+		l.lru.Remove(sum)
 		return false
 	}
 	return true
 }
 
-func (l *hashLRU) add(sum [32]byte, expires time.Time) {
-	if e, ok := l.byKey[sum]; ok {
-		l.order.Remove(e)
-	}
-	for l.order.Len() >= l.max {
-		old := l.order.Back()
-		l.order.Remove(old)
-		delete(l.byKey, old.Value.(unknownKey).sum)
-	}
-	l.byKey[sum] = l.order.PushFront(unknownKey{sum: sum, expires: expires})
-}
+func (l *hashLRU) add(sum [32]byte, expires time.Time) { l.lru.Add(sum, expires) }
 
 // len is the number of hashes held.
-func (l *hashLRU) len() int { return l.order.Len() }
+func (l *hashLRU) len() int { return l.lru.Len() }
 
 // UnknownCached is the number of unknown keys held in the negative cache.
 func (c *CachedAuthenticator) UnknownCached() int {

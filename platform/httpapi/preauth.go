@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"container/list"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"golang.org/x/time/rate"
 )
 
@@ -20,16 +20,9 @@ import (
 type AddrLimiter struct {
 	rate  rate.Limit
 	burst int
-	max   int
 
-	mu    sync.Mutex
-	byKey map[string]*list.Element
-	lru   *list.List // front: most recently used; values are *addrBucket
-}
-
-type addrBucket struct {
-	key string
-	lim *rate.Limiter
+	mu      sync.Mutex
+	buckets *simplelru.LRU[string, *rate.Limiter] // by addrKey
 }
 
 // NewAddrLimiter allows perSecond events per address with a burst of burst,
@@ -38,8 +31,11 @@ func NewAddrLimiter(perSecond float64, burst, maxAddrs int) *AddrLimiter {
 	if maxAddrs <= 0 {
 		maxAddrs = 100_000
 	}
-	return &AddrLimiter{rate: rate.Limit(perSecond), burst: burst, max: maxAddrs,
-		byKey: map[string]*list.Element{}, lru: list.New()}
+	buckets, err := simplelru.NewLRU[string, *rate.Limiter](maxAddrs, nil)
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: address limiter of %d: %v", maxAddrs, err)) // maxAddrs > 0 here
+	}
+	return &AddrLimiter{rate: rate.Limit(perSecond), burst: burst, buckets: buckets}
 }
 
 // Allow takes a token for addr and returns how long the caller must wait
@@ -48,22 +44,14 @@ func NewAddrLimiter(perSecond float64, burst, maxAddrs int) *AddrLimiter {
 func (l *AddrLimiter) Allow(addr string, maxWait time.Duration) (time.Duration, bool) {
 	key := addrKey(addr)
 	l.mu.Lock()
-	var b *addrBucket
-	if e, ok := l.byKey[key]; ok {
-		l.lru.MoveToFront(e)
-		b = e.Value.(*addrBucket)
-	} else {
-		if l.lru.Len() >= l.max {
-			old := l.lru.Back()
-			l.lru.Remove(old)
-			delete(l.byKey, old.Value.(*addrBucket).key)
-		}
-		b = &addrBucket{key: key, lim: rate.NewLimiter(l.rate, l.burst)}
-		l.byKey[key] = l.lru.PushFront(b)
+	lim, ok := l.buckets.Get(key) // a hit is the most recently used now
+	if !ok {
+		lim = rate.NewLimiter(l.rate, l.burst)
+		l.buckets.Add(key, lim) // beyond max the least recently used goes
 	}
 	l.mu.Unlock()
 	now := time.Now()
-	r := b.lim.ReserveN(now, 1)
+	r := lim.ReserveN(now, 1)
 	d := r.DelayFrom(now)
 	if d > maxWait {
 		r.CancelAt(now)
@@ -76,7 +64,7 @@ func (l *AddrLimiter) Allow(addr string, maxWait time.Duration) (time.Duration, 
 func (l *AddrLimiter) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.lru.Len()
+	return l.buckets.Len()
 }
 
 func addrKey(addr string) string {
