@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/schemas"
@@ -551,7 +552,7 @@ func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct
 	if err != nil {
 		return fmt.Errorf("write outbox: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, outboxChannel); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, subscription.OutboxChannel); err != nil {
 		return fmt.Errorf("notify outbox: %w", err)
 	}
 	return nil

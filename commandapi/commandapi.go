@@ -2,8 +2,10 @@
 // POST, PUT and DELETE of the consumer API, and GET /carrier/infer, which (like
 // the health check) calls carriers with the account's credentials. Writes
 // go to Postgres, the source of truth, and — where other stages must learn
-// of them — to the outbox in the same transaction; the Relay publishes the
-// outbox to Kafka.
+// of them — to the outbox in the same transaction (commandapi/subscription),
+// which the relay stage (commandapi/relay) publishes to Kafka. The
+// lifecycle stage (commandapi/lifecycle) closes subscriptions whose time is
+// up, as DELETE does.
 package commandapi
 
 import (
@@ -17,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/schemas/carriers"
 )
 
 // HealthProber checks a carrier's API with an account's credentials, for
@@ -105,7 +108,7 @@ type Deps struct {
 	// inference (GET /carrier/infer, POST /subscription/equipment without
 	// scacCode). nil: a number whose prefix names no single carrier cannot
 	// be resolved.
-	Shipments ShipmentProber
+	Shipments carriers.ShipmentProber
 	// FreeTimeChanged, if set, is told the account whose free-time rules
 	// PUT /account/free-time changed (the process's journey cache reads
 	// its journeys again).

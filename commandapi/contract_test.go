@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contrack/contrack/commandapi/relay"
 	"github.com/contrack/contrack/reference"
 
 	"github.com/go-fuego/fuego"
@@ -118,12 +119,11 @@ func TestSubscriptionChangesReachKafka(t *testing.T) {
 		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, Box: box, TokenKey: []byte("k")})
 		commandapi.Register(s, commandapi.Config{}, commandapi.Deps{Pool: db.Pool, Box: box})
 	})
-	relay, err := commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond},
-		commandapi.RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS, Log: testenv.Log(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.RunStage(t, "outbox-relay", relay.Run)
+	producer := testenv.KafkaClient(t, brokers)
+	testenv.RunStage(t, "outbox-relay", func(ctx context.Context) error {
+		return relay.Run(ctx, relay.Config{Idle: 50 * time.Millisecond},
+			relay.Deps{Pool: db.Pool, Producer: producer, Namespace: kc.NS, Log: testenv.Log(t)})
+	})
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	api.Do("POST", "/subscription/equipment", key, sub("A", "containerNumber", container))
 	api.Do("POST", "/subscription/equipment", key, sub("B", "containerNumber", container))

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/go-fuego/fuego"
 	"github.com/go-fuego/fuego/option"
@@ -18,18 +15,6 @@ import (
 	"github.com/contrack/contrack/schemas/carriers"
 	"github.com/contrack/contrack/schemas/iso6346"
 )
-
-// ShipmentProber asks one carrier, with an account's credentials, whether it
-// knows a shipment: carrier inference for numbers whose prefix names no
-// single carrier. status is ProbeFound when it does, otherwise why not
-// (NOT_FOUND, UNAUTHORIZED, ERROR, UNREACHABLE, TIMEOUT: the statuses of
-// ingest/carrier's LookupShipment). It returns when ctx ends.
-type ShipmentProber interface {
-	ProbeShipment(ctx context.Context, env, scac, accountID string, creds map[string]string, kind, value string) (status string, httpCode int)
-}
-
-// ProbeFound is the ShipmentProber status of a carrier that knows the shipment.
-const ProbeFound = "FOUND"
 
 // Messages of carrier inference.
 const (
@@ -43,32 +28,14 @@ func msgUndetermined(value string) string {
 	return fmt.Sprintf("Could not determine the carrier for '%s'; provide scacCode", value)
 }
 
-// InferCandidate is a carrier a number may belong to, and how it was found.
-type InferCandidate struct {
-	ScacCode string `json:"scacCode"`
-	// Method is owner-code, bill-prefix or probe.
-	Method string `json:"method"`
-	// Detail is the matched prefix, or for a probe why one was needed.
-	Detail string `json:"detail"`
-}
-
-// InferProbe is one carrier's answer to a probe.
-type InferProbe struct {
-	ScacCode string `json:"scacCode"`
-	// Status is FOUND, NOT_FOUND, UNAUTHORIZED, ERROR, UNREACHABLE, TIMEOUT or
-	// PAUSED (the account's calls to the carrier are paused after failures).
-	Status   string `json:"status"`
-	HTTPCode int    `json:"httpCode"`
-}
-
 // InferResponse answers GET /carrier/infer.
 type InferResponse struct {
 	Number string `json:"number"`
 	// Kind is container, booking or bill.
-	Kind       string           `json:"kind"`
-	Candidates []InferCandidate `json:"candidates"`
+	Kind       string                    `json:"kind"`
+	Candidates []carriers.InferCandidate `json:"candidates"`
 	// Probed lists the carriers asked (absent when none was).
-	Probed []InferProbe `json:"probed,omitempty"`
+	Probed []carriers.InferProbe `json:"probed,omitempty"`
 }
 
 func registerInfer(s *fuego.Server, deps api) {
@@ -137,68 +104,31 @@ func inferHandler(c fuego.ContextNoBody, deps api) (InferResponse, error) {
 
 // inferCarrier finds the carriers a shipment identifier may belong to: the
 // one its prefix names or, when that is ambiguous or unknown, those of the
-// account's credentialed carriers that answer a probe with the shipment.
-// Candidates is never nil. Probes use only acct's credentials, in acct's
-// environment, bounded by InferTimeout and InferConcurrency.
-func (d api) inferCarrier(ctx context.Context, acct auth.Account, kind, value string) ([]InferCandidate, []InferProbe, error) {
+// account's credentialed carriers that answer a probe with the shipment
+// (schemas/carriers: ToProbe, Probe), each probe spent from the account's
+// budget. Candidates is never nil. Probes use only acct's credentials, in
+// acct's environment, bounded by InferTimeout and InferConcurrency.
+func (d api) inferCarrier(ctx context.Context, acct auth.Account, kind, value string) ([]carriers.InferCandidate, []carriers.InferProbe, error) {
 	g := carriers.GuessCarrier(kind, value)
 	if g.SCAC != "" {
-		return []InferCandidate{{ScacCode: g.SCAC, Method: g.Method, Detail: g.Prefix}}, nil, nil
+		return []carriers.InferCandidate{{ScacCode: g.SCAC, Method: g.Method, Detail: g.Prefix}}, nil, nil
 	}
-	candidates := []InferCandidate{}
 	if d.Shipments == nil {
-		return candidates, nil, nil
+		return []carriers.InferCandidate{}, nil, nil
 	}
 	creds, err := loadAccountCredentials(ctx, d.Deps, acct.ID)
 	if err != nil {
 		return nil, nil, err
 	}
-	var asked []string
-	for scac := range creds {
-		if _, ok := carriers.Lookup(scac); ok && (len(g.Among) == 0 || slices.Contains(g.Among, scac)) {
-			asked = append(asked, scac)
-		}
-	}
-	sort.Strings(asked)
+	asked := carriers.ToProbe(g, creds)
 	// Every carrier asked is one probe of the account's budget: all or none.
 	if err := d.probes.take(acct.ID, len(asked), d.Now()); err != nil {
 		return nil, nil, err
 	}
-	probed := make([]InferProbe, len(asked))
-	pctx, cancel := context.WithTimeout(ctx, d.InferTimeout)
-	defer cancel()
-	sem := make(chan struct{}, d.InferConcurrency)
-	var wg sync.WaitGroup
-	for i, scac := range asked {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-pctx.Done(): // never started: out of time
-				probed[i] = InferProbe{ScacCode: scac, Status: "TIMEOUT"}
-				return
-			}
-			status, code := d.Shipments.ProbeShipment(pctx, acct.Env, scac, acct.ID, creds[scac], kind, value)
-			probed[i] = InferProbe{ScacCode: scac, Status: status, HTTPCode: code}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil { // the caller went away
+	candidates, probed, err := carriers.Probing{Prober: d.Shipments, Env: acct.Env, Account: acct.ID, Kind: kind, Value: value,
+		Timeout: d.InferTimeout, Concurrency: d.InferConcurrency}.Probe(ctx, g, asked, creds)
+	if err != nil {
 		return nil, nil, fmt.Errorf("infer carrier: %w", err)
-	}
-	why := "no known prefix"
-	switch {
-	case g.Ambiguous:
-		why = g.Prefix + " (" + g.Brand + ")"
-	case kind == "container":
-		why = g.Prefix + " (owner code in no table)"
-	}
-	for _, p := range probed {
-		if p.Status == ProbeFound {
-			candidates = append(candidates, InferCandidate{ScacCode: p.ScacCode, Method: carriers.MethodProbe, Detail: why + ": the carrier knows the shipment"})
-		}
 	}
 	return candidates, probed, nil
 }

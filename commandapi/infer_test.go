@@ -62,14 +62,14 @@ func (p *sandboxShipments) reset() []probeCallRecord {
 
 // inferAPI serves the command and query sides with probes answered by a
 // sandbox (slow numbers wait 30 s there).
-func inferAPI(t *testing.T, timeout time.Duration, wrap func(commandapi.ShipmentProber) commandapi.ShipmentProber) (*testenv.API, *sandboxShipments) {
+func inferAPI(t *testing.T, timeout time.Duration, wrap func(carriers.ShipmentProber) carriers.ShipmentProber) (*testenv.API, *sandboxShipments) {
 	t.Helper()
 	db := testenv.Postgres(t)
 	box, _ := secretbox.New("test")
 	sb := httptest.NewServer(sandbox.NewHandler(sandbox.Config{SlowDelay: 30 * time.Second}))
 	t.Cleanup(sb.Close)
 	probes := &sandboxShipments{adapters: poller.SandboxAdapters(sb.URL, func(string) string { return "" })}
-	var shipments commandapi.ShipmentProber = probes
+	var shipments carriers.ShipmentProber = probes
 	if wrap != nil {
 		shipments = wrap(probes)
 	}
@@ -346,7 +346,7 @@ func TestInferUsesOnlyTheCallersCredentialsAndEnvironment(t *testing.T) {
 
 // boundedProber holds every probe until released, counting probes in flight.
 type boundedProber struct {
-	next     commandapi.ShipmentProber
+	next     carriers.ShipmentProber
 	release  chan struct{}
 	inflight atomic.Int32
 	max      atomic.Int32
@@ -372,7 +372,7 @@ func (b *boundedProber) ProbeShipment(ctx context.Context, env, scac, account st
 // answer waits for them.
 func TestInferProbesInParallelWithinBounds(t *testing.T) {
 	bp := &boundedProber{release: make(chan struct{})}
-	api, _ := inferAPI(t, 0, func(p commandapi.ShipmentProber) commandapi.ShipmentProber { bp.next = p; return bp })
+	api, _ := inferAPI(t, 0, func(p carriers.ShipmentProber) carriers.ShipmentProber { bp.next = p; return bp })
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	storeCreds(t, api, key, "k", allSCACs()...)
 	done := make(chan testenv.Response, 1)
@@ -455,10 +455,10 @@ func TestInferQueryValidation(t *testing.T) {
 	}
 }
 
-// TestProbeFoundIsTheCarrierLookupStatus keeps commandapi's contract with
+// TestProbeFoundIsTheCarrierLookupStatus keeps carrier inference's contract with
 // ingest/carrier in step.
 func TestProbeFoundIsTheCarrierLookupStatus(t *testing.T) {
-	if commandapi.ProbeFound != carrier.LookupFound {
-		t.Fatalf("ProbeFound %q, carrier.LookupFound %q", commandapi.ProbeFound, carrier.LookupFound)
+	if carriers.ProbeFound != carrier.LookupFound {
+		t.Fatalf("ProbeFound %q, carrier.LookupFound %q", carriers.ProbeFound, carrier.LookupFound)
 	}
 }

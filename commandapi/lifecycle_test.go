@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/commandapi/lifecycle"
+	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
@@ -85,7 +86,7 @@ func TestLifecycleClosesLikeDelete(t *testing.T) {
 	}
 	before := len(outboxChanges(t, db))
 
-	n, err := commandapi.Sweep(ctx, commandapi.LifecycleConfig{}, commandapi.LifecycleDeps{Pool: db.Pool, Log: testenv.Log(t)})
+	n, err := lifecycle.Sweep(ctx, lifecycle.Config{}, lifecycle.Deps{Pool: db.Pool, Log: testenv.Log(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +94,9 @@ func TestLifecycleClosesLikeDelete(t *testing.T) {
 		t.Fatalf("closed %d subscriptions, want 4 (first, second, ended, idle)", n)
 	}
 	want := map[string][2]string{
-		"first": {"CLOSED", commandapi.ClosedExpired}, "second": {"CLOSED", commandapi.ClosedExpired},
-		"ended": {"CLOSED", commandapi.ClosedJourneyEnded}, "idle": {"CLOSED", commandapi.ClosedIdle},
-		"fresh": {"OPEN", ""}, "deleted": {"CLOSED", commandapi.ClosedDeleted},
+		"first": {"CLOSED", subscription.ClosedExpired}, "second": {"CLOSED", subscription.ClosedExpired},
+		"ended": {"CLOSED", subscription.ClosedJourneyEnded}, "idle": {"CLOSED", subscription.ClosedIdle},
+		"fresh": {"OPEN", ""}, "deleted": {"CLOSED", subscription.ClosedDeleted},
 	}
 	for ref, w := range want {
 		if st, reason := closedAs(t, db, ref); st != w[0] || reason != w[1] {
@@ -128,11 +129,11 @@ func TestLifecycleClosesLikeDelete(t *testing.T) {
 	}
 	// A subscription made after the end was seen stays open until the poller sees it again.
 	subscribe("after-end", "MSKU9070323")
-	if n, _ := commandapi.Sweep(ctx, commandapi.LifecycleConfig{}, commandapi.LifecycleDeps{Pool: db.Pool, Log: testenv.Log(t)}); n != 0 {
+	if n, _ := lifecycle.Sweep(ctx, lifecycle.Config{}, lifecycle.Deps{Pool: db.Pool, Log: testenv.Log(t)}); n != 0 {
 		t.Fatalf("second sweep closed %d", n)
 	}
 	exec(`UPDATE trackings SET journey_ended_at = now() WHERE identifier = 'MSKU9070323'`)
-	if n, _ := commandapi.Sweep(ctx, commandapi.LifecycleConfig{}, commandapi.LifecycleDeps{Pool: db.Pool, Log: testenv.Log(t)}); n != 1 {
+	if n, _ := lifecycle.Sweep(ctx, lifecycle.Config{}, lifecycle.Deps{Pool: db.Pool, Log: testenv.Log(t)}); n != 1 {
 		t.Fatalf("sweep after the end was seen again closed %d, want 1", n)
 	}
 	// DELETE of an expired-closed subscription answers as for any closed one.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/commandapi/lifecycle"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
 )
@@ -58,7 +58,7 @@ func TestOpenSubscriptionsArePerPlan(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, `UPDATE subscriptions SET expires_at = now() - interval '1 minute' WHERE reference = 'r1'`); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := commandapi.Sweep(ctx, commandapi.LifecycleConfig{}, commandapi.LifecycleDeps{Pool: db.Pool, Log: testenv.Log(t)}); err != nil || n != 1 {
+	if n, err := lifecycle.Sweep(ctx, lifecycle.Config{}, lifecycle.Deps{Pool: db.Pool, Log: testenv.Log(t)}); err != nil || n != 1 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
 	if r := subscribe(key, "r6"); r.Status != 200 {

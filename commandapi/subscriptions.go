@@ -2,7 +2,6 @@ package commandapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/schemas"
@@ -25,8 +25,8 @@ import (
 
 // Subscription and connection statuses.
 const (
-	StatusOpen   = "OPEN"
-	StatusClosed = "CLOSED"
+	StatusOpen   = subscription.StatusOpen
+	StatusClosed = subscription.StatusClosed
 
 	ConnPending       = "PENDING"
 	ConnNoCredentials = "NO_CREDENTIALS"
@@ -287,7 +287,7 @@ func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct aut
 	if err != nil {
 		return err // a duplicate reference is reported by the caller
 	}
-	return enqueueSubscriptionChange(ctx, tx, schemas.SubscriptionChanged{
+	return subscription.EnqueueChange(ctx, tx, schemas.SubscriptionChanged{
 		AccountID: acct.ID, Env: acct.Env, TrackingID: trackingID, SubscriptionID: subID,
 		SCAC: scac, IdentifierKind: id.kind, Identifier: id.value,
 		Status: StatusOpen, TrackingOpen: true, OccurredAt: now,
@@ -315,7 +315,7 @@ func (h subscriptionHandlers) delete(c fuego.ContextNoBody) (DeleteResponse, err
 			resp = DeleteResponse{Message: msgAlreadyClosed, SubscriptionReference: ref, DateOfRequest: httpapi.Time(now)}
 			return nil
 		}
-		stopped, err := closeLocked(c.Context(), tx, sub{id: subID, accountID: k.Account.ID, env: k.Account.Env, trackingID: trackingID, scac: scac}, ClosedDeleted, now)
+		stopped, err := subscription.Close(c.Context(), tx, subscription.Locked{ID: subID, AccountID: k.Account.ID, Env: k.Account.Env, TrackingID: trackingID, SCAC: scac}, subscription.ClosedDeleted, now)
 		resp = DeleteResponse{Message: msgSubscriptionDeleted, SubscriptionReference: ref, StoppedTracking: &stopped, DateOfRequest: httpapi.Time(now)}
 		return err
 	})
@@ -323,26 +323,4 @@ func (h subscriptionHandlers) delete(c fuego.ContextNoBody) (DeleteResponse, err
 		return DeleteResponse{}, err
 	}
 	return resp, nil
-}
-
-// enqueueSubscriptionChange writes the change to the outbox in tx; the
-// Relay publishes it to the subscriptions topic keyed by tracking.
-func enqueueSubscriptionChange(ctx context.Context, tx pgx.Tx, ch schemas.SubscriptionChanged) error {
-	ch.ID = uuid.NewString()
-	payload, err := json.Marshal(ch)
-	if err != nil {
-		return fmt.Errorf("marshal subscription change: %w", err)
-	}
-	_, err = tx.Exec(ctx, `
-		INSERT INTO outbox (record_id, topic, record_key, record_type, account_id, payload)
-		VALUES ($1, $2, $3, $4, $5, $6)`,
-		ch.ID, schemas.TopicSubscriptions, ch.TrackingID, schemas.TypeSubscriptionChanged, ch.AccountID, payload)
-	if err != nil {
-		return fmt.Errorf("write outbox: %w", err)
-	}
-	// Wakes the relay at commit (notifications are transactional).
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, outboxChannel); err != nil {
-		return fmt.Errorf("notify outbox: %w", err)
-	}
-	return nil
 }

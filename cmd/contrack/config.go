@@ -17,6 +17,8 @@ import (
 	"github.com/contrack/contrack/alerts"
 
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/commandapi/lifecycle"
+	"github.com/contrack/contrack/commandapi/relay"
 	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/feed"
 	"github.com/contrack/contrack/ingest/poller"
@@ -109,8 +111,8 @@ type Config struct {
 
 	// The stages' own configs.
 	Commands  commandapi.Config
-	Relay     commandapi.RelayConfig
-	Lifecycle commandapi.LifecycleConfig
+	Relay     relay.Config
+	Lifecycle lifecycle.Config
 	Journeys  queryapi.JourneysConfig
 	Sandbox   sandbox.Config
 	Poller    poller.Config

@@ -20,6 +20,8 @@ import (
 
 	"github.com/contrack/contrack/alerts"
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/commandapi/lifecycle"
+	"github.com/contrack/contrack/commandapi/relay"
 	"github.com/contrack/contrack/console"
 	"github.com/contrack/contrack/delivery"
 	"github.com/contrack/contrack/feed"
@@ -223,7 +225,11 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 		g := newGroup(ctx, sd, in.health, log)
 		bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopBG()
-		goRelayAndLifecycle(g, bg, cfg, log, in)
+		for _, st := range pipeline(cfg, log, in) {
+			if apiStages[st.name] {
+				g.Go(st.name, bg, st.run)
+			}
+		}
 		g.Go("api", g.ctx, func(ctx context.Context) error {
 			defer stopBG() // the intake has stopped: the rest follows
 			return serveAPI(ctx, cfg, log, in, in.health)
@@ -232,20 +238,9 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 	})
 }
 
-// goRelayAndLifecycle runs the command side's background parts on ctx.
-func goRelayAndLifecycle(g *group, ctx context.Context, cfg Config, log *slog.Logger, in *infra) {
-	g.Go("outbox-relay", ctx, func(ctx context.Context) error {
-		relay, err := commandapi.NewRelay(cfg.Relay, commandapi.RelayDeps{Pool: in.pg, Producer: in.kafka, Namespace: cfg.KafkaNamespace,
-			Log: log, Registry: in.metrics, Loops: in.loops})
-		if err != nil {
-			return err
-		}
-		return relay.Run(ctx)
-	})
-	g.Go("subscription-lifecycle", ctx, func(ctx context.Context) error {
-		return commandapi.RunLifecycle(ctx, cfg.Lifecycle, commandapi.LifecycleDeps{Pool: in.pg, Log: log, Loops: in.loops})
-	})
-}
+// apiStages are the pipeline's stages `contrack api` runs beside the HTTP
+// API: the command side's background parts.
+var apiStages = map[string]bool{"outbox-relay": true, "subscription-lifecycle": true}
 
 // pageTokenKeys are the key signing page tokens (HKDF of the secret key)
 // and the keys that still verify them: the old SHA-256 derivation of the
@@ -466,7 +461,6 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 		// The stages outlive the intake: they stop once it has.
 		stageCtx, cancelStages := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancelStages()
-		goRelayAndLifecycle(g, stageCtx, cfg, log, in)
 		g.Go("sandbox", stageCtx, func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
 		for _, st := range pipeline(cfg, log, in) {
 			g.Go(st.name, stageCtx, st.run)
@@ -491,9 +485,17 @@ type namedStage struct {
 }
 
 // pipeline lists the background stages with their config and deps: the
-// one place each stage's Run is wired, for `contrack all` and its own role.
+// one place each stage's Run is wired, for `contrack all`, `contrack api`
+// (apiStages) and a stage's own role.
 func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 	return []namedStage{
+		{"outbox-relay", func(ctx context.Context) error {
+			return relay.Run(ctx, cfg.Relay, relay.Deps{Pool: in.pg, Producer: in.kafka, Namespace: cfg.KafkaNamespace,
+				Log: log, Registry: in.metrics, Loops: in.loops})
+		}},
+		{"subscription-lifecycle", func(ctx context.Context) error {
+			return lifecycle.Run(ctx, cfg.Lifecycle, lifecycle.Deps{Pool: in.pg, Log: log, Loops: in.loops})
+		}},
 		{"poller", func(ctx context.Context) error { return poller.Run(ctx, cfg.Poller, pollerDeps(cfg, log, in)) }},
 		{"normalize", func(ctx context.Context) error { return stage.Run(ctx, cfg.Normalize, normalizeDeps(cfg, log, in)) }},
 		{"delivery", func(ctx context.Context) error {

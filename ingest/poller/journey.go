@@ -13,7 +13,7 @@ import (
 )
 
 // journeyFacts reads two facts about a tracking from a poll, for the
-// subscription lifecycle (commandapi.Lifecycle) to act on:
+// subscription lifecycle (commandapi/lifecycle) to act on:
 //
 //   - trackings.events_changed_at: when a poll last saw a new or changed
 //     event (a new eventID, or a known one with another classifier or time),

@@ -10,6 +10,9 @@ import (
 	"github.com/go-fuego/fuego"
 
 	"github.com/contrack/contrack/commandapi"
+	"github.com/contrack/contrack/commandapi/lifecycle"
+	"github.com/contrack/contrack/commandapi/relay"
+	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/ingest/poller"
 	"github.com/contrack/contrack/ingest/sandbox/journey"
 	"github.com/contrack/contrack/normalize"
@@ -40,15 +43,13 @@ func newPipeline(t *testing.T) *pipeline {
 	w.credentials(t, "MAEU", map[string]string{"apiKey": "k"})
 	ctx, cancel := context.WithCancel(context.Background())
 	relayDone, lifeDone := make(chan error, 1), make(chan error, 1)
-	relay, err := commandapi.NewRelay(commandapi.RelayConfig{Idle: 50 * time.Millisecond},
-		commandapi.RelayDeps{Pool: w.db.Pool, Producer: w.prod, Namespace: w.kc.NS, Log: testenv.Log(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { relayDone <- relay.Run(ctx) }()
 	go func() {
-		lifeDone <- commandapi.RunLifecycle(ctx, commandapi.LifecycleConfig{Every: 100 * time.Millisecond},
-			commandapi.LifecycleDeps{Pool: w.db.Pool, Log: testenv.Log(t)})
+		relayDone <- relay.Run(ctx, relay.Config{Idle: 50 * time.Millisecond},
+			relay.Deps{Pool: w.db.Pool, Producer: w.prod, Namespace: w.kc.NS, Log: testenv.Log(t)})
+	}()
+	go func() {
+		lifeDone <- lifecycle.Run(ctx, lifecycle.Config{Every: 100 * time.Millisecond},
+			lifecycle.Deps{Pool: w.db.Pool, Log: testenv.Log(t)})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -121,7 +122,7 @@ func TestExpiryClosesSubscriptionAndStopsPolling(t *testing.T) {
 		st, _ := p.subscription(t, "expiring")
 		return st == "CLOSED"
 	})
-	if st, reason := p.subscription(t, "expiring"); st != "CLOSED" || reason != commandapi.ClosedExpired {
+	if st, reason := p.subscription(t, "expiring"); st != "CLOSED" || reason != subscription.ClosedExpired {
 		t.Fatalf("status %s reason %s", st, reason)
 	}
 	var open int
@@ -184,7 +185,7 @@ func TestJourneyEndClosesSubscriptionAndStopsPolling(t *testing.T) {
 		st, _ := p.subscription(t, "delivered")
 		return st == "CLOSED"
 	})
-	if _, reason := p.subscription(t, "delivered"); reason != commandapi.ClosedJourneyEnded {
+	if _, reason := p.subscription(t, "delivered"); reason != subscription.ClosedJourneyEnded {
 		t.Fatalf("closed for %s", reason)
 	}
 	p.assertPollingStopped(t, delivered, journey.CompleteContainer("SNTU000002"))

@@ -1,4 +1,4 @@
-package commandapi
+package relay
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/loop"
@@ -35,7 +36,7 @@ func enqueue(t *testing.T, db testenv.PGDatabase, n int) []string {
 			return err
 		}
 		for i := 0; i < n; i++ {
-			if err := enqueueSubscriptionChange(context.Background(), tx, schemas.SubscriptionChanged{
+			if err := subscription.EnqueueChange(context.Background(), tx, schemas.SubscriptionChanged{
 				AccountID: acct, Env: "sandbox", TrackingID: "trk-" + string(rune('a'+i%3)), Status: "OPEN", TrackingOpen: true,
 			}); err != nil {
 				return err
@@ -81,12 +82,12 @@ func readDeduped(t *testing.T, kc testenv.KafkaCluster, want, wantRaw int) (ids 
 	return ids, raw
 }
 
-func newTestRelay(t *testing.T, cfg RelayConfig, deps RelayDeps) *Relay {
+func newTestRelay(t *testing.T, cfg Config, deps Deps) *Relay {
 	t.Helper()
 	if deps.Log == nil {
 		deps.Log = testenv.Log(t)
 	}
-	r, err := NewRelay(cfg, deps)
+	r, err := New(cfg, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,10 +99,10 @@ func TestRelayPublishesOutboxInOrder(t *testing.T) {
 	kc := testenv.Kafka(t, 1)
 	brokers := kc.Brokers
 	want := enqueue(t, db, 7)
-	relay := newTestRelay(t, RelayConfig{BatchSize: 3, Idle: 50 * time.Millisecond}, RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS})
+	relay := newTestRelay(t, Config{BatchSize: 3, Idle: 50 * time.Millisecond}, Deps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- relay.Run(ctx) }()
+	go func() { done <- relay.run(ctx) }()
 	got, raw := readDeduped(t, kc, 7, 7)
 	cancel()
 	if err := <-done; err != nil {
@@ -132,7 +133,7 @@ func TestRelayCrashBetweenPublishAndMarkLosesNothing(t *testing.T) {
 	kc := testenv.Kafka(t, 1)
 	brokers := kc.Brokers
 	want := enqueue(t, db, 4)
-	relay := newTestRelay(t, RelayConfig{Idle: 50 * time.Millisecond}, RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS})
+	relay := newTestRelay(t, Config{Idle: 50 * time.Millisecond}, Deps{Pool: db.Pool, Producer: testenv.KafkaClient(t, brokers), Namespace: kc.NS})
 	var crashes atomic.Int32
 	relay.beforeMark = func() error {
 		if crashes.Add(1) == 1 {
@@ -140,7 +141,7 @@ func TestRelayCrashBetweenPublishAndMarkLosesNothing(t *testing.T) {
 		}
 		return nil
 	}
-	testenv.RunStage(t, "outbox-relay", relay.Run)
+	testenv.RunStage(t, "outbox-relay", relay.run)
 	got, raw := readDeduped(t, kc, 4, 8)
 	if len(got) != 4 {
 		t.Fatalf("got %d distinct changes, want 4", len(got))
@@ -179,9 +180,9 @@ func TestRelayDeadLettersAPoisonRowAndGoesOn(t *testing.T) {
 	}
 	after := enqueue(t, db, 2)[4:]
 	reg := prometheus.NewRegistry()
-	relay := newTestRelay(t, RelayConfig{BatchSize: 3, Idle: 50 * time.Millisecond},
-		RelayDeps{Pool: db.Pool, Producer: testenv.KafkaClient(t, kc.Brokers, kgo.UnknownTopicRetries(1)), Namespace: kc.NS, Registry: reg})
-	stop := testenv.RunStage(t, "outbox-relay", relay.Run)
+	relay := newTestRelay(t, Config{BatchSize: 3, Idle: 50 * time.Millisecond},
+		Deps{Pool: db.Pool, Producer: testenv.KafkaClient(t, kc.Brokers, kgo.UnknownTopicRetries(1)), Namespace: kc.NS, Registry: reg})
+	stop := testenv.RunStage(t, "outbox-relay", relay.run)
 	got, raw := readDeduped(t, kc, 4, 4)
 	stop()
 	want := append(before, after...)
@@ -226,9 +227,9 @@ func TestRelayOutageTurnsReadinessRedAndRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	relay := newTestRelay(t, RelayConfig{Idle: 50 * time.Millisecond},
-		RelayDeps{Pool: pool, Producer: testenv.KafkaClient(t, kc.Brokers), Namespace: kc.NS, Registry: reg, Loops: loops})
-	testenv.RunStage(t, "outbox-relay", relay.Run)
+	relay := newTestRelay(t, Config{Idle: 50 * time.Millisecond},
+		Deps{Pool: pool, Producer: testenv.KafkaClient(t, kc.Brokers), Namespace: kc.NS, Registry: reg, Loops: loops})
+	testenv.RunStage(t, "outbox-relay", relay.run)
 	first := enqueue(t, db, 1)
 	readDeduped(t, kc, 1, 1)
 

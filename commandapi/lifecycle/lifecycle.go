@@ -1,4 +1,8 @@
-package commandapi
+// Package lifecycle is the stage that closes subscriptions whose time is
+// up — expired, their journey ended, or idle — exactly as DELETE would
+// (commandapi/subscription.Close). It runs beside the API (contrack api,
+// contrack all).
+package lifecycle
 
 import (
 	"cmp"
@@ -12,55 +16,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/platform/loop"
-	"github.com/contrack/contrack/schemas"
 )
 
-// Reasons a subscription closed (subscriptions.closed_reason).
-const (
-	ClosedDeleted      = "DELETED"       // DELETE /subscription/{id}
-	ClosedExpired      = "EXPIRED"       // subscriptionExpiryDate reached
-	ClosedJourneyEnded = "JOURNEY_ENDED" // every container returned empty after discharge
-	ClosedIdle         = "IDLE"          // no new or changed event for LifecycleConfig.IdleLimit
-)
-
-// sub is a subscription row locked FOR UPDATE in the closing transaction.
-type sub struct {
-	id, accountID, env, trackingID, scac string
-}
-
-// closeLocked closes s (locked, OPEN) in tx: status CLOSED, one less open
-// subscription on its tracking, and the change in the outbox — whatever
-// closes it (DELETE, expiry, journey end), so the poller stops exactly when
-// the tracking's last open subscription closes. It reports whether that
-// was the last one (stoppedTracking).
-func closeLocked(ctx context.Context, tx pgx.Tx, s sub, reason string, now time.Time) (stopped bool, err error) {
-	if _, err := tx.Exec(ctx, `UPDATE subscriptions SET status = 'CLOSED', closed_at = $2, closed_reason = $3 WHERE id = $1`, s.id, now, reason); err != nil {
-		return false, fmt.Errorf("close subscription: %w", err)
-	}
-	// One open subscription less for the plan's limit; the account's row
-	// before the tracking's, as subscribe takes them. (Never below zero:
-	// rows written before the count existed are counted by migration 0031.)
-	if _, err := tx.Exec(ctx, `UPDATE accounts SET open_subscriptions = greatest(open_subscriptions - 1, 0) WHERE id = $1`, s.accountID); err != nil {
-		return false, fmt.Errorf("count open subscriptions: %w", err)
-	}
-	var open int
-	var kind, value string
-	if err := tx.QueryRow(ctx, `
-		UPDATE trackings SET open_subscriptions = open_subscriptions - 1, updated_at = now()
-		WHERE id = $1 RETURNING open_subscriptions, identifier_kind, identifier`, s.trackingID).Scan(&open, &kind, &value); err != nil {
-		return false, fmt.Errorf("update tracking: %w", err)
-	}
-	stopped = open == 0
-	return stopped, enqueueSubscriptionChange(ctx, tx, schemas.SubscriptionChanged{
-		AccountID: s.accountID, Env: s.env, TrackingID: s.trackingID, SubscriptionID: s.id,
-		SCAC: s.scac, IdentifierKind: kind, Identifier: value,
-		Status: StatusClosed, TrackingOpen: !stopped, OccurredAt: now,
-	})
-}
-
-// LifecycleConfig tunes the subscription lifecycle. Zero values take the defaults.
-type LifecycleConfig struct {
+// Config tunes the subscription lifecycle. Zero values take the defaults.
+type Config struct {
 	// Every is the time between sweeps (default 1 min): a subscription
 	// closes at most this long after its end.
 	Every time.Duration
@@ -75,7 +36,7 @@ type LifecycleConfig struct {
 }
 
 // Validate reports every invalid field.
-func (c LifecycleConfig) Validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	if c.Every < 0 {
 		errs = append(errs, errors.New("lifecycle: Every must not be negative"))
@@ -90,8 +51,8 @@ func (c LifecycleConfig) Validate() error {
 }
 
 // WithDefaults returns c with every zero field set to its documented default;
-// RunLifecycle applies it after Validate.
-func (c LifecycleConfig) WithDefaults() LifecycleConfig {
+// Run applies it after Validate.
+func (c Config) WithDefaults() Config {
 	if c.Every == 0 {
 		c.Every = time.Minute
 	}
@@ -104,8 +65,8 @@ func (c LifecycleConfig) WithDefaults() LifecycleConfig {
 	return c
 }
 
-// LifecycleDeps are the lifecycle's connections.
-type LifecycleDeps struct {
+// Deps are the lifecycle's connections.
+type Deps struct {
 	Pool *pgxpool.Pool
 	Log  *slog.Logger
 	// Now defaults to time.Now.
@@ -116,7 +77,7 @@ type LifecycleDeps struct {
 	Loops *loop.Supervisor
 }
 
-// RunLifecycle closes subscriptions whose time is up until ctx ends; nil on
+// Run closes subscriptions whose time is up until ctx ends; nil on
 // a clean shutdown. Every sweep closes, exactly as DELETE would:
 //
 //   - EXPIRED: subscriptionExpiryDate (expires_at) reached;
@@ -126,7 +87,7 @@ type LifecycleDeps struct {
 //   - IDLE: no new or changed event for IdleLimit.
 //
 // Several replicas may run it: rows are claimed with SKIP LOCKED.
-func RunLifecycle(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) error {
+func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -149,7 +110,7 @@ func RunLifecycle(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) 
 
 // Sweep closes every subscription whose time is up now (in rounds of
 // Batch) and returns how many it closed.
-func Sweep(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (int, error) {
+func Sweep(ctx context.Context, cfg Config, deps Deps) (int, error) {
 	cfg = cfg.WithDefaults()
 	if deps.Now == nil {
 		deps.Now = time.Now
@@ -164,7 +125,7 @@ func Sweep(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (int, e
 	}
 }
 
-func sweepRound(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (int, error) {
+func sweepRound(ctx context.Context, cfg Config, deps Deps) (int, error) {
 	now := deps.Now().UTC()
 	n := 0
 	err := pgx.BeginFunc(ctx, deps.Pool, func(tx pgx.Tx) error {
@@ -187,12 +148,12 @@ func sweepRound(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (i
 			return fmt.Errorf("find ended subscriptions: %w", err)
 		}
 		type ended struct {
-			s      sub
+			s      subscription.Locked
 			reason string
 		}
 		due, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ended, error) {
 			var e ended
-			err := r.Scan(&e.s.id, &e.s.accountID, &e.s.env, &e.s.trackingID, &e.s.scac, &e.reason)
+			err := r.Scan(&e.s.ID, &e.s.AccountID, &e.s.Env, &e.s.TrackingID, &e.s.SCAC, &e.reason)
 			return e, err
 		})
 		if err != nil {
@@ -201,11 +162,11 @@ func sweepRound(ctx context.Context, cfg LifecycleConfig, deps LifecycleDeps) (i
 		// Accounts' and trackings' rows in one order, so replicas sweeping
 		// at once (and subscribes) never wait on each other in a cycle.
 		slices.SortFunc(due, func(a, b ended) int {
-			return cmp.Or(cmp.Compare(a.s.accountID, b.s.accountID), cmp.Compare(a.s.trackingID, b.s.trackingID))
+			return cmp.Or(cmp.Compare(a.s.AccountID, b.s.AccountID), cmp.Compare(a.s.TrackingID, b.s.TrackingID))
 		})
 		for _, e := range due {
-			if _, err := closeLocked(ctx, tx, e.s, e.reason, now); err != nil {
-				return fmt.Errorf("close %s subscription %s: %w", e.reason, e.s.id, err)
+			if _, err := subscription.Close(ctx, tx, e.s, e.reason, now); err != nil {
+				return fmt.Errorf("close %s subscription %s: %w", e.reason, e.s.ID, err)
 			}
 		}
 		n = len(due)

@@ -1,4 +1,9 @@
-package commandapi
+// Package relay is the stage that publishes the outbox — the subscription
+// changes the API and the lifecycle stage write in their transactions — to
+// the subscriptions topic, in commit order. It runs beside the API
+// (contrack api, contrack all); one relay is active at a time across
+// replicas.
+package relay
 
 import (
 	"context"
@@ -13,20 +18,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/metrics"
 	"github.com/contrack/contrack/schemas"
 )
 
-// outboxChannel is the Postgres NOTIFY channel that wakes the relay.
-const outboxChannel = "contrack_outbox"
-
 // relayLock is the advisory lock held by the one active relay, so outbox
 // rows are published in order even with several API replicas running.
 const relayLock = 7_402_120
 
-// RelayConfig configures the outbox relay. Zero values take the documented defaults.
-type RelayConfig struct {
+// Config configures the outbox relay. Zero values take the documented defaults.
+type Config struct {
 	// BatchSize is the most rows published per round (default 500).
 	BatchSize int
 	// Idle is the longest wait between rounds without a notification (default 1 s).
@@ -37,7 +40,7 @@ type RelayConfig struct {
 }
 
 // Validate reports every invalid field (zero values are valid: they take the defaults).
-func (c RelayConfig) Validate() error {
+func (c Config) Validate() error {
 	if c.BatchSize < 0 || c.Idle < 0 || c.Retention < 0 {
 		return errors.New("outbox relay: BatchSize, Idle and Retention must not be negative")
 	}
@@ -45,8 +48,8 @@ func (c RelayConfig) Validate() error {
 }
 
 // WithDefaults returns c with every zero field set to its documented default;
-// NewRelay applies it.
-func (c RelayConfig) WithDefaults() RelayConfig {
+// New applies it.
+func (c Config) WithDefaults() Config {
 	if c.BatchSize == 0 {
 		c.BatchSize = 500
 	}
@@ -59,8 +62,8 @@ func (c RelayConfig) WithDefaults() RelayConfig {
 	return c
 }
 
-// RelayDeps are the relay's connections.
-type RelayDeps struct {
+// Deps are the relay's connections.
+type Deps struct {
 	Pool *pgxpool.Pool
 	// Producer publishes the rows; rows name the logical topic, Namespace
 	// gives the deployment's.
@@ -88,8 +91,8 @@ type RelayDeps struct {
 // published: one bad row never holds back every later subscription change
 // (docs/operations.md, "Outbox dead letters").
 type Relay struct {
-	cfg     RelayConfig
-	deps    RelayDeps
+	cfg     Config
+	deps    Deps
 	log     *slog.Logger
 	loop    *loop.Loop
 	pruning *loop.Loop
@@ -99,8 +102,8 @@ type Relay struct {
 	beforeMark func() error
 }
 
-// NewRelay returns a relay publishing through deps.Producer.
-func NewRelay(cfg RelayConfig, deps RelayDeps) (*Relay, error) {
+// New returns a relay publishing through deps.Producer.
+func New(cfg Config, deps Deps) (*Relay, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -129,7 +132,15 @@ func NewRelay(cfg RelayConfig, deps RelayDeps) (*Relay, error) {
 // Run publishes until ctx ends; it returns nil on a clean shutdown. A
 // failure (the store or the broker down) restarts the relay after the
 // loop's backoff.
-func (r *Relay) Run(ctx context.Context) error {
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	r, err := New(cfg, deps)
+	if err != nil {
+		return err
+	}
+	return r.run(ctx)
+}
+
+func (r *Relay) run(ctx context.Context) error {
 	return r.loop.Run(ctx, 0, r.lead)
 }
 
@@ -166,7 +177,7 @@ func (r *Relay) lead(ctx context.Context) error {
 			}
 		}
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+outboxChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+subscription.OutboxChannel); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	lastPrune := time.Time{}
