@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -272,19 +273,22 @@ func (c *consumer) stopAll() {
 	c.stop(all, false)
 }
 
-// run is a partition's worker: an event loop over fetched batches and
-// retry timers. It never sleeps: while a failed record waits for its retry
-// the partition's fetches are paused, later batches queue behind it (order
-// kept), and a revoke is answered at once.
+// run is a partition's worker: an event loop over fetched batches, handler
+// calls finishing and retry timers. It never sleeps: while a failed record
+// waits for its retry the partition's fetches are paused, later batches
+// queue behind it (order kept), and a revoke is answered at once.
 //
-// With KeyConcurrency above 1 records are handled as they arrive (a
-// pipeline): a key's records one after the other, up to KeyConcurrency
-// at once, so a slow record holds back only its own key. Handling a
-// fetched batch as a wave made every record wait for the slowest of the
-// wave before it: at 500 events/s delivery took a record p99 250 ms after
-// it was produced, twice its slowest handler call. After a failure the
-// pipeline drains and the records from the first one not done are retried
-// as a wave, as without it.
+// Records go through one pipeline whatever the mode: handled as they
+// arrive, up to KeyConcurrency calls at once (1 by default), a key's
+// records one after the other. With one call at a time the records are
+// handled strictly in offset order; with more, a slow record holds back
+// only its own key (handling a fetched batch as a wave made every record
+// wait for the slowest of the wave before it: at 500 events/s delivery took
+// a record p99 250 ms after it was produced, twice its slowest handler
+// call). After a failure nothing more starts; once the calls in flight
+// have drained, the records from the first one not done go back into the
+// pipeline after the backoff (records done after it are handled again: at
+// least once, each key in order).
 func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partition int32, w *partitionWorker) {
 	defer close(w.done)
 	defer w.cancel()
@@ -345,20 +349,19 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 			c.cfg.Metrics.pausedAdd(c.cfg.Name, -1)
 		}
 	}()
-	var pipe *pipeline
-	if c.cfg.KeyConcurrency > 1 {
-		pipe = newPipeline(ctx, c, c.cfg.KeyConcurrency)
-		// Handler calls in flight finish (or, abandoned, end with ctx)
-		// before the worker is done; what they finish is committed.
-		defer func() {
-			pipe.stopping = true
-			for pipe.running > 0 {
-				if r := pipe.finish(<-pipe.results); r != nil {
-					commit(r)
-				}
+	pipe := newPipeline(ctx, c, max(c.cfg.KeyConcurrency, 1))
+	// Handler calls in flight finish (or, abandoned, end with ctx) before
+	// the worker is done; what they finish is committed.
+	defer func() {
+		pipe.stopping = true
+		for pipe.running > 0 {
+			if r := pipe.finish(<-pipe.results); r != nil {
+				commit(r)
 			}
-		}()
-	}
+		}
+	}()
+	// backlog holds the records from the first one not done while it waits
+	// for its retry, and the batches fetched meanwhile.
 	var backlog []*kgo.Record
 	var retry *time.Timer
 	var retryC <-chan time.Time
@@ -368,11 +371,11 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 		}
 	}()
 	failures := 0
+	failedAt := int64(-1) // the offset a failure stopped at, until the commits pass it
 	backoff := c.cfg.Retry.loop().New()
 	for {
-		var err error
 		recsC := w.recs
-		if pipe != nil && len(pipe.window) >= pipelineWindow {
+		if len(pipe.window) >= pipelineWindow {
 			recsC = nil // the pipeline is full: fetched batches wait in w.recs, then in the client
 		}
 		select {
@@ -382,60 +385,48 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 			return
 		case recs := <-recsC:
 			c.cfg.Metrics.ages(c.cfg.Name, recs...)
-			if pipe != nil && retryC == nil && len(backlog) == 0 {
-				pipe.add(recs)
+			if retryC != nil || pipe.failed != nil {
+				backlog = append(backlog, recs...) // a failed record waits: later ones queue behind it
 				continue
 			}
-			backlog = append(backlog, recs...)
-			if retryC != nil || (pipe != nil && pipe.failed != nil) {
-				continue // a failed record waits: later ones queue behind it
-			}
-		case res := <-pipe.resultsC():
+			pipe.add(recs)
+			continue
+		case <-retryC:
+			retryC = nil
+			recs := backlog
+			backlog = nil
+			pipe.add(recs)
+			continue
+		case res := <-pipe.results:
 			if res.err == nil {
 				c.handling.Succeeded()
 			}
 			if r := pipe.finish(res); r != nil {
 				commit(r)
+				if failedAt >= 0 && r.Offset >= failedAt {
+					// The record that failed is done: the partition goes on.
+					failures, failedAt = 0, -1
+					backoff.Reset()
+					if paused {
+						cl.ResumeFetchPartitions(this)
+						c.cfg.Metrics.pausedAdd(c.cfg.Name, -1)
+						paused = false
+					}
+				}
 			}
 			if pipe.failed == nil || pipe.running > 0 {
 				continue
 			}
-			// Drained after a failure: retry from the first record not
-			// done, as a wave (records done after it are handled again).
-			backlog = append(pipe.takeRest(), backlog...)
-			err = pipe.failed
-			pipe.failed = nil
-		case <-retryC:
-			retryC = nil
 		}
-		if err == nil {
-			var done int
-			done, err = c.processBatch(ctx, log, backlog)
-			if done > 0 {
-				// One commit per batch: a crash before it redelivers the
-				// batch, which handlers tolerate (they are idempotent by
-				// record id).
-				commit(backlog[done-1])
-			}
-			backlog = append([]*kgo.Record(nil), backlog[done:]...)
-		}
+		// Drained after a failure: retry from the first record not done.
+		err := pipe.failed
+		pipe.failed = nil
+		backlog = append(pipe.takeRest(), backlog...)
 		if ctx.Err() != nil {
 			return
 		}
-		if err == nil {
-			if failures > 0 {
-				backoff.Reset()
-			}
-			failures = 0
-			c.handling.Succeeded()
-			if paused {
-				cl.ResumeFetchPartitions(this)
-				c.cfg.Metrics.pausedAdd(c.cfg.Name, -1)
-				paused = false
-			}
-			continue
-		}
 		failures++
+		failedAt = backlog[0].Offset
 		c.handling.Report(err)
 		if errors.Is(err, ErrFatal) || (c.cfg.Retry.Attempts > 0 && failures >= c.cfg.Retry.Attempts) {
 			log.Error("consumer stopping", "offset", backlog[0].Offset, "attempts", failures, "err", err)
@@ -497,15 +488,6 @@ func newPipeline(ctx context.Context, c *consumer, max int) *pipeline {
 	return &pipeline{c: c, ctx: ctx, max: max, keys: map[string][]*slot{}, results: make(chan *call, max)}
 }
 
-// resultsC is the channel of finished records; nil (never ready) without
-// a pipeline.
-func (p *pipeline) resultsC() <-chan *call {
-	if p == nil {
-		return nil
-	}
-	return p.results
-}
-
 // add queues records behind their keys' and starts what it may.
 func (p *pipeline) add(recs []*kgo.Record) {
 	for _, r := range recs {
@@ -521,13 +503,20 @@ func (p *pipeline) add(recs []*kgo.Record) {
 }
 
 // start hands waiting keys' first records (with Runs, all a key has
-// waiting, up to MaxRun) to handler calls, up to max calls.
+// waiting, up to MaxRun) to handler calls, up to max calls. With one call
+// at a time it takes the first record not done, so records go strictly in
+// offset order across keys (and no runs).
 func (p *pipeline) start() {
 	for p.failed == nil && !p.stopping && p.running < p.max && len(p.ready) > 0 && p.ctx.Err() == nil {
-		k := p.ready[0]
-		p.ready = p.ready[1:]
+		i := 0
+		if p.max == 1 {
+			// The first record not done is its key's first: its key is ready.
+			i = slices.Index(p.ready, string(p.firstNotDone().r.Key))
+		}
+		k := p.ready[i]
+		p.ready = slices.Delete(p.ready, i, i+1)
 		n := 1
-		if p.c.cfg.Runs != nil {
+		if p.c.cfg.Runs != nil && p.max > 1 {
 			n = min(len(p.keys[k]), p.c.cfg.MaxRun)
 		}
 		cl := &call{slots: p.keys[k][:n:n]}
@@ -577,6 +566,17 @@ func (p *pipeline) finish(cl *call) *kgo.Record {
 	return last
 }
 
+// firstNotDone is the window's first record not done (there is one while
+// a key is ready).
+func (p *pipeline) firstNotDone() *slot {
+	for _, s := range p.window {
+		if !s.done {
+			return s
+		}
+	}
+	return nil
+}
+
 // takeRest empties the pipeline (nothing in flight) and returns its
 // records from the first one not done, in offset order.
 func (p *pipeline) takeRest() []*kgo.Record {
@@ -587,82 +587,6 @@ func (p *pipeline) takeRest() []*kgo.Record {
 	p.window, p.ready = nil, nil
 	clear(p.keys)
 	return rest
-}
-
-// processBatch handles recs in order and returns how many of them, from
-// the start, are done (handled or dead-lettered), and the error that
-// stopped it there (nil when all are done).
-func (c *consumer) processBatch(ctx context.Context, log *slog.Logger, recs []*kgo.Record) (int, error) {
-	if c.cfg.KeyConcurrency <= 1 {
-		for i, r := range recs {
-			if err := c.process(ctx, r); err != nil {
-				return i, err
-			}
-		}
-		return len(recs), nil
-	}
-	// One chain per key, in offset order; chains run side by side. A chain
-	// stops at its first failure; the batch is done up to the first record
-	// not done (later records of other keys done meanwhile are handled
-	// again on the retry: at least once, each key still in order).
-	var chains [][]int
-	byKey := map[string]int{}
-	for i, r := range recs {
-		k, ok := byKey[string(r.Key)]
-		if !ok {
-			k = len(chains)
-			byKey[string(r.Key)] = k
-			chains = append(chains, nil)
-		}
-		chains[k] = append(chains[k], i)
-	}
-	ok := make([]bool, len(recs))
-	errs := make([]error, len(recs))
-	sem := make(chan struct{}, c.cfg.KeyConcurrency)
-	var wg sync.WaitGroup
-	for _, chain := range chains {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			for _, i := range chain {
-				if err := c.process(ctx, recs[i]); err != nil {
-					errs[i] = err
-					return
-				}
-				ok[i] = true
-			}
-		}()
-	}
-	wg.Wait()
-	for i := range recs {
-		if !ok[i] {
-			err := errs[i]
-			if err == nil {
-				// Not reached: its key's chain failed earlier, or ctx ended.
-				for _, e := range errs[i:] {
-					if e != nil {
-						err = e
-						break
-					}
-				}
-			}
-			if err == nil {
-				err = ctx.Err()
-			}
-			if err == nil {
-				err = errors.New("not handled")
-			}
-			return i, err
-		}
-	}
-	return len(recs), nil
 }
 
 // process handles one record once: nil when it is done (handled, or

@@ -312,6 +312,47 @@ func TestConsumeKeyConcurrencyKeepsPerKeyOrder(t *testing.T) {
 	}
 }
 
+// Without KeyConcurrency a partition's records are handled strictly in
+// offset order across keys — records of one key bunched and spread alike —
+// and a record that fails is retried before any later one starts.
+func TestConsumeHandlesAPartitionInOffsetOrder(t *testing.T) {
+	kc := testenv.Kafka(t, 1)
+	cl := testenv.KafkaClient(t, kc.Brokers)
+	const n = 60
+	var rs []*kgo.Record
+	for i := range n {
+		key := "k" + strconv.Itoa(i*i%5) // irregular: a key's records bunch and spread
+		rs = append(rs, &kgo.Record{Topic: kc.Topic(schemas.TopicCarrierRaw), Key: []byte(key), Value: []byte(strconv.Itoa(i))})
+	}
+	if err := kafka.ProduceSync(context.Background(), cl, rs...); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int
+	failed := false
+	consumeUntilCleanup(t, kafka.ConsumerConfig{Brokers: kc.Brokers, Group: kc.Group("test-order"), Topics: []string{kc.Topic(schemas.TopicCarrierRaw)},
+		Log: testenv.Log(t), Retry: kafka.Backoff{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond}},
+		func(_ context.Context, r *kgo.Record) error {
+			v, _ := strconv.Atoi(string(r.Value))
+			mu.Lock()
+			defer mu.Unlock()
+			if v == 23 && !failed {
+				failed = true
+				return errors.New("store down once")
+			}
+			order = append(order, v)
+			return nil
+		})
+	testkit.Eventually(t, 20*time.Second, "every record", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) >= n })
+	mu.Lock()
+	defer mu.Unlock()
+	for i, v := range order {
+		if v != i || len(order) != n {
+			t.Fatalf("handled in the order %v, want offset order, each once", order)
+		}
+	}
+}
+
 // TestConsumeKeyConcurrencyDoesNotWaitForTheSlowest: with KeyConcurrency
 // a record held up by its handler holds back only its own key. Records of
 // other keys fetched after it are handled meanwhile (the runtime used to
