@@ -100,10 +100,36 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	cfg = cfg.WithDefaults()
+	cfg, deps = cfg.WithDefaults(), deps.withDefaults()
 	if deps.Pool == nil || deps.Box == nil || len(deps.Brokers) == 0 {
 		return errors.New("delivery: Deps.Pool, Deps.Box and Deps.Brokers are required")
 	}
+	log := deps.Log.With("stage", "delivery")
+	producer, err := kafka.NewClient(deps.Brokers, log)
+	if err != nil {
+		return err
+	}
+	defer producer.Close()
+	s := newStage(cfg, deps, log, producer)
+	// The first beat registers the instance; a store that does not answer
+	// yet is waited for (counted), not a reason to stop the process.
+	if err := s.beats.Do(ctx, func(ctx context.Context) error { return s.store.heartbeat(ctx, s.started, s.started) }); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: a clean shutdown
+		}
+		return err
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	r := s.start(ctx, deps)
+	// A failed loop (the consumer) or the caller's cancel stops the stage.
+	<-r.gctx.Done()
+	stop()
+	return s.shutdown(r)
+}
+
+// withDefaults fills the clock, the logger and the metrics.
+func (deps Deps) withDefaults() Deps {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
@@ -117,41 +143,18 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	default:
 		deps.Metrics = NewMetrics()
 	}
-	log := deps.Log.With("stage", "delivery")
-	client := deps.HTTPClient
-	if client == nil {
-		client = webhooktarget.NewClient(cfg.AllowPrivate, cfg.Timeout)
-	}
-	noRedirects := *client
-	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	if t, ok := noRedirects.Transport.(*http.Transport); ok && t.MaxIdleConnsPerHost < cfg.EndpointConcurrency {
-		// Keep a connection per concurrent delivery to an endpoint alive.
-		t = t.Clone()
-		t.MaxIdleConnsPerHost = cfg.EndpointConcurrency
-		noRedirects.Transport = t
-	}
+	return deps
+}
 
-	producer, err := kafka.NewClient(deps.Brokers, log)
-	if err != nil {
-		return err
-	}
-	defer producer.Close()
-
+// newStage builds the stage's parts: the store, the dispatcher with its
+// sender (the HTTP client, never following redirects), the attempt log
+// when there is a ClickHouse connection, and the queue writer.
+func newStage(cfg Config, deps Deps, log *slog.Logger, producer *kgo.Client) *stage {
 	st := &store{pool: deps.Pool, cfg: cfg, instance: uuid.New()}
-	started := deps.Now()
-	// The first beat registers the instance; a store that does not answer
-	// yet is waited for (counted), not a reason to stop the process.
-	beats := deps.Loops.Loop("delivery-heartbeat", log)
-	if err := beats.Do(ctx, func(ctx context.Context) error { return st.heartbeat(ctx, started, started) }); err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped while starting: a clean shutdown
-		}
-		return err
-	}
 	d := &dispatcher{
 		cfg: cfg, store: st, box: deps.Box, log: log, metrics: deps.Metrics, now: deps.Now, rnd: rand.Float64,
 		sender: &sender{
-			client: &noRedirects, timeout: cfg.Timeout, userAgent: "contrack-webhooks/" + cfg.Version,
+			client: webhookClient(cfg, deps.HTTPClient), timeout: cfg.Timeout, userAgent: "contrack-webhooks/" + cfg.Version,
 			limit: cfg.ResponseLimit, now: deps.Now,
 		},
 		claiming:  deps.Loops.Loop("delivery-claim", log),
@@ -169,70 +172,94 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	} else {
 		log.Warn("no clickhouse connection: delivery attempts are not logged")
 	}
-	s := &stage{cfg: cfg, log: log, store: st, d: d, producer: producer, ns: deps.Namespace, now: deps.Now,
+	return &stage{cfg: cfg, log: log, store: st, d: d, producer: producer, ns: deps.Namespace, now: deps.Now,
+		started:     deps.Now(),
 		queue:       newQueueWriter(st, d, log, deps.Now),
 		housekeeper: deps.Loops.Loop("delivery-housekeeping", log),
-		beats:       beats}
+		beats:       deps.Loops.Loop("delivery-heartbeat", log)}
+}
 
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	bg := context.WithoutCancel(ctx)
+// webhookClient is the client deliveries are sent with: client (nil:
+// webhooktarget's, which re-checks resolved addresses at dial time), never
+// following redirects, keeping a connection per concurrent delivery to an
+// endpoint alive.
+func webhookClient(cfg Config, client *http.Client) *http.Client {
+	if client == nil {
+		client = webhooktarget.NewClient(cfg.AllowPrivate, cfg.Timeout)
+	}
+	noRedirects := *client
+	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if t, ok := noRedirects.Transport.(*http.Transport); ok && t.MaxIdleConnsPerHost < cfg.EndpointConcurrency {
+		t = t.Clone()
+		t.MaxIdleConnsPerHost = cfg.EndpointConcurrency
+		noRedirects.Transport = t
+	}
+	return &noRedirects
+}
 
-	// Every background loop runs in one errgroup. The event consumer is the
-	// one that fails for good: its error cancels gctx, which stops the stage,
-	// and is what Run returns. The other loops recover by themselves, so they
-	// return nil: each counts a failed database or ClickHouse call as its
-	// loop's failure (platform/loop: /readyz red after a run of them) and
-	// tries again, waiting in a way that honours its context — claimLoop
-	// and complete after the loop's backoff, housekeeping and heartbeats at
-	// their next tick (a missed beat lets another instance take this one's
-	// leases, which is safe), the attempt log keeps its rows for the next
-	// flush, and the queue writer hands each failure to its handler, whose
-	// record the consumer retries.
-	// The done channels order the shutdown below; loops.Wait collects.
-	loops, gctx := errgroup.WithContext(ctx)
+// running are the stage's loops once started: their errgroup, and what
+// shutdown waits for and stops, in its order.
+type running struct {
+	loops *errgroup.Group
+	gctx  context.Context
+	bg    context.Context // ctx without its cancel: the shutdown's own work
+	// Closed when each loop has returned.
+	recorded, claiming, housekept, logged, queueDone, consumed chan struct{}
+	// Stop the loops that outlive ctx.
+	stopRec, abandon, stopBeat context.CancelFunc
+	stopQueue                  chan struct{}
+}
+
+// start runs every loop of the stage in one errgroup. The event consumer
+// is the one that fails for good: its error cancels gctx, which stops the
+// stage, and is what Run returns. The other loops recover by themselves,
+// so they return nil: each counts a failed database or ClickHouse call as
+// its loop's failure (platform/loop: /readyz red after a run of them) and
+// tries again, waiting in a way that honours its context — claimLoop and
+// complete after the loop's backoff, housekeeping and heartbeats at their
+// next tick (a missed beat lets another instance take this one's leases,
+// which is safe), the attempt log keeps its rows for the next flush, and
+// the queue writer hands each failure to its handler, whose record the
+// consumer retries.
+func (s *stage) start(ctx context.Context, deps Deps) *running {
+	d := s.d
+	r := &running{bg: context.WithoutCancel(ctx), stopQueue: make(chan struct{}),
+		recorded: make(chan struct{}), claiming: make(chan struct{}), housekept: make(chan struct{}),
+		logged: make(chan struct{}), queueDone: make(chan struct{}), consumed: make(chan struct{})}
+	r.loops, r.gctx = errgroup.WithContext(ctx)
+	gctx := r.gctx
 
 	// Outcomes are recorded after ctx ends too, within a bound.
-	recCtx, stopRec := context.WithCancel(bg)
-	defer stopRec()
-	recorded := make(chan struct{})
-	loops.Go(func() error { defer close(recorded); d.complete(recCtx); return nil })
+	var recCtx, sendCtx, beatCtx context.Context
+	recCtx, r.stopRec = context.WithCancel(r.bg)
+	r.loops.Go(func() error { defer close(r.recorded); d.complete(recCtx); return nil })
 
-	sendCtx, abandon := context.WithCancel(bg)
-	defer abandon()
+	sendCtx, r.abandon = context.WithCancel(r.bg)
 	d.sendCtx, d.accepting = sendCtx, true
-	claiming := make(chan struct{})
-	loops.Go(func() error { defer close(claiming); d.claimLoop(gctx); return nil })
+	r.loops.Go(func() error { defer close(r.claiming); d.claimLoop(gctx); return nil })
 
-	housekept := make(chan struct{})
-	loops.Go(func() error { defer close(housekept); s.housekeeping(gctx); return nil })
+	r.loops.Go(func() error { defer close(r.housekept); s.housekeeping(gctx); return nil })
 
 	// Heartbeats last until the leases are settled (after ctx ends).
-	beatCtx, stopBeat := context.WithCancel(bg)
-	defer stopBeat()
-	beating := make(chan struct{})
-	loops.Go(func() error { defer close(beating); s.heartbeats(beatCtx, started); return nil })
+	beatCtx, r.stopBeat = context.WithCancel(r.bg)
+	r.loops.Go(func() error { s.heartbeats(beatCtx, s.started); return nil })
 
-	logged := make(chan struct{})
 	if d.alog != nil {
-		loops.Go(func() error {
-			defer close(logged)
-			d.alog.run(gctx, func() (context.Context, context.CancelFunc) { return context.WithTimeout(bg, 10*time.Second) })
+		r.loops.Go(func() error {
+			defer close(r.logged)
+			d.alog.run(gctx, func() (context.Context, context.CancelFunc) { return context.WithTimeout(r.bg, 10*time.Second) })
 			return nil
 		})
 	} else {
-		close(logged)
+		close(r.logged)
 	}
 
-	stopQueue := make(chan struct{})
-	queueDone := make(chan struct{})
-	loops.Go(func() error { defer close(queueDone); s.queue.run(bg, stopQueue); return nil })
-	consumed := make(chan struct{})
-	loops.Go(func() error {
-		defer close(consumed)
+	r.loops.Go(func() error { defer close(r.queueDone); s.queue.run(r.bg, r.stopQueue); return nil })
+	r.loops.Go(func() error {
+		defer close(r.consumed)
 		err := kafka.Consume(gctx, kafka.ConsumerConfig{
 			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupDelivery), Topics: deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicAlerts),
-			DeadLetterTopic: deps.Namespace.Topic(schemas.TopicDeliveryDeadLetters), Log: log, Name: "delivery", Metrics: deps.Metrics.Stream,
+			DeadLetterTopic: deps.Namespace.Topic(schemas.TopicDeliveryDeadLetters), Log: s.log, Name: "delivery", Metrics: deps.Metrics.Stream,
 			Loops: deps.Loops,
 			// The normaliser writes in transactions: an aborted one's events
 			// (emitted again by its retry) are never pushed.
@@ -247,58 +274,66 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}
 		return err
 	})
+	return r
+}
 
-	// A failed loop (the consumer) or the caller's cancel stops the stage.
-	<-gctx.Done()
-	stop()
-	log.Info("delivery stopping")
-
-	<-claiming
-	d.stopSending()
+// shutdown stops the started loops in order once gctx has ended: claiming
+// stops, attempts in flight finish within ShutdownGrace (the rest are
+// abandoned), their outcomes are recorded, the dead letters of the
+// shutdown published, the consumer's records in hand finished, the
+// attempt log flushed; then the instance retires and the dead-letter
+// producer is flushed. It returns the consumer's failure, if any.
+func (s *stage) shutdown(r *running) error {
+	defer r.stopRec()
+	defer r.abandon()
+	defer r.stopBeat()
+	s.log.Info("delivery stopping")
+	<-r.claiming
+	s.d.stopSending()
 	inFlight := make(chan struct{})
-	go func() { d.sends.Wait(); close(inFlight) }()
+	go func() { s.d.sends.Wait(); close(inFlight) }()
 	// Shutdown budgets are real time whatever Deps.Now says: they bound how
 	// long the process waits.
 	select {
 	case <-inFlight:
-	case <-time.After(cfg.ShutdownGrace):
-		log.Warn("abandoning attempts still in flight; they are sent again after a restart")
-		abandon()
+	case <-time.After(s.cfg.ShutdownGrace):
+		s.log.Warn("abandoning attempts still in flight; they are sent again after a restart")
+		r.abandon()
 		<-inFlight
 	}
-	close(d.results)
+	close(s.d.results)
 	select {
-	case <-recorded:
+	case <-r.recorded:
 	case <-time.After(15 * time.Second):
-		stopRec()
-		<-recorded
+		r.stopRec()
+		<-r.recorded
 	}
-	<-housekept
+	<-r.housekept
 	// Dead letters recorded during shutdown: one last publish.
-	pctx, cancel := context.WithTimeout(bg, 5*time.Second)
+	pctx, cancel := context.WithTimeout(r.bg, 5*time.Second)
 	if err := s.publishDead(pctx); err != nil {
 		s.housekeeper.Report(err)
-		log.Error("dead letters not published at shutdown; published by the next start", "err", err)
+		s.log.Error("dead letters not published at shutdown; published by the next start", "err", err)
 	}
 	cancel()
-	<-consumed
-	close(stopQueue) // the handlers are done
-	<-queueDone
-	<-logged
-	stopBeat()
-	runErr := loops.Wait() // every loop has returned: the consumer's failure, if any
+	<-r.consumed
+	close(r.stopQueue) // the handlers are done
+	<-r.queueDone
+	<-r.logged
+	r.stopBeat()
+	runErr := r.loops.Wait() // every loop has returned: the consumer's failure, if any
 	// Its leases are settled: nothing of this instance is left to wait for.
-	rctx, cancel := context.WithTimeout(bg, 5*time.Second)
-	if err := st.retire(rctx); err != nil {
-		log.Warn("delivery instance not retired; it is forgotten after a day", "err", err)
+	rctx, cancel := context.WithTimeout(r.bg, 5*time.Second)
+	if err := s.store.retire(rctx); err != nil {
+		s.log.Warn("delivery instance not retired; it is forgotten after a day", "err", err)
 	}
 	cancel()
-	fctx, cancel := context.WithTimeout(bg, 5*time.Second)
-	if err := producer.Flush(fctx); err != nil {
-		log.Error("dead-letter producer not flushed at shutdown; the deliveries are published again by the next start", "err", err)
+	fctx, cancel := context.WithTimeout(r.bg, 5*time.Second)
+	if err := s.producer.Flush(fctx); err != nil {
+		s.log.Error("dead-letter producer not flushed at shutdown; the deliveries are published again by the next start", "err", err)
 	}
 	cancel()
-	log.Info("delivery stopped")
+	s.log.Info("delivery stopped")
 	return runErr
 }
 
@@ -312,6 +347,8 @@ type stage struct {
 	ns       schemas.Namespace // of the dead-letter topic producer writes
 	queue    *queueWriter
 	now      func() time.Time
+	// started is when the instance started (its first heartbeat's).
+	started time.Time
 	// housekeeper and beats supervise housekeeping and heartbeats.
 	housekeeper, beats *loop.Loop
 }
