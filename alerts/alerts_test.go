@@ -259,7 +259,9 @@ func TestLastFreeDayAlerts(t *testing.T) {
 	}
 	w.mu.Unlock()
 	var published int
-	w.pg.Pool.QueryRow(context.Background(), `SELECT count(*) FROM alerts_published WHERE account_id = $1`, acme).Scan(&published)
+	if err := w.pg.Pool.QueryRow(context.Background(), `SELECT count(*) FROM alerts_published WHERE account_id = $1`, acme).Scan(&published); err != nil {
+		t.Fatal(err)
+	}
 	if published != 2 {
 		t.Errorf("alerts_published has %d rows, want 2", published)
 	}

@@ -48,7 +48,10 @@ func newActivatedHook(t *testing.T, s *system, key, configure string) *alertHook
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		var p alertPayload
-		json.Unmarshal(b, &p)
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Errorf("webhook body %s: %v", b, err)
+			return
+		}
 		var v struct{ Type, Secret string }
 		if json.Unmarshal(b, &v) == nil && v.Type == "webhook.verification" {
 			secret.Store(v.Secret)
@@ -83,7 +86,8 @@ func (h *alertHook) alerts(ref string) []schemas.Alert {
 }
 
 // events are the events delivered for ref, decoded.
-func (h *alertHook) events(ref string) []dcsa.Summary {
+func (h *alertHook) events(t *testing.T, ref string) []dcsa.Summary {
+	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []dcsa.Summary
@@ -91,7 +95,9 @@ func (h *alertHook) events(ref string) []dcsa.Summary {
 		if p.Type == "" && p.References["subscriptionReference"] == ref {
 			for _, e := range p.Events {
 				var ev dcsa.Summary
-				json.Unmarshal(e, &ev)
+				if err := json.Unmarshal(e, &ev); err != nil {
+					t.Fatalf("delivered event %s: %v", e, err)
+				}
 				out = append(out, ev)
 			}
 		}
@@ -364,7 +370,9 @@ func TestEndToEndAlerts(t *testing.T) {
 			alerts = append(alerts, it.Alerts...)
 			for _, e := range it.Events {
 				var ev dcsa.Summary
-				json.Unmarshal(e, &ev)
+				if err := json.Unmarshal(e, &ev); err != nil {
+					t.Fatalf("feed event %s: %v", e, err)
+				}
 				events = append(events, ev)
 			}
 		}
@@ -451,7 +459,7 @@ func TestEndToEndAlerts(t *testing.T) {
 	checkETA("C's webhook", hookC.alerts("hold"), 120, schemas.AlertHoldPlaced)
 	fc, _ := feedAlerts(c, "alertTypes=ETA_CHANGED,HOLD_PLACED")
 	checkETA("C's feed", fc, 120, schemas.AlertHoldPlaced)
-	evC := hookC.events("hold")
+	evC := hookC.events(t, "hold")
 	if len(evC) == 0 {
 		t.Fatal("C got no events")
 	}
@@ -463,7 +471,7 @@ func TestEndToEndAlerts(t *testing.T) {
 	if _, all := feedAlerts(c, "eventTypes=EQUIPMENT"); len(all) <= len(evC) {
 		t.Errorf("C's equipment events are all milestones' (%d of %d): milestonesOnly left nothing out", len(evC), len(all))
 	}
-	evB := hookB.events("hold")
+	evB := hookB.events(t, "hold")
 	if len(evB) == 0 {
 		t.Fatal("B got no events")
 	}
@@ -501,7 +509,9 @@ func TestEndToEndAlerts(t *testing.T) {
 			Currency         string
 		} `json:"estimatedCost"`
 	}
-	json.Unmarshal(raw, &r)
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("readiness %s: %v", raw, err)
+	}
 	if r.LastFreeDay != h.lfd || !r.AvailableForPickup || r.OnHold || r.DemurrageDays < 1 || len(r.Holds) != 1 || r.Holds[0].ReleasedDateTime == "" ||
 		r.EstimatedCost == nil || r.EstimatedCost.Demurrage != float64(r.DemurrageDays)*150 || r.EstimatedCost.Currency != "USD" ||
 		!slices.Contains(r.Attention, "DEMURRAGE") {

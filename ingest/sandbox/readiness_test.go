@@ -20,7 +20,9 @@ func codesAt(t *testing.T, number string, at time.Time) []string {
 	rec := do(t, h, "GET", "/zimu/events?"+q, zimuToken(t, h), "")
 	tnt3test.Must(t, tnt3test.GetEventsResponse(q, rec.Code, rec.Header(), rec.Body.Bytes()))
 	var page tnt3.Events
-	json.Unmarshal(rec.Body.Bytes(), &page)
+	if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
+		t.Fatal(err)
+	}
 	var out []string
 	for _, e := range page.Events {
 		if c := e.EventClassification; c != nil && slices.Contains([]string{"AVPU", "CUSI", "CUSR"}, c.EquipmentEventTypeCode) {

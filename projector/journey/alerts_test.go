@@ -24,7 +24,9 @@ func apply(st *State, evs ...string) {
 		var head struct {
 			EventID string `json:"eventID"`
 		}
-		json.Unmarshal([]byte(e), &head)
+		if err := json.Unmarshal([]byte(e), &head); err != nil {
+			panic(fmt.Sprintf("a test event that is no JSON: %s", e)) // a fixture's mistake
+		}
 		st.ApplyEvent(schemas.EventRecord{TrackingID: "trk", AccountID: "a", SCAC: "ZIMU", EventID: head.EventID,
 			ContentHash: fmt.Sprintf("%d-%d", st.Version, i), Event: []byte(e)})
 		st.Version++
@@ -118,7 +120,9 @@ func TestNewAlerts(t *testing.T) {
 		var head struct {
 			EventID string `json:"eventID"`
 		}
-		json.Unmarshal(e, &head)
+		if err := json.Unmarshal(e, &head); err != nil {
+			t.Fatal(err)
+		}
 		if slices.Contains([]string{"hold", "release", "avail"}, head.EventID) {
 			t.Errorf("a terminal event among the source events: %s", e)
 		}

@@ -9,9 +9,6 @@ import (
 
 func rate(v float64) *float64 { return &v }
 
-// la is Los Angeles in November (UTC−8), as a carrier's local times carry it.
-var la = time.FixedZone("", -8*3600)
-
 func at(s string) time.Time {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
