@@ -30,6 +30,7 @@ import (
 
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/readiness"
 )
@@ -89,6 +90,10 @@ type Deps struct {
 	SandboxNow func() time.Time
 	// Registry takes the stage's metrics (nil: not exported).
 	Registry prometheus.Registerer
+	// Loops, if set, supervises the sweeps (the loop "alerts-sweep", the
+	// role's): a failed sweep is counted and a run of them turns /readyz
+	// red until one succeeds.
+	Loops *loop.Supervisor
 }
 
 // metrics are the stage's collectors (no account label).
@@ -96,6 +101,7 @@ type metrics struct {
 	raised   *prometheus.CounterVec
 	failures prometheus.Counter
 	watched  prometheus.Gauge
+	skipped  prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -106,11 +112,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Sweeps of the alerts stage that failed (a store unreachable); the next sweep tries again."}),
 		watched: prometheus.NewGauge(prometheus.GaugeOpts{Name: "contrack_alerts_containers_watched",
 			Help: "Containers discharged at their port of discharge that the last sweep looked at."}),
+		skipped: prometheus.NewCounter(prometheus.CounterOpts{Name: "contrack_alerts_undecodable_facts_total",
+			Help: "Containers' readiness facts a sweep could not decode and passed over (logged with the tracking)."}),
 	}
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.raised, m.failures, m.watched} {
+	for _, c := range []prometheus.Collector{m.raised, m.failures, m.watched, m.skipped} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("alerts: metrics: %w", err)
 		}
@@ -118,10 +126,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	return m, nil
 }
 
-// Run sweeps until ctx ends; nil on a clean shutdown. A sweep that fails
-// (a store unreachable) is logged and tried again at the next interval, so
-// the loop recovers by itself and Run returns nil: an alert comes late,
-// never twice (it is recorded after it was published) and never lost.
+// Run sweeps every SweepInterval until ctx ends; nil on a clean shutdown.
+// A sweep that fails (a store unreachable) is counted, logged and tried
+// again after the loop's backoff (the loop "alerts-sweep": a run of
+// failures turns /readyz red), so the stage recovers by itself and Run
+// returns nil: an alert comes late, never twice (it is recorded after it
+// was published) and never lost.
 func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -145,25 +155,19 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}
 	s := &stage{cfg: cfg, deps: deps, log: deps.Log.With("stage", "alerts"), m: m}
 	var lastSnapshot time.Time
-	tick := time.NewTicker(cfg.SweepInterval)
-	defer tick.Stop()
-	for {
+	return deps.Loops.Loop("alerts-sweep", s.log).Run(ctx, cfg.SweepInterval, func(ctx context.Context) error {
 		snapshot := time.Since(lastSnapshot) >= cfg.SnapshotInterval
 		if err := s.sweep(ctx, snapshot); err != nil {
-			if ctx.Err() != nil {
-				return nil
+			if ctx.Err() == nil {
+				s.m.failures.Inc()
 			}
-			s.m.failures.Inc()
-			s.log.Error("alerts sweep failed; next at the next interval", "err", err)
-		} else if snapshot {
+			return fmt.Errorf("alerts sweep: %w", err)
+		}
+		if snapshot {
 			lastSnapshot = time.Now()
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+		return nil
+	})
 }
 
 type stage struct {
@@ -284,6 +288,7 @@ func (s *stage) discharged(ctx context.Context, now time.Time) ([]container, err
 			return nil, fmt.Errorf("alerts: read readiness: %w", err)
 		}
 		if err := json.Unmarshal([]byte(js), &c.facts); err != nil {
+			s.m.skipped.Inc()
 			s.log.Error("alerts: undecodable readiness facts skipped", "tracking_id", c.tracking, "err", err)
 			continue
 		}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,7 +19,9 @@ import (
 
 	"github.com/contrack/contrack/alerts"
 	"github.com/contrack/contrack/platform/clickhouse"
+	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/platform/kafka"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
@@ -116,6 +121,11 @@ func (w *world) facts(acct, tracking, container string, f readiness.Facts) {
 
 // run starts the stage on the world until the returned stop.
 func (w *world) run(reg prometheus.Registerer) (stop func() error) {
+	return w.runSupervised(reg, nil)
+}
+
+// runSupervised runs the stage with its sweeps supervised by loops.
+func (w *world) runSupervised(reg prometheus.Registerer, loops *loop.Supervisor) (stop func() error) {
 	prod, err := kafka.NewClient(w.kc.Brokers, testenv.Log(w.t))
 	if err != nil {
 		w.t.Fatal(err)
@@ -124,7 +134,7 @@ func (w *world) run(reg prometheus.Registerer) (stop func() error) {
 	done := make(chan error, 1)
 	go func() {
 		done <- alerts.Run(ctx, alerts.Config{SweepInterval: 50 * time.Millisecond}, alerts.Deps{Producer: prod, Namespace: w.kc.NS,
-			Pool: w.pg.Pool, CH: w.ch.Conn, Log: testenv.Log(w.t), Now: w.now, SandboxNow: w.now, Registry: reg})
+			Pool: w.pg.Pool, CH: w.ch.Conn, Log: testenv.Log(w.t), Now: w.now, SandboxNow: w.now, Registry: reg, Loops: loops})
 	}()
 	return func() error {
 		cancel()
@@ -272,16 +282,42 @@ func TestLastFreeDayAlerts(t *testing.T) {
 
 // A sweep that fails (ClickHouse's readiness missing) is counted and tried
 // again; the stage keeps running and stops cleanly.
+// Sweeps that fail are counted, and a run of them turns /readyz red naming
+// the loop "alerts-sweep"; once the store answers again the next sweep
+// succeeds and readiness is green.
 func TestSweepFailuresAreCounted(t *testing.T) {
 	w := newWorld(t)
 	w.set("2026-11-24T09:00:00-08:00")
-	if err := w.ch.Conn.Exec(context.Background(), `DROP TABLE readiness`); err != nil {
+	// The readiness table out of the sweeps' reach, and back below.
+	if err := w.ch.Conn.Exec(context.Background(), `RENAME TABLE readiness TO readiness_away`); err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	stop := w.run(reg)
-	testkit.Eventually(t, 20*time.Second, "two failed sweeps counted", func() bool {
-		return gathered(t, reg, "contrack_alerts_sweep_failures_total") >= 2
+	health := httpapi.NewHealth(nil, 0, testenv.Log(t))
+	loops, err := loop.New(loop.Config{UnreadyAfter: 3, Backoff: loop.Backoff{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond}},
+		reg, health, testenv.Log(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readyz := func() (int, string) {
+		rec := httptest.NewRecorder()
+		health.ServeReadyz(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		return rec.Code, rec.Body.String()
+	}
+	stop := w.runSupervised(reg, loops)
+	testkit.Eventually(t, 20*time.Second, "/readyz 503 naming the sweeps", func() bool {
+		code, body := readyz()
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "alerts-sweep failing")
+	})
+	if n := gathered(t, reg, "contrack_alerts_sweep_failures_total"); n < 3 {
+		t.Fatalf("%v failed sweeps counted, want at least 3", n)
+	}
+	if err := w.ch.Conn.Exec(context.Background(), `RENAME TABLE readiness_away TO readiness`); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 20*time.Second, "/readyz 200 once a sweep succeeds", func() bool {
+		code, _ := readyz()
+		return code == http.StatusOK
 	})
 	if err := stop(); err != nil {
 		t.Fatalf("Run after failed sweeps: %v", err)

@@ -508,7 +508,7 @@ func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 		{"vessels", func(ctx context.Context) error { return vessels.Run(ctx, cfg.Vessels, vesselsDeps(cfg, log, in)) }},
 		{"alerts", func(ctx context.Context) error {
 			return alerts.Run(ctx, cfg.Alerts, alerts.Deps{Producer: in.kafka, Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch,
-				Log: log, SandboxNow: sandboxConfig(cfg).WithDefaults().JourneyNow, Registry: in.metrics})
+				Log: log, SandboxNow: sandboxConfig(cfg).WithDefaults().JourneyNow, Registry: in.metrics, Loops: in.loops})
 		}},
 	}
 }
