@@ -224,6 +224,12 @@ func TestLastFreeDayAlerts(t *testing.T) {
 	// The day after: DEMURRAGE_STARTED.
 	w.set("2026-11-24T00:30:00-08:00")
 	testkit.Eventually(t, 20*time.Second, "DEMURRAGE_STARTED", func() bool { return len(w.alerts()) > 1 })
+	// A stage stopped between publishing and recording would publish it
+	// again at its restart (as it must): wait for the record, which is
+	// counted with it, before stopping.
+	testkit.Eventually(t, 20*time.Second, "both recorded as published", func() bool {
+		return gathered(t, reg, "contrack_alerts_published_total") >= 2
+	})
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
