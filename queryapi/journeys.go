@@ -29,7 +29,9 @@ import (
 // JourneysConfig tunes the serving of journeys. Zero values take the documented defaults.
 type JourneysConfig struct {
 	// CacheBytes bounds the in-process cache of encoded journeys (default
-	// 256 MiB; negative disables it).
+	// 256 MiB; negative disables it). A quarter as much again keeps the
+	// uncompressed answers pulled most often without gzip
+	// (journeycache.Identities), so they are not inflated per request.
 	CacheBytes int64
 	// MaxAge has a cached answer read again this long after it was read even
 	// without a change notification, a safety net (default 10 min; it is
@@ -93,6 +95,8 @@ type Journeys struct {
 	ch    driver.Conn
 	log   *slog.Logger
 	cache *journeycache.Cache
+	// identities keeps the uncompressed answers pulled without gzip.
+	identities *journeycache.Identities
 	// gen is the generation read (0 until Run knows it: read per request);
 	// ready says Run follows the changes from before any cached read.
 	gen    atomic.Uint32
@@ -133,12 +137,15 @@ func NewJourneys(cfg JourneysConfig, ch driver.Conn, log *slog.Logger) *Journeys
 	cache := journeycache.New(max(cfg.CacheBytes, 0), cfg.MaxAge, cfg.SupersededFor)
 	cache.SetMissBudget(cfg.MissesPerAccount)
 	return &Journeys{cfg: cfg, ch: ch, log: log.With("component", "journeys"),
-		cache:   cache,
+		cache: cache, identities: journeycache.NewIdentities(max(cfg.CacheBytes, 0) / 4),
 		refresh: make(chan journeycache.Key, 8192), queued: map[journeycache.Key]struct{}{}, warmed: make(chan struct{})}
 }
 
 // CacheBytes is the cache's current size.
 func (j *Journeys) CacheBytes() int64 { return j.cache.Bytes() }
+
+// IdentityBytes is what the uncompressed answers kept take.
+func (j *Journeys) IdentityBytes() int64 { return j.identities.Bytes() }
 
 // CachedLookups is the number of lookups cached.
 func (j *Journeys) CachedLookups() int { return j.cache.Len() }

@@ -74,9 +74,23 @@ func registerJourneys(s *fuego.Server, deps Deps) {
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 			*out = b.AppendGzip((*out)[:0], suffix)
 			h.Set("Content-Encoding", "gzip")
-		} else if *out, err = b.AppendJSON((*out)[:0], suffix); err != nil {
-			h.Del("ETag")
-			httpapi.WriteError(w, r, deps.Log, err)
+		} else {
+			// Kept uncompressed when pulled often, else inflated here.
+			prefix, kept, err := deps.Journeys.identities.JSON(b, (*out)[:0])
+			if err != nil {
+				h.Del("ETag")
+				httpapi.WriteError(w, r, deps.Log, err)
+				return
+			}
+			if !kept {
+				*out = prefix
+			}
+			h.Set("Content-Length", strconv.Itoa(len(prefix)+len(suffix)))
+			w.WriteHeader(http.StatusOK)
+			// A client gone mid-answer: no one to tell.
+			if _, err := w.Write(prefix); err == nil {
+				_, _ = w.Write(suffix)
+			}
 			return
 		}
 		h.Set("Content-Length", strconv.Itoa(len(*out)))

@@ -30,6 +30,8 @@ type Body struct {
 	// Count is the number of results; ETag the weak tag of the results.
 	Count int
 	ETag  string
+	// ident is the uncompressed prefix while Identities keeps it.
+	ident *identity
 }
 
 var writers = sync.Pool{New: func() any {
@@ -61,11 +63,12 @@ func Encode(results []byte, count int) (Body, error) {
 	// Weak: the tag covers the results, not dateOfRequest.
 	sum := sha256.Sum256(results)
 	return Body{deflate: bytes.Clone(out.Bytes()), crc: crc32.ChecksumIEEE(prefix), size: uint32(len(prefix)),
-		Count: count, ETag: `W/"` + hex.EncodeToString(sum[:12]) + `"`}, nil
+		Count: count, ETag: `W/"` + hex.EncodeToString(sum[:12]) + `"`, ident: &identity{}}, nil
 }
 
 // Size is what the body holds in memory.
-func (b Body) Size() int64 { return int64(len(b.deflate)+len(b.ETag)) + 64 }
+// (Its uncompressed form, when Identities keeps it, counts there.)
+func (b Body) Size() int64 { return int64(len(b.deflate)+len(b.ETag)) + 96 }
 
 // gzipHeader: no name, no time, unknown OS.
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
