@@ -23,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
@@ -103,6 +104,12 @@ type EventsDeps struct {
 	// the key's SCAC at now; nil refuses 3.0 bodies.
 	CheckTNT3 func(raw []byte, scac string, now time.Time) tnt3.Verdict
 	Now       func() time.Time
+	// Combine has single-event pushes of one carrier key made at the same
+	// time share one carrier-raw record and one produce (CarrierRaw.Parts);
+	// Linger is how long a record's first push waits for others beyond the
+	// produce under way (0: only those that arrive while it is).
+	Combine bool
+	Linger  time.Duration
 }
 
 // AddedResponse is the success body. A 3.0 push is also answered with
@@ -124,7 +131,10 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 	if deps.Log == nil {
 		deps.Log = slog.New(slog.DiscardHandler)
 	}
-	h := eventsHandler{deps}
+	h := eventsHandler{deps: deps}
+	if deps.Combine {
+		h.combine = newCombiner(deps.Producer, deps.Linger, h.combined)
+	}
 	fuego.Post(s, "/events", h.post,
 		option.OperationID("pushEvents"),
 		option.Summary("Push carrier events (carriers only)"),
@@ -147,7 +157,11 @@ func RegisterEvents(s *fuego.Server, deps EventsDeps) {
 	s.Mux.HandleFunc("HEAD /events", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 }
 
-type eventsHandler struct{ deps EventsDeps }
+type eventsHandler struct {
+	deps EventsDeps
+	// combine joins concurrent single-event pushes of a key into one record.
+	combine *combiner
+}
 
 func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) {
 	// The trace of the pushed events starts here; the record carries it on
@@ -215,24 +229,36 @@ func (h eventsHandler) post(c fuego.ContextNoBody) (_ AddedResponse, err error) 
 }
 
 // store writes a checked body to the carrier-raw topic and returns once
-// Kafka has it.
+// Kafka has it. A single event pushed in the interface's format joins the
+// other pushes of its key under way (combiner).
 func (h eventsHandler) store(ctx context.Context, r *http.Request, k auth.Key, raw []byte, format carriers.Format, now time.Time) error {
+	if h.combine != nil && format == carriers.FormatPushed && singleObject(raw) {
+		id, parts, err := h.combine.push(ctx, k, requestID(r), raw, now)
+		// The record carries the trace of its first push only: every
+		// push's span names the record it went in.
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("contrack.carrier_raw_id", id),
+			attribute.Int("contrack.combined_pushes", parts))
+		return h.produced(err, len(raw))
+	}
+	rec, err := h.record(ctx, k, schemas.CarrierRaw{Format: string(format), RequestID: requestID(r), ReceivedAt: now, Payload: raw})
+	if err != nil {
+		return err
+	}
+	return h.produced(h.deps.Producer.ProduceSync(ctx, rec).FirstErr(), len(raw))
+}
+
+// record is the carrier-raw record of env, pushed with k.
+func (h eventsHandler) record(ctx context.Context, k auth.Key, env schemas.CarrierRaw) (*kgo.Record, error) {
 	// The key's SCAC travels with the payload: the normaliser routes the
 	// events only to trackings of this carrier, whatever the body says.
 	scac := strings.ToUpper(k.SCAC)
-	env := schemas.CarrierRaw{
-		ID:           uuid.NewString(),
-		Format:       string(format),
-		SCAC:         scac,
-		Env:          k.Account.Env,
-		RequestID:    requestID(r),
-		ReceivedAt:   now,
-		Payload:      raw,
-		CarrierKeyID: k.ID,
+	if env.ID == "" {
+		env.ID = uuid.NewString()
 	}
+	env.SCAC, env.Env, env.CarrierKeyID = scac, k.Account.Env, k.ID
 	value, err := schemas.EncodeCarrierRaw(&env)
 	if err != nil {
-		return fmt.Errorf("marshal raw envelope: %w", err)
+		return nil, fmt.Errorf("marshal raw envelope: %w", err)
 	}
 	rec := &kgo.Record{
 		Topic: h.deps.Namespace.Topic(schemas.TopicCarrierRaw),
@@ -246,19 +272,60 @@ func (h eventsHandler) store(ctx context.Context, r *http.Request, k auth.Key, r
 	}
 	tracing.Inject(ctx, rec)
 	if RecordSizeBound(rec) > kafka.MaxRecordBatchBytes {
+		return nil, tooLarge()
+	}
+	return rec, nil
+}
+
+// combined is the record of pushes that share one: a single push as it
+// came, more as a JSON array of them (CarrierRaw.Parts), received when the
+// last joined.
+func (h eventsHandler) combined(g *pushGroup) (*kgo.Record, error) {
+	g.recordID = uuid.NewString()
+	env := schemas.CarrierRaw{ID: g.recordID, Format: string(carriers.FormatPushed), RequestID: g.requestID, ReceivedAt: g.at}
+	if len(g.parts) == 1 {
+		env.Payload = g.parts[0]
+	} else {
+		env.Parts = len(g.parts)
+		env.Payload = make([]byte, 0, g.size+1)
+		for i, p := range g.parts {
+			env.Payload = append(env.Payload, "[,"[min(i, 1)])
+			env.Payload = append(env.Payload, p...)
+		}
+		env.Payload = append(env.Payload, ']')
+	}
+	return h.record(g.first, g.key, env)
+}
+
+// produced answers a produce's outcome.
+func (h eventsHandler) produced(err error, bytes int) error {
+	if err == nil {
+		return nil
+	}
+	var he *httpapi.Error
+	if errors.As(err, &he) {
+		return err
+	}
+	if errors.Is(err, kerr.MessageTooLarge) {
+		// The topic's max.message.bytes is below what the body limit
+		// assumes (a cluster configured smaller): still the client's 413.
+		h.deps.Log.Warn("pushed event refused by Kafka as too large; check the carrier-raw topic's max.message.bytes",
+			"bytes", bytes, "err", err)
 		return tooLarge()
 	}
-	if err := h.deps.Producer.ProduceSync(ctx, rec).FirstErr(); err != nil {
-		if errors.Is(err, kerr.MessageTooLarge) {
-			// The topic's max.message.bytes is below what the body limit
-			// assumes (a cluster configured smaller): still the client's 413.
-			h.deps.Log.Warn("pushed event refused by Kafka as too large; check the carrier-raw topic's max.message.bytes",
-				"bytes", len(raw), "err", err)
-			return tooLarge()
+	return fmt.Errorf("produce pushed event: %w", err)
+}
+
+// singleObject says a checked body is one event object, not an array.
+func singleObject(raw []byte) bool {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
 		}
-		return fmt.Errorf("produce pushed event: %w", err)
+		return c == '{'
 	}
-	return nil
+	return false
 }
 
 // verifySignature checks a pushed body's signature when the key has a

@@ -28,17 +28,25 @@ import (
 // BenchmarkPostEvents measures POST /events through the real stack (key
 // check with the cache, body
 // check, produce acknowledged by the broker) with 32 concurrent clients (BENCH_CLIENTS overrides).
-// "memory" is kfake in memory; "fsync" is the embedded broker as `contrack
-// all` runs it (log on disk, fsync per produce).
+// "memory" is kfake in memory; "fsync" is the embedded broker with a log
+// on disk and an fsync per produce. "separate" gives each request a record
+// and a produce of its own; "combined" has concurrent ones share them
+// (EventsDeps.Combine, as `contrack` runs by default).
 //
 //	go test -run '^$' -bench PostEvents -benchtime 20000x ./ingest/
 func BenchmarkPostEvents(b *testing.B) {
 	for _, mode := range []string{"memory", "fsync"} {
-		b.Run(mode, func(b *testing.B) { benchPostEvents(b, mode) })
+		for _, combine := range []bool{false, true} {
+			name := mode + "/separate"
+			if combine {
+				name = mode + "/combined"
+			}
+			b.Run(name, func(b *testing.B) { benchPostEvents(b, mode, combine) })
+		}
 	}
 }
 
-func benchPostEvents(b *testing.B, mode string) {
+func benchPostEvents(b *testing.B, mode string, combine bool) {
 	db := testenv.Postgres(b)
 	var brokers []string
 	var ns schemas.Namespace
@@ -67,7 +75,7 @@ func benchPostEvents(b *testing.B, mode string) {
 	// No rate limiter: one key here stands for the traffic of many carriers.
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(b), Auth: keys})
 	producer := testenv.KafkaClient(b, brokers)
-	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Namespace: ns, Log: testenv.Log(b), Check: pushed.Check})
+	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Namespace: ns, Log: testenv.Log(b), Check: pushed.Check, Combine: combine})
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	key, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "bench", Env: "live", Role: auth.RoleCarrier, SCAC: "MAEU", Plan: "enterprise"})

@@ -45,7 +45,10 @@ type fixture struct {
 	store *ingest.SigningSecretStore
 }
 
-func setup(t *testing.T) fixture {
+func setup(t *testing.T) fixture { return setupWith(t, nil) }
+
+// setupWith runs POST /events with its deps as edit leaves them.
+func setupWith(t *testing.T, edit func(*ingest.EventsDeps)) fixture {
 	t.Helper()
 	db := testenv.Postgres(t)
 	kc := testenv.Kafka(t, 1)
@@ -54,8 +57,12 @@ func setup(t *testing.T) fixture {
 	store := &ingest.SigningSecretStore{Pool: db.Pool, Box: box}
 	producer := testenv.KafkaClient(t, brokers)
 	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
-		ingest.RegisterEvents(s, ingest.EventsDeps{Producer: producer, Namespace: kc.NS, Secrets: store, Log: testenv.Log(t), Check: pushed.Check,
-			CheckTNT3: tnt3.Check})
+		deps := ingest.EventsDeps{Producer: producer, Namespace: kc.NS, Secrets: store, Log: testenv.Log(t), Check: pushed.Check,
+			CheckTNT3: tnt3.Check}
+		if edit != nil {
+			edit(&deps)
+		}
+		ingest.RegisterEvents(s, deps)
 	})
 	return fixture{api, kc, store}
 }
@@ -133,6 +140,71 @@ func TestPostEventsStoresRawBytesWithEnvelope(t *testing.T) {
 	}
 	if r := f.api.Do("HEAD", "/events", "", nil); r.Status != http.StatusNoContent {
 		t.Fatalf("HEAD /events: %d", r.Status)
+	}
+}
+
+// Single events pushed at the same time by one carrier key share records
+// (CarrierRaw.Parts, a JSON array of the pushes as sent); each is in exactly
+// one record, with the key's envelope. An array push keeps a record of its
+// own, as sent.
+func TestPostEventsCombinesConcurrentSingleEvents(t *testing.T) {
+	f := setupWith(t, func(d *ingest.EventsDeps) { d.Combine, d.Linger = true, 300*time.Millisecond })
+	carrier := f.api.Key(auth.CreateKeyParams{ClientSlug: "maersk", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "MAEU"})
+	const n = 12
+	single := func(i int) string { return strings.Replace(equipmentEvent, "3cecb101", fmt.Sprintf("%08d", i), 1) }
+	array := "[" + single(100) + "," + single(101) + "]"
+	done := make(chan string, n+1)
+	for i := range n + 1 {
+		go func() {
+			body := array
+			if i < n {
+				body = single(i)
+			}
+			r := f.api.Do("POST", "/events", carrier, body)
+			if r.Status != 200 || r.Message() != "Successfully Added Event" {
+				done <- fmt.Sprintf("push %d: %d %s", i, r.Status, r.Raw)
+				return
+			}
+			done <- ""
+		}()
+	}
+	for range n + 1 {
+		if msg := <-done; msg != "" {
+			t.Fatal(msg)
+		}
+	}
+	got := rawRecords(t, f.kafka)
+	seen := map[string]int{}
+	singles := 0
+	for _, env := range got {
+		if env.SCAC != "MAEU" || env.Env != "sandbox" || env.Format != "dcsa-pushed" || env.RequestID == "" || env.CarrierKeyID == "" {
+			t.Fatalf("envelope %+v", env)
+		}
+		if string(env.Payload) == array {
+			if env.Parts != 0 {
+				t.Fatalf("the array push was combined: %d parts", env.Parts)
+			}
+			seen["array"]++
+			continue
+		}
+		singles++
+		parts := []json.RawMessage{env.Payload}
+		if env.Parts > 0 {
+			if err := json.Unmarshal(env.Payload, &parts); err != nil || len(parts) != env.Parts {
+				t.Fatalf("record of %d parts: %v %s", env.Parts, err, env.Payload)
+			}
+		}
+		for _, p := range parts {
+			seen[string(p)]++
+		}
+	}
+	for i := range n {
+		if seen[single(i)] != 1 {
+			t.Fatalf("push %d in %d records, as sent", i, seen[single(i)])
+		}
+	}
+	if seen["array"] != 1 || singles >= n {
+		t.Fatalf("%d records for %d single pushes made together (want them combined), array in %d", singles, n, seen["array"])
 	}
 }
 

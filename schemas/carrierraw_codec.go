@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -49,6 +50,8 @@ func decodeSimpleCarrierRaw(data []byte, raw *CarrierRaw) bool {
 			return 1 << 8, s.base64(&raw.Payload)
 		case "carrierKeyId":
 			return 1 << 9, s.str(&raw.CarrierKeyID)
+		case "parts":
+			return 1 << 10, s.int(&raw.Parts)
 		}
 		return 0, false
 	})
@@ -115,6 +118,10 @@ func AppendCarrierRaw(dst []byte, raw *CarrierRaw) ([]byte, bool) {
 		b = append(b, `,"carrierKeyId":"`...)
 		b = append(b, raw.CarrierKeyID...)
 		b = append(b, '"')
+	}
+	if raw.Parts != 0 {
+		b = append(b, `,"parts":`...)
+		b = strconv.AppendInt(b, int64(raw.Parts), 10)
 	}
 	return append(b, '}'), true
 }

@@ -20,6 +20,8 @@ func sampleEnvelopes(t testing.TB) [][]byte {
 			ReceivedAt: at.In(time.FixedZone("CET", 3600)), Payload: []byte{}},
 		{ID: "id-3", Format: "iftsta", SCAC: "CMDU", Env: EnvLive, ReceivedAt: time.Time{}, Payload: []byte("UNA:+.? 'UNB+\x00\xff")},
 		{ID: "id-4", Payload: []byte("x")},
+		{ID: "id-5", Format: "dcsa-pushed", SCAC: "MAEU", Env: EnvSandbox, RequestID: "req-5", ReceivedAt: at,
+			Payload: []byte(`[{"eventType":"EQUIPMENT"},{"eventType":"TRANSPORT"}]`), CarrierKeyID: "key-5", Parts: 2},
 	} {
 		v, err := json.Marshal(raw)
 		if err != nil {
@@ -48,6 +50,8 @@ var edgeEnvelopes = []string{
 	`{"id":"x"`,
 	`[]`, `null`, ``, ` { } `,
 	"{\"payload\":\"QU\nJD\"}",
+	`{"parts":3}`, `{"parts":0}`, `{"parts":03}`, `{"parts":-1}`, `{"parts":1.5}`, `{"parts":1e2}`, `{"parts":1234567890123}`,
+	`{"parts":"2"}`, `{"parts":null}`, `{"parts":7 }`, `{"parts":12`, `{"parts":99999999999999999999999}`,
 }
 
 // sameAsUnmarshalRaw fails t unless DecodeCarrierRaw gives what
@@ -123,7 +127,7 @@ func FuzzAppendCarrierRaw(f *testing.F) {
 	f.Add("a<b", "", "\u2028", "", "Späte", "", []byte(nil), int64(0))
 	f.Fuzz(func(t *testing.T, id, scac, account, tracking, request, key string, payload []byte, nanos int64) {
 		appendRawSameAsMarshal(t, CarrierRaw{ID: id, Format: "pushed", SCAC: scac, Env: EnvLive, AccountID: account, TrackingID: tracking,
-			RequestID: request, ReceivedAt: time.Unix(0, nanos).UTC(), Payload: payload, CarrierKeyID: key})
+			RequestID: request, ReceivedAt: time.Unix(0, nanos).UTC(), Payload: payload, CarrierKeyID: key, Parts: int(nanos % 1000)})
 	})
 }
 

@@ -64,6 +64,13 @@ type CarrierRaw struct {
 	// only; SCAC is then the key's SCAC, the only carrier whose trackings its
 	// events may reach). The normaliser counts its events that match none.
 	CarrierKeyID string `json:"carrierKeyId,omitempty"`
+
+	// Parts, when above zero, says Payload joins that many pushes of one
+	// carrier key, each a single event, that POST /events took at the same
+	// time (ingest's combiner): a JSON array whose elements the normaliser
+	// parses and dead-letters each on its own, as if each had its own
+	// record. Zero: Payload is one push or poll, parsed whole.
+	Parts int `json:"parts,omitempty"`
 }
 
 // PollAttempt records one carrier poll.

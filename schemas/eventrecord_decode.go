@@ -199,3 +199,24 @@ func (s *recordScanner) object(dst *json.RawMessage) bool {
 	s.i += n
 	return true
 }
+
+// int reads a small non-negative integer written plainly (no sign,
+// fraction, exponent or leading zero; at most nine digits), as Unmarshal
+// decodes it into an int; anything else is left to Unmarshal.
+func (s *recordScanner) int(dst *int) bool {
+	start, n := s.i, 0
+	for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' && s.i-start < 9 {
+		n = n*10 + int(s.data[s.i]-'0')
+		s.i++
+	}
+	digits := s.i - start
+	if digits == 0 || (digits > 1 && s.data[start] == '0') || s.i == len(s.data) {
+		return false
+	}
+	switch s.data[s.i] {
+	case ' ', '\t', '\n', '\r', ',', '}':
+		*dst = n
+		return true
+	}
+	return false
+}

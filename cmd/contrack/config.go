@@ -82,6 +82,11 @@ type Config struct {
 	// one client address may cause, per second (burst twice that); requests
 	// refused from memory may come ten times as fast.
 	PreAuthRate float64
+	// EventsCombine has concurrent single-event POST /events of one carrier
+	// key share a carrier-raw record and its produce; EventsCombineLinger
+	// is how long such a record waits for more beyond the produce before it.
+	EventsCombine       bool
+	EventsCombineLinger time.Duration
 	// ClientIPHeader names a header set by a trusted proxy that carries the
 	// client address; "" uses the connection's address. It needs
 	// TrustedProxies: the header is believed only from those networks.
@@ -161,6 +166,8 @@ var envVars = []envVar{
 	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz without a token; /debug/pprof/ with the operator token); off disables", false, "AdminAddr"},
 	{"CONTRACK_SHUTDOWN_TIMEOUT", "20s", "budget from SIGTERM to exit: every stage must stop within it, else the process exits non-zero naming the stages that hung; must exceed CONTRACK_DELIVERY_SHUTDOWN_GRACE", false, "ShutdownTimeout"},
 	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false, "PreAuthRate"},
+	{"CONTRACK_EVENTS_COMBINE", "true", "concurrent single-event POST /events of one carrier key share one carrier-raw record and one produce (each still answered only once Kafka has that record); false: a record and a produce each", false, "EventsCombine"},
+	{"CONTRACK_EVENTS_COMBINE_LINGER", "0s", "how long combined single-event pushes wait for more before their record is produced, beyond the produce under way (0: only those that arrive while the carrier key's previous record is being produced)", false, "EventsCombineLinger"},
 	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP), believed only on connections from CONTRACK_TRUSTED_PROXIES (required with it); empty: the connection's address", false, "ClientIPHeader"},
 	{"CONTRACK_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, e.g. 10.0.0.0/8) of the proxies in front of the API whose CONTRACK_CLIENT_IP_HEADER is believed; from any other peer the header is ignored", false, "TrustedProxies"},
 	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay), 2 to 1000", false, "PGMaxConns"},
@@ -370,6 +377,9 @@ func (c Config) Validate() error {
 	}
 	if c.JourneyCacheBytes < 0 {
 		bad("CONTRACK_JOURNEY_CACHE_BYTES", "a non-negative integer")
+	}
+	if c.EventsCombineLinger < 0 || c.EventsCombineLinger > time.Second {
+		bad("CONTRACK_EVENTS_COMBINE_LINGER", "a duration from 0 to 1s such as 2ms")
 	}
 	if c.PreAuthRate < 0 {
 		bad("CONTRACK_PREAUTH_RATE", "a number ≥ 0")

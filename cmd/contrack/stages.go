@@ -426,6 +426,8 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 		Log:       log,
 		Check:     pushed.Check,
 		CheckTNT3: tnt3.Check,
+		Combine:   cfg.EventsCombine,
+		Linger:    cfg.EventsCombineLinger,
 	})
 	// The process's metrics: on the API address only with the operator
 	// token, on the admin listener (loopback by default) without.

@@ -27,6 +27,7 @@ import (
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/platform/jsonvalid"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/tracing"
@@ -224,6 +225,7 @@ func (s *stage) batch(ctx context.Context, tx *kafka.TxBatch) error {
 		}
 		p.trace = trace.SpanContextFromContext(sctx)
 		preps = append(preps, p)
+		out = append(out, p.dead...)
 	}
 	// Pushed TNT 3.0 events' routes are recorded, then pushed retractions
 	// routed by them (those of this batch included), before the dedupe
@@ -267,6 +269,9 @@ type prepared struct {
 	items []item
 	// trace is the span context of the record's normalise span.
 	trace trace.SpanContext
+	// dead are the dead letters of the record's parts that did not parse
+	// (combined pushes), produced beside its events.
+	dead []*kgo.Record
 	// unmatched counts pushed events that reached no tracking;
 	// unmatchedRef names the last one's shipment.
 	unmatched    int
@@ -297,16 +302,37 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	if parse == nil {
 		return prepared{}, s.deadLetter(r, raw, raw.Format, "no parser for format "+strconv.Quote(raw.Format)), nil
 	}
-	events, err := safeParse(parse, raw.Payload, normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt}, s.log)
-	if err != nil {
-		return prepared{}, s.deadLetter(r, raw, raw.Format, err.Error()), nil
+	env := normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt}
+	var events []dcsa.Event
+	var deadParts []*kgo.Record
+	if raw.Parts > 0 {
+		// Pushes that shared one record: each parsed, and dead-lettered, alone.
+		parts, ok := splitParts(raw.Payload)
+		if !ok {
+			return prepared{}, s.deadLetter(r, raw, raw.Format, "combined pushes: the payload is not an array of objects"), nil
+		}
+		for _, part := range parts {
+			evs, err := safeParse(parse, part, env, s.log)
+			if err != nil {
+				one := raw
+				one.Payload, one.Parts = part, 0
+				deadParts = append(deadParts, s.deadLetter(r, one, raw.Format, err.Error()))
+				continue
+			}
+			events = append(events, evs...)
+		}
+	} else {
+		var err error
+		if events, err = safeParse(parse, raw.Payload, env, s.log); err != nil {
+			return prepared{}, s.deadLetter(r, raw, raw.Format, err.Error()), nil
+		}
 	}
 	if raw.TrackingID == "" {
 		if err := s.index.usable(); err != nil {
 			return prepared{}, nil, err
 		}
 	}
-	p := prepared{raw: raw}
+	p := prepared{raw: raw, dead: deadParts}
 	for _, ev := range events {
 		if ev.Retracted {
 			// A retraction names only its event: it goes where the event
@@ -437,6 +463,39 @@ func (s *stage) routes(ctx context.Context, raw schemas.CarrierRaw, ev dcsa.Even
 		}
 	}
 	return out, nil
+}
+
+// splitParts returns the elements of a JSON array of objects (a combined
+// record's pushes), or false if payload is not one.
+func splitParts(payload []byte) ([][]byte, bool) {
+	i := skipJSONSpace(payload, 0)
+	if i == len(payload) || payload[i] != '[' {
+		return nil, false
+	}
+	var parts [][]byte
+	for i = skipJSONSpace(payload, i+1); ; {
+		n, ok := jsonvalid.Object(payload[i:], 10000)
+		if !ok {
+			return nil, false
+		}
+		parts = append(parts, payload[i:i+n])
+		i = skipJSONSpace(payload, i+n)
+		switch {
+		case i < len(payload) && payload[i] == ',':
+			i = skipJSONSpace(payload, i+1)
+		case i < len(payload) && payload[i] == ']' && skipJSONSpace(payload, i+1) == len(payload):
+			return parts, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // safeParse turns a parser panic into a parse error: a bug in one parser

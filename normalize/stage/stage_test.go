@@ -336,3 +336,61 @@ func samePartition(t *testing.T, tracking string, n int) string {
 	t.Fatalf("no tracking id shares %s's partition", tracking)
 	return ""
 }
+
+// A record of combined pushes (CarrierRaw.Parts) is normalised part by
+// part: the good parts' events are routed as if each had come alone, a part
+// the parser refuses is dead-lettered by itself, and a record that claims
+// parts but is no array of objects is dead-lettered whole.
+func TestStageNormalisesCombinedPushesPartByPart(t *testing.T) {
+	h := startAfter(t, 1, func(h harness) {
+		h.subscribe("trk-container", "container", "CSQU3054383", true)
+		h.subscribe("trk-other", "container", "MSKU9070323", true)
+	})
+	ev := `{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-03-01T09:30:00+01:00",
+	  "eventCreatedDateTime":"2026-03-01T10:00:00Z","equipmentEventTypeCode":"GTIN","equipmentReference":"CSQU3054383",
+	  "emptyIndicatorCode":"LADEN","eventLocation":{"UNLocationCode":"NLRTM"}}`
+	bad := `{"eventType":"SHIPMENT","equipmentReference":"CSQU3054383"}`
+	combined := func(parts int, payload string) {
+		env := schemas.CarrierRaw{ID: uuid.NewString(), Format: string(carriers.FormatPushed), SCAC: "MAEU", Env: "sandbox",
+			ReceivedAt: time.Now().UTC(), Payload: []byte(payload), CarrierKeyID: "key-1", Parts: parts}
+		v, err := schemas.EncodeCarrierRaw(&env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := kafka.ProduceSync(context.Background(), h.prod, &kgo.Record{Topic: h.kc.Topic(schemas.TopicCarrierRaw), Key: []byte("MAEU/sandbox"), Value: v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := strings.Replace(ev, "09:30:00", "11:45:00", 1)
+	combined(2, `[{"eventType":`) // not an array of objects: dead-lettered whole
+	combined(3, "[\n"+ev+", "+bad+" ,"+later+"]")
+	// The sentinel, alone.
+	combined(0, strings.Replace(ev, "CSQU3054383", "MSKU9070323", 1))
+
+	events := collectUntil(t, h.brokers, h.kc.Topic(schemas.TopicEvents), func(r *kgo.Record) bool {
+		rec, _ := decode(t, r)
+		return rec.TrackingID == "trk-other"
+	})
+	events = events[:len(events)-1]
+	times := map[string]bool{}
+	for _, r := range events {
+		rec, ev := decode(t, r)
+		if rec.TrackingID != "trk-container" {
+			t.Fatalf("routed to %s", rec.TrackingID)
+		}
+		times[ev.EventDateTime] = true
+	}
+	if len(events) != 2 || !times["2026-03-01T09:30:00+01:00"] || !times["2026-03-01T11:45:00+01:00"] {
+		t.Fatalf("%d events %v, want the two good parts'", len(events), times)
+	}
+	dl := collect(t, h.brokers, h.kc.Topic(schemas.TopicNormalizeDeadLetters), 2, 10*time.Second)
+	if len(dl) != 2 {
+		t.Fatalf("%d dead letters, want 2", len(dl))
+	}
+	if string(dl[0].Value) != `[{"eventType":` || !strings.Contains(kafka.Header(dl[0], schemas.HeaderDLQReason), "not an array of objects") {
+		t.Fatalf("first dead letter %q: %s", dl[0].Value, kafka.Header(dl[0], schemas.HeaderDLQReason))
+	}
+	if string(dl[1].Value) != bad || kafka.Header(dl[1], "format") != string(carriers.FormatPushed) {
+		t.Fatalf("second dead letter %q, want the refused part alone", dl[1].Value)
+	}
+}
