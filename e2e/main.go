@@ -79,7 +79,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")
 	flag.DurationVar(&o.limits, "limits", 0, "first measure the machine's limits for this long each (bare net/http, embedded broker, Postgres commits)")
 	flag.DurationVar(&o.timeline, "timeline", 0, "print latency per window of this length (e.g. 5s), to see the pause a fault caused")
-	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of each contrack process over the load to DIR/<process>.pprof (from its admin listener)")
+	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of each contrack process over the load to DIR/<process>.pprof and what it allocated meanwhile to DIR/<process>.allocs.pprof (from its admin listener)")
 	flag.IntVar(&o.population.trackings, "population", 0, "instead of the ledger: subscribe this many trackings through POST /subscriptions/equipment and measure their polling (make e2e-population)")
 	flag.IntVar(&o.population.accounts, "accounts", 1000, "with -population: sandbox accounts the trackings are spread over")
 	flag.Float64Var(&o.population.subscribeRate, "subscribe-rate", 100, "with -population: trackings subscribed per second")
@@ -211,6 +211,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		broker = fmt.Sprintf("Apache Kafka %s (namespace %s)", strings.Join(rk.brokers, ","), rk.ns)
 	}
 	fmt.Fprintf(out, "e2e: topology %s on %s, %d containers, %.0f events/s in requests of %d for %s\n", o.topology, broker, o.containers, o.rate, o.batch, o.duration)
+	loadBefore := loadAverage()
 
 	before := cpuSnapshot(sys.cpuPIDs())
 	wallStart := time.Now()
@@ -260,6 +261,8 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		l.timeline(out, start, o.timeline)
 	}
 	printCPU(out, before, after, s.Delivered, wall)
+	printPeakMemory(out, sys.pids())
+	fmt.Fprintf(out, "machine load average (1 min) %s at the start, %s at the end (2 cores; other work on the machine counts)\n", loadBefore, loadAverage())
 	sys.printHops(ctx, out)
 	if recv.badSigs > 0 || recv.bad > 0 {
 		fmt.Fprintf(out, "receiver: %d requests with a bad signature, %d not a payload\n", recv.badSigs, recv.bad)
@@ -494,6 +497,29 @@ func printCPU(out io.Writer, before, after map[string]float64, delivered int, wa
 		fmt.Fprintf(out, "  %-22s %7.2f cpu-s  %7.1f µs/event\n", n, d, per)
 	}
 	fmt.Fprintf(out, "  %-22s %7.2f cpu-s  (%.0f%% of the machine)\n", "total", total, 100*total/(2*wall))
+}
+
+// printPeakMemory prints each contrack process's peak resident memory.
+func printPeakMemory(out io.Writer, pids map[string]int) {
+	peak := statusBytes(pids, "VmHWM:")
+	var names []string
+	for n := range peak {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(out, "  %-22s peak RSS %d MB\n", "contrack "+n, peak[n]>>20)
+	}
+}
+
+// loadAverage is the machine's load average over the last minute, "?" if
+// unknown.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // apiClient calls the public API as the subscriber.

@@ -376,7 +376,11 @@ func interleave[T any](items []T, group func(T) string) []T {
 }
 
 // rssSnapshot reads each process's resident memory in bytes.
-func rssSnapshot(pids map[string]int) map[string]int64 {
+func rssSnapshot(pids map[string]int) map[string]int64 { return statusBytes(pids, "VmRSS:") }
+
+// statusBytes reads one kB field of each process's /proc status (VmRSS:,
+// VmHWM: its peak) in bytes.
+func statusBytes(pids map[string]int, field string) map[string]int64 {
 	out := map[string]int64{}
 	for name, pid := range pids {
 		f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
@@ -385,7 +389,7 @@ func rssSnapshot(pids map[string]int) map[string]int64 {
 		}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			if v, ok := strings.CutPrefix(sc.Text(), field); ok {
 				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 				out[name] = kb << 10
 			}

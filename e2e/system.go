@@ -408,8 +408,10 @@ func waitTCPOnce(addr string) error {
 	return c.Close()
 }
 
-// profile writes a CPU profile of every process over d to dir/<name>.pprof,
-// read from the process's admin listener; dir "" profiles nothing.
+// profile writes a CPU profile of every process over d to dir/<name>.pprof
+// and what it allocated over the same d to dir/<name>.allocs.pprof (a delta
+// of its allocation profile), read from the process's admin listener; dir ""
+// profiles nothing.
 func (s *system) profile(ctx context.Context, dir string, d time.Duration) error {
 	if dir == "" {
 		return nil
@@ -418,13 +420,13 @@ func (s *system) profile(ctx context.Context, dir string, d time.Duration) error
 		return err
 	}
 	var errs []error
-	done := make(chan error, len(s.procs))
+	done := make(chan error, 2*len(s.procs))
 	for name, p := range s.procs {
-		go func() {
-			done <- s.profileOne(ctx, filepath.Join(dir, name+".pprof"), envValue(p.env, "CONTRACK_ADMIN_ADDR"), d)
-		}()
+		admin := envValue(p.env, "CONTRACK_ADMIN_ADDR")
+		go func() { done <- s.profileOne(ctx, filepath.Join(dir, name+".pprof"), admin, "profile", d) }()
+		go func() { done <- s.profileOne(ctx, filepath.Join(dir, name+".allocs.pprof"), admin, "allocs", d) }()
 	}
-	for range s.procs {
+	for range 2 * len(s.procs) {
 		if err := <-done; err != nil {
 			errs = append(errs, err)
 		}
@@ -432,8 +434,8 @@ func (s *system) profile(ctx context.Context, dir string, d time.Duration) error
 	return errors.Join(errs...)
 }
 
-func (s *system) profileOne(ctx context.Context, path, admin string, d time.Duration) error {
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, max(1, int(d.Seconds())))
+func (s *system) profileOne(ctx context.Context, path, admin, kind string, d time.Duration) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", admin, kind, max(1, int(d.Seconds())))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
