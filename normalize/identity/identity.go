@@ -15,13 +15,13 @@ package identity
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/contrack/contrack/platform/jsonbuf"
 	"github.com/contrack/contrack/schemas/dcsa"
 )
 
@@ -113,7 +113,10 @@ func TransportCallID(scac string, tc dcsa.TransportCall) string {
 // field does not change the hash, so adding a field keeps old hashes valid.
 func ContentHash(e dcsa.Event) string {
 	e.EventID, e.EventCreatedDateTime = "", ""
-	raw, err := json.Marshal(e)
+	// Into a reused buffer: the encoding is garbage once hashed.
+	enc := jsonbuf.Get()
+	defer jsonbuf.Put(enc)
+	raw, err := enc.Marshal(&e)
 	if err != nil {
 		// dcsa.Event holds only strings, ints and slices of them: Marshal
 		// cannot fail. Hash the error text rather than panic.

@@ -54,7 +54,7 @@ func Check(raw []byte) (msg string, ok bool) {
 	if pe := precheck(raw); pe != nil {
 		return pe.Reason, false
 	}
-	_, err := parse(raw, normalize.Envelope{ReceivedAt: time.Now()}, true)
+	_, err := tnt22.ParseWithOptions(raw, normalize.Envelope{ReceivedAt: time.Now()}, options(true))
 	if err != nil {
 		var pe *normalize.ParseError
 		if errors.As(err, &pe) {
@@ -78,13 +78,14 @@ func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
 	if pe := precheck(raw); pe != nil {
 		return nil, pe
 	}
-	return parse(raw, env, false)
+	return tnt22.ParseWithOptions(raw, env, options(false))
 }
 
-// parse parses a prechecked body; checkOnly leaves the events' ids out
-// (tnt22.Options.CheckOnly).
-func parse(raw []byte, env normalize.Envelope, checkOnly bool) ([]dcsa.Event, error) {
-	return tnt22.ParseWithOptions(raw, env, tnt22.Options{Format: Format, SingleObject: true, Lenient: true, CheckOnly: checkOnly})
+// options are the decoder's options for pushed bodies; verdictOnly (Check)
+// maps and checks every event as usual but derives no ids and keeps no
+// events (tnt22.Options.CheckOnly, VerdictOnly).
+func options(verdictOnly bool) tnt22.Options {
+	return tnt22.Options{Format: Format, SingleObject: true, Lenient: true, CheckOnly: verdictOnly, VerdictOnly: verdictOnly}
 }
 
 // precheck applies the spec's rules in the spec's order and returns the

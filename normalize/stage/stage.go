@@ -27,6 +27,7 @@ import (
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/identity"
+	"github.com/contrack/contrack/platform/jsonbuf"
 	"github.com/contrack/contrack/platform/jsonvalid"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/loop"
@@ -284,6 +285,9 @@ type item struct {
 	// unrouted marks a pushed retraction before routeRetractions replaces
 	// it with one item per tracking that got its event.
 	unrouted bool
+	// hash is the event's identity.ContentHash, computed once for all its
+	// routes ("" for retractions, and items made elsewhere: emit hashes).
+	hash string
 }
 
 // prepare decodes and parses one raw record, or returns its dead letter;
@@ -306,6 +310,7 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	var events []dcsa.Event
 	var deadParts []*kgo.Record
 	if raw.Parts > 0 {
+		events = make([]dcsa.Event, 0, raw.Parts)
 		// Pushes that shared one record: each parsed, and dead-lettered, alone.
 		parts, ok := splitParts(raw.Payload)
 		if !ok {
@@ -332,7 +337,7 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 			return prepared{}, nil, err
 		}
 	}
-	p := prepared{raw: raw, dead: deadParts}
+	p := prepared{raw: raw, dead: deadParts, items: make([]item, 0, len(events))}
 	for _, ev := range events {
 		if ev.Retracted {
 			// A retraction names only its event: it goes where the event
@@ -355,8 +360,12 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 			p.unmatched++
 			p.unmatchedRef = reference(ev)
 		}
+		if len(rts) == 0 {
+			continue
+		}
+		hash := identity.ContentHash(ev) // once, however many trackings it reaches
 		for _, rt := range rts {
-			p.items = append(p.items, item{event: ev, route: rt})
+			p.items = append(p.items, item{event: ev, route: rt, hash: hash})
 		}
 	}
 	return p, nil, nil
@@ -364,16 +373,19 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 
 // emit produces the events of p that are new or changed for their tracking.
 func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []seenUpdate) {
-	var out []*kgo.Record
-	var ups []seenUpdate
+	out := make([]*kgo.Record, 0, len(p.items))
+	ups := make([]seenUpdate, 0, len(p.items))
 	now := s.deps.Now().UTC()
+	enc := jsonbuf.Get()
+	defer jsonbuf.Put(enc)
 	for _, it := range p.items {
 		ev, rt := it.event, it.route
 		typ := schemas.TypeEvent
-		var hash string
-		if ev.Retracted {
+		hash := it.hash
+		switch {
+		case ev.Retracted:
 			typ, hash = schemas.TypeEventRetracted, schemas.RetractedHash
-		} else {
+		case hash == "":
 			hash = identity.ContentHash(ev)
 		}
 		if ev.Terminal {
@@ -397,14 +409,15 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 			ev.EventCreatedDateTime = now.Format(time.RFC3339Nano)
 			fallthrough
 		default:
-			body, _ = json.Marshal(ev) // dcsa.Event holds only strings, ints and slices
+			// Into a buffer reused for every event: the record copies it.
+			body, _ = enc.Marshal(&ev) // dcsa.Event holds only strings, ints and slices
 		}
 		rec := schemas.EventRecord{
 			TrackingID: rt.TrackingID, AccountID: rt.AccountID, Env: rt.Env, SCAC: rt.SCAC,
 			EventID: ev.EventID, ContentHash: hash, Update: update, Event: body, SourceID: p.raw.ID, EmittedAt: now,
 		}
-		// body is json.Marshal's output, so the record can be written
-		// without encoding it again.
+		// body is json.Marshal's output (enc writes the same bytes), so the
+		// record can be written without encoding it again.
 		v, ok := schemas.AppendEventRecord(make([]byte, 0, len(body)+512), &rec)
 		if !ok {
 			v, _ = json.Marshal(rec)

@@ -71,6 +71,10 @@ func checkOnly(t *testing.T, raw []byte, env normalize.Envelope, events []dcsa.E
 	if len(checked) != len(want) || (len(want) > 0 && !reflect.DeepEqual(checked, want)) {
 		t.Fatalf("CheckOnly events differ beyond their ids; input %q", raw)
 	}
+	verdict, verr := ParseWithOptions(raw, env, Options{CheckOnly: true, VerdictOnly: true})
+	if (err == nil) != (verr == nil) || (err != nil && err.Error() != verr.Error()) || verdict != nil {
+		t.Fatalf("VerdictOnly: error %v and %d events, without it %v; input %q", verr, len(verdict), err, raw)
+	}
 }
 
 // BenchmarkParse measures parse+map throughput in emitted events per second

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // lexer is a small pull-style JSON reader. The parser uses it instead of
@@ -30,6 +31,13 @@ type lexer struct {
 // the last of them is dropped.
 func newLexer(data []byte) *lexer {
 	return &lexer{data: data, src: string(data)}
+}
+
+// newLexerInPlace reads data without the copy: its strings alias data. Only
+// for a parse that keeps none of them (Options.VerdictOnly, whose errors
+// are cloned before they leave ParseWithOptions), while data does not change.
+func newLexerInPlace(data []byte) *lexer {
+	return &lexer{data: data, src: unsafe.String(unsafe.SliceData(data), len(data))}
 }
 
 // maxDepth bounds nesting so a hostile payload ("[[[[…") cannot recurse the

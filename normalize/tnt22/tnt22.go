@@ -16,6 +16,7 @@ package tnt22
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/schemas/dcsa"
@@ -43,6 +44,10 @@ type Options struct {
 	// the verdict nothing (POST /events checks a push before answering; the
 	// normaliser parses it again with ids).
 	CheckOnly bool
+	// VerdictOnly, with CheckOnly, keeps no events: the result is nil or
+	// the error, as CheckOnly's would be, without the slice of events a
+	// caller that only wants the verdict would drop at once.
+	VerdictOnly bool
 }
 
 // Parse is a normalize.Parser for TNT 2.2 GET /events responses. An empty
@@ -67,13 +72,22 @@ func ParseWithOptions(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.E
 		if p, ok := err.(*pathError); ok {
 			pe.Path, pe.Reason = p.path, p.reason
 		}
+		if opt.VerdictOnly {
+			// Read in place: the error's strings may alias raw.
+			pe.Path, pe.Reason = strings.Clone(pe.Path), strings.Clone(pe.Reason)
+		}
 		return nil, pe
 	}
 	return events, nil
 }
 
 func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error) {
-	l := newLexer(raw)
+	var l *lexer
+	if opt.VerdictOnly {
+		l = newLexerInPlace(raw) // nothing of raw is kept
+	} else {
+		l = newLexer(raw)
+	}
 	m := &mapper{env: env, lenient: opt.Lenient, noIDs: opt.CheckOnly}
 	switch c := l.peek(); {
 	case c == '{' && opt.SingleObject:
@@ -85,7 +99,7 @@ func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error
 			return nil, err
 		}
 		ev, _, emit, err := m.mapEvent(&s)
-		if err != nil || !emit {
+		if err != nil || !emit || opt.VerdictOnly {
 			return nil, err
 		}
 		return []dcsa.Event{ev}, nil
@@ -101,8 +115,14 @@ func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error
 		return nil, err
 	}
 	// Events are ~1 KiB each in the wild; size the result once.
-	events := make([]dcsa.Event, 0, len(raw)/1024+1)
+	var events []dcsa.Event
+	if !opt.VerdictOnly {
+		events = make([]dcsa.Event, 0, len(raw)/1024+1)
+	}
 	var seen map[string]int // source eventID → element index
+	// One source event for every element: each escapes to the heap, and
+	// what mapEvent keeps of it is copied or points elsewhere.
+	var s srcEvent
 	for i := 0; ; i++ {
 		more, err := l.elem(i)
 		if err != nil {
@@ -111,7 +131,7 @@ func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error
 		if !more {
 			break
 		}
-		var s srcEvent
+		s = srcEvent{}
 		if err := l.event(&s); err != nil {
 			return nil, at(index(i), err)
 		}
@@ -130,7 +150,7 @@ func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error
 			}
 			seen[id] = i
 		}
-		if emit {
+		if emit && !opt.VerdictOnly {
 			events = append(events, ev)
 		}
 	}

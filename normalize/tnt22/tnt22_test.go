@@ -321,3 +321,22 @@ func assertParseError(t *testing.T, events []dcsa.Event, err error, path, reason
 		t.Errorf("got %s: %s\nwant %s: …%s…", pe.Path, pe.Reason, path, reason)
 	}
 }
+
+// VerdictOnly reads the payload in place, so the error it returns must not
+// alias the payload: its caller may reuse the buffer at once. A member's
+// name at the top of a single object is the path as the lexer read it.
+func TestVerdictOnlyErrorDoesNotAliasThePayload(t *testing.T) {
+	body := []byte(`{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":5,"eventCreatedDateTime":"2024-06-22T03:00:00Z","equipmentEventTypeCode":"LOAD","equipmentReference":"TCNU1182630","emptyIndicatorCode":"LADEN"}`)
+	events, err := ParseWithOptions(body, normalize.Envelope{SCAC: "MAEU"}, Options{SingleObject: true, CheckOnly: true, VerdictOnly: true})
+	var pe *normalize.ParseError
+	if !errors.As(err, &pe) || events != nil || pe.Path != "eventDateTime" {
+		t.Fatalf("got %v and %d events, want a refusal at eventDateTime", err, len(events))
+	}
+	path, reason := strings.Clone(pe.Path), strings.Clone(pe.Reason)
+	for i := range body {
+		body[i] = 'x'
+	}
+	if pe.Path != path || pe.Reason != reason {
+		t.Fatalf("the error changed with the payload: %q: %q, was %q: %q", pe.Path, pe.Reason, path, reason)
+	}
+}
