@@ -138,3 +138,50 @@ func bucketQuantile(h *dto.Histogram, q float64) time.Duration {
 	}
 	return time.Duration(lower * float64(time.Second))
 }
+
+// goHeap is what a contrack process's Go runtime reports: bytes allocated
+// since its start and collections run.
+type goHeap struct {
+	allocated   float64
+	collections uint64
+}
+
+// goHeaps reads every contrack process's goHeap from its /metrics.
+func (s *system) goHeaps(ctx context.Context) map[string]goHeap {
+	out := map[string]goHeap{}
+	for _, p := range s.procs {
+		fams, err := scrape(ctx, envValue(p.env, "CONTRACK_ADMIN_ADDR"))
+		if err != nil {
+			continue
+		}
+		var h goHeap
+		if f := fams["go_memstats_alloc_bytes_total"]; f != nil && len(f.Metric) > 0 {
+			h.allocated = f.Metric[0].GetCounter().GetValue()
+		}
+		if f := fams["go_gc_duration_seconds"]; f != nil && len(f.Metric) > 0 {
+			h.collections = f.Metric[0].GetSummary().GetSampleCount()
+		}
+		out[p.name] = h
+	}
+	return out
+}
+
+// printGoHeaps prints what each contrack process allocated and how many
+// collections it ran between before and after, per delivered event: the
+// garbage the pipeline makes, which the machine's other load does not move.
+func printGoHeaps(out io.Writer, before, after map[string]goHeap, delivered int) {
+	names := make([]string, 0, len(after))
+	for n := range after {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, ok := before[n]
+		a := after[n]
+		if !ok || a.allocated < b.allocated || delivered == 0 {
+			continue // restarted during the run
+		}
+		fmt.Fprintf(out, "  %-22s allocated %.0f MB (%.1f kB/event), %d collections\n", "contrack "+n,
+			(a.allocated-b.allocated)/1e6, (a.allocated-b.allocated)/1e3/float64(delivered), a.collections-b.collections)
+	}
+}

@@ -214,6 +214,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	loadBefore := loadAverage()
 
 	before := cpuSnapshot(sys.cpuPIDs())
+	heapsBefore := sys.goHeaps(ctx)
 	wallStart := time.Now()
 	start := time.Now()
 	faultsDone := make(chan faultsRun, 1)
@@ -234,6 +235,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	}
 	wall := time.Since(wallStart).Seconds()
 	after := cpuSnapshot(sys.cpuPIDs())
+	heapsAfter := sys.goHeaps(ctx)
 	for _, f := range faults.log {
 		fmt.Fprintln(out, "fault:", f)
 	}
@@ -262,6 +264,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	}
 	printCPU(out, before, after, s.Delivered, wall)
 	printPeakMemory(out, sys.pids())
+	printGoHeaps(out, heapsBefore, heapsAfter, s.Delivered)
 	fmt.Fprintf(out, "machine load average (1 min) %s at the start, %s at the end (2 cores; other work on the machine counts)\n", loadBefore, loadAverage())
 	sys.printHops(ctx, out)
 	if recv.badSigs > 0 || recv.bad > 0 {
