@@ -82,6 +82,13 @@ type Config struct {
 	// one client address may cause, per second (burst twice that); requests
 	// refused from memory may come ten times as fast.
 	PreAuthRate float64
+	// GOGC is the collector's target (heap growth in per cent between
+	// collections, or off). The Go runtime reads the variable itself;
+	// contrack applies its own default when it is unset (applyGC).
+	GOGC string
+	// GoMemLimit is GOMEMLIMIT as set (the runtime applies it); unset,
+	// applyGC sets 90 % of the container's memory limit.
+	GoMemLimit string
 	// EventsCombine has concurrent single-event POST /events of one carrier
 	// key share a carrier-raw record and its produce; EventsCombineLinger
 	// is how long such a record waits for more beyond the produce before it.
@@ -166,6 +173,8 @@ var envVars = []envVar{
 	{"CONTRACK_ADMIN_ADDR", "127.0.0.1:9090", "operator listener of every role (/metrics of the role's own stages, /healthz, /readyz without a token; /debug/pprof/ with the operator token); off disables", false, "AdminAddr"},
 	{"CONTRACK_SHUTDOWN_TIMEOUT", "20s", "budget from SIGTERM to exit: every stage must stop within it, else the process exits non-zero naming the stages that hung; must exceed CONTRACK_DELIVERY_SHUTDOWN_GRACE", false, "ShutdownTimeout"},
 	{"CONTRACK_PREAUTH_RATE", "20", "key look-ups that miss the key cache, per second per client address (burst twice that); requests refused from memory (no key, malformed, known unknown) get ten times that. Over it a request waits for its turn up to 1 s, then 429; 0 disables", false, "PreAuthRate"},
+	{"GOGC", "200", "Go's garbage collector target: how far the heap grows, in per cent of what a collection left, before the next (off: never; read by the Go runtime, contrack sets this default when unset; see docs/operations.md, \"Memory and the collector\")", false, "GOGC"},
+	{"GOMEMLIMIT", "", "Go's soft memory limit (e.g. 900MiB; read by the Go runtime); unset: 90% of the container's memory limit (cgroup memory.max), none without one; AUTOMEMLIMIT=off turns that default off", false, "GoMemLimit"},
 	{"CONTRACK_EVENTS_COMBINE", "true", "concurrent single-event POST /events of one carrier key share one carrier-raw record and one produce (each still answered only once Kafka has that record); false: a record and a produce each", false, "EventsCombine"},
 	{"CONTRACK_EVENTS_COMBINE_LINGER", "0s", "how long combined single-event pushes wait for more before their record is produced, beyond the produce under way (0: only those that arrive while the carrier key's previous record is being produced)", false, "EventsCombineLinger"},
 	{"CONTRACK_CLIENT_IP_HEADER", "", "header carrying the client address, set by a trusted proxy (e.g. X-Real-IP), believed only on connections from CONTRACK_TRUSTED_PROXIES (required with it); empty: the connection's address", false, "ClientIPHeader"},
@@ -377,6 +386,9 @@ func (c Config) Validate() error {
 	}
 	if c.JourneyCacheBytes < 0 {
 		bad("CONTRACK_JOURNEY_CACHE_BYTES", "a non-negative integer")
+	}
+	if _, err := parseGOGC(c.GOGC); err != nil {
+		bad("GOGC", "a percentage of at least 1, or off")
 	}
 	if c.EventsCombineLinger < 0 || c.EventsCombineLinger > time.Second {
 		bad("CONTRACK_EVENTS_COMBINE_LINGER", "a duration from 0 to 1s such as 2ms")

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
+
 	"github.com/contrack/contrack/platform/tracing"
 )
 
@@ -78,6 +80,15 @@ func run(args []string) error {
 		}
 	}
 	log := newLogger(cfg.LogLevel)
+	switch args[0] {
+	case "all", "api", "normalize", "delivery", "projector", "feed", "poller", "vessels", "sandbox", "broker":
+		// The long-running roles: the collector's settings (docs/operations.md).
+		gcPercent, memoryLimit, err := applyGC(cfg, memlimit.FromCgroup, log)
+		if err != nil {
+			return err
+		}
+		log.Info("go collector", "gogc", gcPercent, "gomemlimit", memoryLimitText(memoryLimit))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	flushTraces, err := setupTracing(ctx, cfg, args[0], log)
