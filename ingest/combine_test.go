@@ -17,30 +17,32 @@ import (
 	"github.com/contrack/contrack/schemas"
 )
 
-// heldProducer is a real Kafka producer whose first produce waits for
-// release, as a slow broker round trip would.
+// heldProducer is a real Kafka producer whose first hold produces wait for
+// release, as slow broker round trips would.
 type heldProducer struct {
 	Producer
+	hold    int32
 	release chan struct{}
 	calls   atomic.Int32
 }
 
 func (p *heldProducer) ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults {
-	if p.calls.Add(1) == 1 {
+	if p.calls.Add(1) <= p.hold {
 		<-p.release
 	}
 	return p.Producer.ProduceSync(ctx, rs...)
 }
 
-// Pushes made while a carrier key's record is being produced gather into
-// its next record, and none is answered before the broker has the record
-// that carries it; each push is in exactly one record, the parts counted.
-// Another key's pushes never join them.
+// Pushes made while a carrier key's record is being produced (one at a
+// time here) gather into its next record, and none is answered before the
+// broker has the record that carries it; each push is in exactly one
+// record, the parts counted. Another key's pushes never join them.
 func TestCombinerGathersPushesWhileAProduceIsUnderWay(t *testing.T) {
 	kc := testenv.Kafka(t, 1)
-	prod := &heldProducer{Producer: testenv.KafkaClient(t, kc.Brokers), release: make(chan struct{})}
+	prod := &heldProducer{Producer: testenv.KafkaClient(t, kc.Brokers), hold: 1, release: make(chan struct{})}
 	h := eventsHandler{deps: EventsDeps{Producer: prod, Namespace: kc.NS}}
 	c := newCombiner(prod, 0, h.combined)
+	c.inflight = 1
 	key := auth.Key{ID: "key-1", SCAC: "MAEU", Account: auth.Account{Env: "sandbox"}}
 	other := auth.Key{ID: "key-2", SCAC: "MAEU", Account: auth.Account{Env: "sandbox"}}
 	body := func(i int) []byte { return []byte(fmt.Sprintf(`{"eventID":"e-%d"}`, i)) }
@@ -132,10 +134,10 @@ func TestCombinerGathersPushesWhileAProduceIsUnderWay(t *testing.T) {
 // A record is bounded: pushes beyond maxParts gather into the next one.
 func TestCombinerBoundsARecord(t *testing.T) {
 	kc := testenv.Kafka(t, 1)
-	prod := &heldProducer{Producer: testenv.KafkaClient(t, kc.Brokers), release: make(chan struct{})}
+	prod := &heldProducer{Producer: testenv.KafkaClient(t, kc.Brokers), hold: 1, release: make(chan struct{})}
 	h := eventsHandler{deps: EventsDeps{Producer: prod, Namespace: kc.NS}}
 	c := newCombiner(prod, 0, h.combined)
-	c.maxParts = 4
+	c.maxParts, c.inflight = 4, 1
 	key := auth.Key{ID: "key-1", SCAC: "MAEU", Account: auth.Account{Env: "sandbox"}}
 	var wg sync.WaitGroup
 	for i := range 11 {
@@ -161,4 +163,55 @@ func TestCombinerBoundsARecord(t *testing.T) {
 	if got := prod.calls.Load(); got != 4 {
 		t.Fatalf("%d produces, want 4", got)
 	}
+}
+
+// A key has up to inflight records produced at once: the first pushes go
+// at once, each alone, and only those that find every slot taken gather;
+// none is answered before its record is acknowledged.
+func TestCombinerProducesSeveralRecordsAtOnce(t *testing.T) {
+	kc := testenv.Kafka(t, 1)
+	const inflight, more = 3, 7
+	prod := &heldProducer{Producer: testenv.KafkaClient(t, kc.Brokers), hold: inflight, release: make(chan struct{})}
+	h := eventsHandler{deps: EventsDeps{Producer: prod, Namespace: kc.NS}}
+	c := newCombiner(prod, 0, h.combined)
+	c.inflight = inflight
+	key := auth.Key{ID: "key-1", SCAC: "MAEU", Account: auth.Account{Env: "sandbox"}}
+	var answered atomic.Int32
+	var wg sync.WaitGroup
+	push := func(i int) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, err := c.push(context.Background(), key, "r", []byte(fmt.Sprintf(`{"eventID":"e-%d"}`, i)), time.Now()); err != nil {
+				t.Error(err)
+			}
+			answered.Add(1)
+		}()
+	}
+	for i := range inflight {
+		push(i)
+		testkit.Eventually(t, 5*time.Second, "a free slot did not produce at once", func() bool { return prod.calls.Load() == int32(i+1) })
+	}
+	for i := range more {
+		push(inflight + i)
+	}
+	testkit.Eventually(t, 5*time.Second, "the pushes that found every slot taken did not gather into one record", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		q := c.queues[key.ID+"/sandbox"]
+		return q != nil && len(q.groups) == 1 && len(q.groups[0].parts) == more && q.senders == inflight
+	})
+	if a := answered.Load(); a != 0 || prod.calls.Load() != inflight {
+		t.Fatalf("%d answered and %d produces while the first %d records were held", a, prod.calls.Load(), inflight)
+	}
+	close(prod.release)
+	wg.Wait()
+	if got := prod.calls.Load(); got != inflight+1 {
+		t.Fatalf("%d produces for %d pushes, want %d", got, inflight+more, inflight+1)
+	}
+	testkit.Eventually(t, 5*time.Second, "the key's queue stayed after its senders ended", func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.queues) == 0
+	})
 }

@@ -105,9 +105,10 @@ type EventsDeps struct {
 	CheckTNT3 func(raw []byte, scac string, now time.Time) tnt3.Verdict
 	Now       func() time.Time
 	// Combine has single-event pushes of one carrier key made at the same
-	// time share one carrier-raw record and one produce (CarrierRaw.Parts);
-	// Linger is how long a record's first push waits for others beyond the
-	// produce under way (0: only those that arrive while it is).
+	// time share one carrier-raw record and one produce (CarrierRaw.Parts;
+	// see combiner); Linger is how long such a record waits for more
+	// before it is produced (0: only the pushes that arrive while the key's
+	// records in flight are being produced).
 	Combine bool
 	Linger  time.Duration
 }

@@ -31,7 +31,8 @@ import (
 // "memory" is kfake in memory; "fsync" is the embedded broker with a log
 // on disk and an fsync per produce. "separate" gives each request a record
 // and a produce of its own; "combined" has concurrent ones share them
-// (EventsDeps.Combine, as `contrack` runs by default).
+// (EventsDeps.Combine, as `contrack` runs by default); BENCH_LINGER (a Go
+// duration) sets their EventsDeps.Linger.
 //
 //	go test -run '^$' -bench PostEvents -benchtime 20000x ./ingest/
 func BenchmarkPostEvents(b *testing.B) {
@@ -75,7 +76,9 @@ func benchPostEvents(b *testing.B, mode string, combine bool) {
 	// No rate limiter: one key here stands for the traffic of many carriers.
 	srv := httpapi.New(httpapi.Config{Log: testenv.Log(b), Auth: keys})
 	producer := testenv.KafkaClient(b, brokers)
-	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Namespace: ns, Log: testenv.Log(b), Check: pushed.Check, Combine: combine})
+	linger, _ := time.ParseDuration(os.Getenv("BENCH_LINGER"))
+	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{Producer: producer, Namespace: ns, Log: testenv.Log(b), Check: pushed.Check,
+		Combine: combine, Linger: linger})
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 	key, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "bench", Env: "live", Role: auth.RoleCarrier, SCAC: "MAEU", Plan: "enterprise"})
