@@ -17,12 +17,12 @@ import (
 // instead of paying for each. A carrier key has up to inflight records
 // being produced at once (one: see newCombiner); a push that finds them all
 // under way gathers with the others that do into the next record, which
-// goes as soon as one of them is acknowledged (after Linger more, if set).
-// A push that finds a slot free goes at once, alone: at low rates nothing
-// waits. Every push is still answered only once the broker has the record
-// that carries it. The
-// normaliser parses and dead-letters each part on its own, so a combined
-// push is processed as it would have been alone.
+// goes as soon as one of them is acknowledged, after Linger more. A push
+// that finds a slot free goes at once, alone, without lingering: at low
+// rates nothing waits. Every push is still answered only once the broker
+// has the record that carries it. The normaliser parses and dead-letters
+// each part on its own, so a combined push is processed as it would have
+// been alone.
 //
 // Order: concurrent pushes never had one; a push made after another was
 // answered is in a later record, produced after the earlier one was
@@ -115,10 +115,11 @@ func (c *combiner) push(ctx context.Context, k auth.Key, requestID string, body 
 	}
 }
 
-// send produces key's groups one after the other until none waits.
+// send produces key's groups one after the other until none waits. The
+// first goes at once; each later one, the key being busy, lingers first.
 func (c *combiner) send(key string, q *pushQueue) {
-	for {
-		if c.linger > 0 {
+	for first := true; ; first = false {
+		if c.linger > 0 && !first {
 			time.Sleep(c.linger) // gathering pushes: the linger is the point
 		}
 		c.mu.Lock()

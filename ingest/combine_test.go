@@ -215,3 +215,18 @@ func TestCombinerProducesSeveralRecordsAtOnce(t *testing.T) {
 		return len(c.queues) == 0
 	})
 }
+
+// Linger holds only a busy key's next record: a push to an idle key is
+// produced at once, however long the linger.
+func TestCombinerLingersOnlyWhenBusy(t *testing.T) {
+	kc := testenv.Kafka(t, 1)
+	prod := &heldProducer{Producer: testenv.KafkaClient(t, kc.Brokers), release: make(chan struct{})}
+	h := eventsHandler{deps: EventsDeps{Producer: prod, Namespace: kc.NS}}
+	c := newCombiner(prod, time.Hour, h.combined)
+	key := auth.Key{ID: "key-1", SCAC: "MAEU", Account: auth.Account{Env: "sandbox"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, parts, err := c.push(ctx, key, "r", []byte(`{"eventID":"e-1"}`), time.Now()); err != nil || parts != 1 {
+		t.Fatalf("a push to an idle key: %d parts, %v", parts, err)
+	}
+}
