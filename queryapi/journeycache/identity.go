@@ -49,7 +49,7 @@ func (c *Identities) Bytes() int64 {
 // them), or else b inflated into scratch (which it may grow).
 func (c *Identities) JSON(b Body, scratch []byte) (prefix []byte, kept bool, err error) {
 	id := b.ident
-	if id != nil {
+	if c != nil && id != nil { // a nil keeper keeps nothing: inflate
 		if p := id.json.Load(); p != nil {
 			c.touch(id)
 			return *p, true, nil
