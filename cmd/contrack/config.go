@@ -199,7 +199,7 @@ var envVars = []envVar{
 	{"CONTRACK_RELAY_IDLE", "1s", "longest wait between outbox relay rounds without a notification", false, "Relay.Idle"},
 	{"CONTRACK_RELAY_RETENTION", "168h", "how long published outbox rows are kept for audit", false, "Relay.Retention"},
 	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false, "LogLevel"},
-	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of compressed journey answers each API process caches, warmed at start (0 disables the cache; 100,000 sandbox-shaped container journeys take ~220 MB)", false, "JourneyCacheBytes"},
+	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of compressed journey answers each API process caches, warmed at start (0 disables the cache; 100,000 sandbox-shaped container journeys take ~220 MB); a quarter as much again keeps the answers pulled most often without gzip uncompressed", false, "JourneyCacheBytes"},
 	{"CONTRACK_JOURNEY_CACHE_MAX_AGE", "10m", "a cached journey answer is read again this long after it was read even without a change notification (served while it is read again)", false, "Journeys.MaxAge"},
 	{"CONTRACK_JOURNEY_CACHE_SUPERSEDED_FOR", "2s", "after a journey changes, its previous cached answer is still served this long while the new one is read (a negative value: not served, pulls read ClickHouse until the new answer is cached)", false, "Journeys.SupersededFor"},
 	{"CONTRACK_JOURNEY_CACHE_MISSES_PER_ACCOUNT", "1000", "lookups without results (e.g. made-up identifiers) one account may keep in the journey cache, its least recently used going first; also at most 1/64 of CONTRACK_JOURNEY_CACHE_BYTES, so one tenant's misses never evict another's answers", false, "Journeys.MissesPerAccount"},
