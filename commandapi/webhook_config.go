@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/go-fuego/fuego"
@@ -53,39 +52,23 @@ func checkFilters(f *eventfilter.Filter, field string) (eventfilter.Filter, stri
 	var unknown, problems []string
 	out.EventTypes, unknown = eventfilter.Normalize(f.EventTypes, eventfilter.EventTypes)
 	if len(unknown) > 0 {
-		problems = append(problems, fmt.Sprintf("'%s.eventTypes' has %s: use %s", field, quoteList(unknown), strings.Join(eventfilter.EventTypes, ", ")))
+		problems = append(problems, fmt.Sprintf("'%s.eventTypes' has %s: use %s", field, httpapi.QuoteValues(unknown), strings.Join(eventfilter.EventTypes, ", ")))
 	}
 	out.Classifiers, unknown = eventfilter.Normalize(f.Classifiers, eventfilter.Classifiers)
 	if len(unknown) > 0 {
-		problems = append(problems, fmt.Sprintf("'%s.classifiers' has %s: use %s", field, quoteList(unknown), strings.Join(eventfilter.Classifiers, ", ")))
+		problems = append(problems, fmt.Sprintf("'%s.classifiers' has %s: use %s", field, httpapi.QuoteValues(unknown), strings.Join(eventfilter.Classifiers, ", ")))
 	} else if out.Classifiers != nil && len(out.Classifiers) == 0 {
 		problems = append(problems, fmt.Sprintf("'%s.classifiers' is empty: list at least one of %s, or leave it out for all", field, strings.Join(eventfilter.Classifiers, ", ")))
 	}
 	out.AlertTypes, unknown = eventfilter.Normalize(f.AlertTypes, schemas.AlertTypes)
 	if len(unknown) > 0 {
-		problems = append(problems, fmt.Sprintf("'%s.alertTypes' has %s: use %s", field, quoteList(unknown), strings.Join(schemas.AlertTypes, ", ")))
+		problems = append(problems, fmt.Sprintf("'%s.alertTypes' has %s: use %s", field, httpapi.QuoteValues(unknown), strings.Join(schemas.AlertTypes, ", ")))
 	}
 	out.MilestonesOnly = f.MilestonesOnly
 	if len(problems) > 0 {
 		return eventfilter.Filter{}, "Invalid filters: " + strings.Join(problems, "; ")
 	}
 	return out, ""
-}
-
-// quoteList names values for a message: quoted, at most five.
-func quoteList(vs []string) string {
-	var q []string
-	for i, v := range vs {
-		if i == 5 {
-			q = append(q, "…")
-			break
-		}
-		if len(v) > 40 {
-			v = v[:40] + "…"
-		}
-		q = append(q, strconv.Quote(v))
-	}
-	return strings.Join(q, ", ")
 }
 
 // msgBadEventFormat answers an eventFormat that is neither format.

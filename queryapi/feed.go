@@ -418,7 +418,7 @@ func feedFilter(q url.Values) (eventfilter.Filter, string) {
 	check := func(name string, allowed []string) []string {
 		got, unknown := eventfilter.Normalize(list(name), allowed)
 		if len(unknown) > 0 {
-			problems = append(problems, fmt.Sprintf("'%s' has %s: use %s", name, quoteValues(unknown), strings.Join(allowed, ", ")))
+			problems = append(problems, fmt.Sprintf("'%s' has %s: use %s", name, httpapi.QuoteValues(unknown), strings.Join(allowed, ", ")))
 		}
 		return got
 	}
@@ -439,22 +439,6 @@ func feedFilter(q url.Values) (eventfilter.Filter, string) {
 		return f, "Invalid query parameters: " + strings.Join(problems, "; ")
 	}
 	return f, ""
-}
-
-// quoteValues names values for a message: quoted, at most five.
-func quoteValues(vs []string) string {
-	var q []string
-	for i, v := range vs {
-		if i == 5 {
-			q = append(q, "…")
-			break
-		}
-		if len(v) > 40 {
-			v = v[:40] + "…"
-		}
-		q = append(q, strconv.Quote(v))
-	}
-	return strings.Join(q, ", ")
 }
 
 // clipHeader keeps a header value short in a message.

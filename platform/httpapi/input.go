@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -164,4 +165,21 @@ func hex4(b []byte) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// QuoteValues names wrong values for a message: each quoted, at most five,
+// each cut to 40 characters, so a message stays short whatever was sent.
+func QuoteValues(vs []string) string {
+	var q []string
+	for i, v := range vs {
+		if i == 5 {
+			q = append(q, "…")
+			break
+		}
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		q = append(q, strconv.Quote(v))
+	}
+	return strings.Join(q, ", ")
 }
