@@ -31,6 +31,7 @@ import (
 	"github.com/contrack/contrack/platform/clickhouse"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/loop"
+	platformmetrics "github.com/contrack/contrack/platform/metrics"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/readiness"
 )
@@ -115,13 +116,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		skipped: prometheus.NewCounter(prometheus.CounterOpts{Name: "contrack_alerts_undecodable_facts_total",
 			Help: "Containers' readiness facts a sweep could not decode and passed over (logged with the tracking)."}),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []prometheus.Collector{m.raised, m.failures, m.watched, m.skipped} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("alerts: metrics: %w", err)
-		}
+	if err := platformmetrics.RegisterAll(reg, m.raised, m.failures, m.watched, m.skipped); err != nil {
+		return nil, fmt.Errorf("alerts: metrics: %w", err)
 	}
 	return m, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/loop"
+	platformmetrics "github.com/contrack/contrack/platform/metrics"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/voyage"
 )
@@ -61,13 +62,8 @@ func newPositionMetrics(reg prometheus.Registerer) (*positionMetrics, error) {
 		atSea: prometheus.NewGauge(prometheus.GaugeOpts{Name: "contrack_feed_vessel_subscriptions_at_sea",
 			Help: "Opted-in open subscriptions whose shipment was at sea at the last refresh."}),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []prometheus.Collector{m.written, m.refreshFails, m.atSea} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("feed: metrics: %w", err)
-		}
+	if err := platformmetrics.RegisterAll(reg, m.written, m.refreshFails, m.atSea); err != nil {
+		return nil, fmt.Errorf("feed: metrics: %w", err)
 	}
 	return m, nil
 }

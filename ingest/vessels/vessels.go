@@ -32,6 +32,7 @@ import (
 
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/platform/loop"
+	platformmetrics "github.com/contrack/contrack/platform/metrics"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -163,13 +164,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "contrack_vessels_provider_requests_total",
 			Help: "Requests to the live position provider, by outcome (ok, unauthorized, error, unreachable)."}, []string{"outcome"}),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []prometheus.Collector{m.produced, m.failed, m.voyages, m.conflicts, m.dropped, m.requests} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("vessels: metrics: %w", err)
-		}
+	if err := platformmetrics.RegisterAll(reg, m.produced, m.failed, m.voyages, m.conflicts, m.dropped, m.requests); err != nil {
+		return nil, fmt.Errorf("vessels: metrics: %w", err)
 	}
 	return m, nil
 }

@@ -24,3 +24,17 @@ func Register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error)
 	}
 	return c, nil
 }
+
+// RegisterAll registers every collector of a stage on reg (nothing when reg
+// is nil: a stage run without metrics); the first refusal is returned.
+func RegisterAll(reg prometheus.Registerer, cs ...prometheus.Collector) error {
+	if reg == nil {
+		return nil
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("metrics: register: %w", err)
+		}
+	}
+	return nil
+}
