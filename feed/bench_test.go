@@ -326,7 +326,7 @@ func benchDrain(b *testing.B) {
 		return n >= int64(backlog)
 	})
 	written := time.Since(t0)
-	if _, err := w.h.DB.Pool.Exec(context.Background(), `ANALYZE feed_events`); err != nil {
+	if _, err := w.h.DB.Pool.Exec(context.Background(), `ANALYZE feed_batches`); err != nil {
 		b.Fatal(err)
 	}
 

@@ -3,13 +3,14 @@
 //
 // A consumer group on the events topic (schemas.GroupFeed, through
 // kafka.Consume) writes every event record once per OPEN subscription of its
-// tracking into Postgres (feed_events), numbered per account in the order
-// written: a tracking's records are handled in topic order, which is the
+// tracking into Postgres, numbered per account in the order written, a
+// transaction's items of one account in a row of feed_batches (migration
+// 0071): a tracking's records are handled in topic order, which is the
 // order its subscriptions' webhooks get them, so each subscription's events
 // keep that order in the feed. The record's offset is committed only after
-// its rows are. A record consumed again is a no-op (unique on subscription
-// and the record's topic position); the same event re-emitted (a new record)
-// is a new row. Each writing transaction announces the accounts it wrote
+// its items are. A record consumed again is a no-op (its tracking's mark in
+// feed_marks is at or past it); the same event re-emitted (a new record)
+// is a new item. Each writing transaction announces the accounts it wrote
 // with NOTIFY on Channel, which the API's Notifier turns into long-poll
 // wake-ups. Rows older than Config.Retention are deleted.
 package feed
@@ -139,7 +140,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}
 	log := deps.Log.With("stage", "feed")
 	s := &stage{cfg: cfg, log: log, pool: deps.Pool, now: deps.Now, reqs: make(chan *writeReq, cfg.MaxGroup),
-		pruning: deps.Loops.Loop("feed-prune", log)}
+		pruning: deps.Loops.Loop("feed-prune", log), alertsTopic: deps.Namespace.Topic(schemas.TopicAlerts)}
 
 	// The loops run in one errgroup; the consumer is the one that fails for
 	// good (its error cancels gctx, stopping the others, and is Run's
@@ -197,12 +198,18 @@ type stage struct {
 	now     func() time.Time
 	reqs    chan *writeReq
 	pruning *loop.Loop
+	// alertsTopic is the alerts topic's name in this deployment's
+	// namespace: its records are marked apart from the events topic's.
+	alertsTopic string
 }
 
 // item is one event record to write.
 type item struct {
-	ev        schemas.EventRecord
-	tracking  uuid.UUID
+	ev       schemas.EventRecord
+	tracking uuid.UUID
+	// source, partition and offset place the record: its tracking's mark
+	// (feed_marks) says whether it was written before.
+	source    string
 	partition int32
 	offset    int64
 }
@@ -282,7 +289,11 @@ func (s *stage) itemOf(r *kgo.Record) (it item, ok bool, err error) {
 		// writing it would bring back what pruning removed.
 		return it, false, nil
 	}
-	return item{ev: ev, tracking: tid, partition: r.Partition, offset: r.Offset}, true, nil
+	source := sourceEvents
+	if r.Topic == s.alertsTopic {
+		source = sourceAlerts
+	}
+	return item{ev: ev, tracking: tid, source: source, partition: r.Partition, offset: r.Offset}, true, nil
 }
 
 // writeLoop commits whatever handlers have waiting in one transaction at a
@@ -339,46 +350,62 @@ func (s *stage) write(ctx context.Context, group []*writeReq) {
 }
 
 // writeSQL fans events (one element per event in the arrays, in order) out
-// to the OPEN subscriptions of their trackings, skips those already written
-// (same subscription and topic position: the record was consumed before),
-// numbers the rest per account after the account's counter (whose row lock
-// orders the account's writers), inserts them and notifies each account
-// written. Lookups are fenced per-event probes (LATERAL … OFFSET 0, EXISTS
-// in the select list) so the plan does not depend on table statistics.
+// to the OPEN subscriptions of their trackings, skips the records written
+// before (at or below their tracking's mark: the record was consumed
+// before), numbers the rest per account after the account's counter (whose
+// row lock orders the account's writers), inserts them as batches (runs of
+// an account's consecutive events, up to batchItems each; an alert alone),
+// moves the marks and notifies each account written. Lookups are fenced
+// per-event probes (LATERAL … OFFSET 0) so the plan does not depend on
+// table statistics.
 //
 // A retraction (content hash schemas.RetractedHash) is written with the
 // event it withdraws as that subscription's feed last had it — from
 // @events when an earlier element is that version (@lookups false), else
-// the newest row — and not at all for a subscription whose feed never had
-// the event (see deliveries.Stream).
+// the newest batch since the subscription's creation holding it — and not
+// at all for a subscription whose feed never had the event (see
+// deliveries.Stream).
 const writeSQL = `
 	WITH ev AS (
-		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @events::bytea[],
+		SELECT * FROM unnest(@trackings::uuid[], @sources::text[], @event_ids::text[], @hashes::text[], @events::bytea[],
 		                     @parts::int[], @offsets::bigint[], @lookups::bool[], @tags::text[], @alert_types::text[],
 		                     @change_minutes::int[]) WITH ORDINALITY
-			AS e(tracking_id, event_id, hash, event, part, off, lookup, tags, alert_type, change_minutes, ord)
+			AS e(tracking_id, source, event_id, hash, event, part, off, lookup, tags, alert_type, change_minutes, ord)
+	), unseen AS (
+		-- Marks as of the statement's start: a tracking's records of this
+		-- statement are compared with what earlier ones wrote.
+		SELECT ev.* FROM ev
+		WHERE NOT EXISTS (SELECT 1 FROM feed_marks m WHERE m.source = ev.source AND m.tracking_id = ev.tracking_id
+		                  AND m.src_partition = ev.part AND m.src_offset >= ev.off)
+	), marked AS (
+		INSERT INTO feed_marks AS m (source, tracking_id, src_partition, src_offset, updated_at)
+		SELECT DISTINCT ON (source, tracking_id) source, tracking_id, part, off, @now FROM unseen
+		ORDER BY source, tracking_id, off DESC
+		ON CONFLICT (source, tracking_id) DO UPDATE
+		SET src_partition = EXCLUDED.src_partition, src_offset = EXCLUDED.src_offset, updated_at = EXCLUDED.updated_at
 	), fan AS (
-		SELECT s.account_id, s.id AS subscription_id, s.seq AS sub_seq, ev.tracking_id, ev.event_id, ev.hash,
-		       coalesce(s.last, ev.event) AS event, ev.part, ev.off, ev.ord,
-		       CASE WHEN s.last IS NOT NULL THEN s.last_tags ELSE string_to_array(ev.tags, ',') END AS tags,
+		SELECT s.account_id, s.id AS subscription_id, s.seq AS sub_seq, ev.event_id, ev.hash,
+		       coalesce(s.last, ev.event) AS event, ev.ord,
+		       CASE WHEN s.last IS NOT NULL THEN s.last_tags ELSE ev.tags END AS tags,
 		       NULLIF(ev.alert_type, '') AS alert_type, ev.change_minutes
-		FROM ev CROSS JOIN LATERAL (
-			SELECT s.id, s.account_id, s.seq,
-			       EXISTS (SELECT 1 FROM feed_events f WHERE f.subscription_id = s.id AND f.src_partition = ev.part
-			               AND f.src_offset = ev.off AND f.event_id = ev.event_id AND f.content_hash = ev.hash OFFSET 0) AS seen,
-			       l.event AS last, l.tags AS last_tags
+		FROM unseen ev CROSS JOIN LATERAL (
+			SELECT s.id, s.account_id, s.seq, l.event AS last, l.tags AS last_tags
 			FROM subscriptions s
 			JOIN accounts a ON a.id = s.account_id AND a.active
 			LEFT JOIN LATERAL (
-				SELECT v.event, v.tags FROM (
-					SELECT f.seq, f.event, f.tags FROM feed_events f
-					WHERE ev.lookup AND f.account_id = s.account_id AND f.subscription_id = s.id AND f.event_id = ev.event_id
-					  AND f.content_hash <> '` + schemas.RetractedHash + `'
-					OFFSET 0) v
-				ORDER BY v.seq DESC LIMIT 1) l ON true
+				SELECT e.event, e.tags FROM feed_batches b
+				CROSS JOIN LATERAL unnest(b.subscription_ids, b.event_ids, b.content_hashes, b.tags, b.events) WITH ORDINALITY
+					AS e(subscription_id, event_id, hash, tags, event, ord)
+				WHERE ev.lookup AND b.account_id = s.account_id AND b.kind = '` + schemas.FeedKindEvent + `'
+				  -- A subscription's items are written after its creation
+				  -- (an hour's margin for clocks): older batches are
+				  -- passed over without reading their arrays.
+				  AND b.created_at >= s.created_at - interval '1 hour'
+				  AND e.subscription_id = s.id AND e.event_id = ev.event_id AND e.hash <> '` + schemas.RetractedHash + `'
+				ORDER BY b.seq_to DESC, e.ord DESC LIMIT 1) l ON true
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
 			OFFSET 0) s
-		WHERE NOT s.seen AND (NOT ev.lookup OR s.last IS NOT NULL)
+		WHERE NOT ev.lookup OR s.last IS NOT NULL
 	), numbered AS (
 		SELECT *, row_number() OVER (PARTITION BY account_id ORDER BY ord, sub_seq) AS n FROM fan
 	), counts AS (
@@ -388,16 +415,42 @@ const writeSQL = `
 		SELECT account_id, n FROM counts ORDER BY account_id
 		ON CONFLICT (account_id) DO UPDATE SET last_seq = a.last_seq + EXCLUDED.last_seq
 		RETURNING account_id, last_seq
-	), written AS (
-		INSERT INTO feed_events (account_id, seq, subscription_id, event_id, content_hash, src_partition, src_offset, event, created_at,
-		                         tags, alert_type, change_minutes)
-		SELECT f.account_id, b.last_seq - c.n + f.n, f.subscription_id, f.event_id, f.hash, f.part, f.off, f.event, @now,
-		       f.tags, f.alert_type, f.change_minutes
+	), islands AS (
+		-- An account's consecutive events share an island (n minus their
+		-- rank among its events is constant along a run); an alert is one
+		-- of its own (negative, apart from the events').
+		SELECT f.*, b.last_seq - c.n + f.n AS seq,
+		       CASE WHEN f.alert_type IS NULL
+		            THEN f.n - row_number() OVER (PARTITION BY f.account_id, f.alert_type IS NULL ORDER BY f.n)
+		            ELSE -f.n END AS island
 		FROM numbered f JOIN counts c ON c.account_id = f.account_id JOIN bumped b ON b.account_id = f.account_id
-		ON CONFLICT DO NOTHING
+	), chunked AS (
+		SELECT *, (row_number() OVER (PARTITION BY account_id, island ORDER BY n) - 1) / ` + batchItemsSQL + ` AS chunk FROM islands
+	), written AS (
+		INSERT INTO feed_batches (account_id, seq_from, seq_to, kind, created_at, subscription_ids, event_ids, content_hashes,
+		                          tags, events, subscription_id, alert_type, change_minutes)
+		SELECT account_id, min(seq), max(seq),
+		       CASE WHEN island < 0 THEN '` + schemas.FeedKindAlert + `' ELSE '` + schemas.FeedKindEvent + `' END, @now,
+		       array_agg(subscription_id ORDER BY n), array_agg(event_id ORDER BY n), array_agg(hash ORDER BY n),
+		       array_agg(tags ORDER BY n), array_agg(event ORDER BY n),
+		       CASE WHEN island < 0 THEN (array_agg(subscription_id))[1] END, min(alert_type), min(change_minutes)
+		FROM chunked GROUP BY account_id, island, chunk
 		RETURNING account_id
 	)
 	SELECT pg_notify('` + Channel + `', account_id::text) FROM (SELECT DISTINCT account_id FROM written) w`
+
+// batchItems bounds the items of one feed_batches row, so a reader after
+// one item never reads more than this many to reach it.
+const (
+	batchItems    = 256
+	batchItemsSQL = "256"
+)
+
+// Sources of feed_marks: the topic a record came from.
+const (
+	sourceEvents = "events"
+	sourceAlerts = "alerts"
+)
 
 // writeItems writes items in one transaction (the statement is one).
 func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.Time) error {
@@ -407,12 +460,12 @@ func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.
 // writeBatch is writeItems' transaction as a pgx batch.
 func writeBatch(items []item, now time.Time) *pgx.Batch {
 	n := len(items)
-	trackings, ids, hashes := make([]uuid.UUID, n), make([]string, n), make([]string, n)
+	trackings, sources, ids, hashes := make([]uuid.UUID, n), make([]string, n), make([]string, n), make([]string, n)
 	events, parts, offsets := make([][]byte, n), make([]int32, n), make([]int64, n)
 	lookups := make([]bool, n)
 	tags, alertTypes, changes := make([]string, n), make([]string, n), make([]*int32, n)
 	for i, it := range items {
-		trackings[i], ids[i], hashes[i] = it.tracking, it.ev.EventID, it.ev.ContentHash
+		trackings[i], sources[i], ids[i], hashes[i] = it.tracking, it.source, it.ev.EventID, it.ev.ContentHash
 		events[i], parts[i], offsets[i] = it.ev.Event, it.partition, it.offset
 		f := eventfilter.Of(&it.ev)
 		if it.ev.Retraction() {
@@ -434,7 +487,7 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	// every open subscription for each event (docs/performance.md).
 	b.Queue(postgres.KeyedPlan)
 	b.Queue(writeSQL, pgx.NamedArgs{
-		"trackings": postgres.UUIDs(trackings), "event_ids": ids, "hashes": hashes, "events": events,
+		"trackings": postgres.UUIDs(trackings), "sources": sources, "event_ids": ids, "hashes": hashes, "events": events,
 		"parts": parts, "offsets": offsets, "lookups": lookups, "now": now,
 		"tags": tags, "alert_types": alertTypes, "change_minutes": changes,
 	})
@@ -460,7 +513,8 @@ func lastVersion(before []item, r item) (event []byte, lookup bool) {
 // pruneBatch bounds the rows one prune statement deletes.
 const pruneBatch = 10_000
 
-// prune deletes the rows past retention, a batch at a time.
+// prune deletes the rows past retention, a batch at a time, then the marks
+// as old (a record that old is skipped when consumed).
 func (s *stage) prune(ctx context.Context) error {
 	total := 0
 	defer func() {
@@ -468,28 +522,44 @@ func (s *stage) prune(ctx context.Context) error {
 			s.log.Info("pruned feed events past retention", "count", total)
 		}
 	}()
+	cutoff := s.now().Add(-s.cfg.Retention)
 	for ctx.Err() == nil {
-		n, err := Prune(ctx, s.pool, s.now().Add(-s.cfg.Retention), pruneBatch)
+		rows, items, err := Prune(ctx, s.pool, cutoff, pruneBatch)
 		if err != nil {
 			return err
 		}
-		total += n
-		if n < pruneBatch {
+		total += items
+		if rows < pruneBatch {
+			break
+		}
+	}
+	for ctx.Err() == nil {
+		tag, err := s.pool.Exec(ctx, `
+			DELETE FROM feed_marks WHERE ctid = ANY (ARRAY(
+				SELECT ctid FROM feed_marks WHERE updated_at < $1 LIMIT $2))`, cutoff, pruneBatch)
+		if err != nil {
+			return fmt.Errorf("feed: prune marks: %w", err)
+		}
+		if tag.RowsAffected() < pruneBatch {
 			break
 		}
 	}
 	return nil
 }
 
-// Prune deletes at most limit feed events created before cutoff and
-// returns how many it deleted. The per-account counters stay, so sequence
-// numbers (and the cursors holding them) are never reused.
-func Prune(ctx context.Context, pool *pgxpool.Pool, cutoff time.Time, limit int) (int, error) {
-	tag, err := pool.Exec(ctx, `
-		DELETE FROM feed_events WHERE ctid = ANY (ARRAY(
-			SELECT ctid FROM feed_events WHERE created_at < $1 LIMIT $2))`, cutoff, limit)
+// Prune deletes at most limit feed batches created before cutoff and
+// returns how many rows and items it deleted. The per-account counters
+// stay, so sequence numbers (and the cursors holding them) are never
+// reused.
+func Prune(ctx context.Context, pool *pgxpool.Pool, cutoff time.Time, limit int) (rows, items int, err error) {
+	err = pool.QueryRow(ctx, `
+		WITH d AS (
+			DELETE FROM feed_batches WHERE ctid = ANY (ARRAY(
+				SELECT ctid FROM feed_batches WHERE created_at < $1 LIMIT $2))
+			RETURNING cardinality(event_ids) AS n)
+		SELECT count(*), coalesce(sum(n), 0) FROM d`, cutoff, limit).Scan(&rows, &items)
 	if err != nil {
-		return 0, fmt.Errorf("feed: prune: %w", err)
+		return 0, 0, fmt.Errorf("feed: prune: %w", err)
 	}
-	return int(tag.RowsAffected()), nil
+	return rows, items, nil
 }

@@ -306,7 +306,7 @@ func TestFeedReplayedRecordNotDuplicated(t *testing.T) {
 		t.Errorf("after replay: %v, want e1 e2 e3 once, then the marker", g)
 	}
 	var n int
-	if err := w.h.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM feed_events`).Scan(&n); err != nil {
+	if err := w.h.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM feed_items`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 4 {
@@ -644,12 +644,15 @@ func TestPruneDeletesOnlyPastRetention(t *testing.T) {
 	key, acct := w.account("prune")
 	s := w.h.Subscribe(acct, "ref-1")
 	w.start()
-	w.h.Produce(s, "old1", "old2", "new1")
+	w.h.Produce(s, "old1", "old2")
+	w.until(key, "", 100, 2, 20*time.Second)
+	// Aged: the batches holding them (whatever the writes grouped).
+	w.h.Exec(`UPDATE feed_batches SET created_at = now() - interval '31 days'`)
+	w.h.Produce(s, "new1")
 	w.until(key, "", 100, 3, 20*time.Second)
-	w.h.Exec(`UPDATE feed_events SET created_at = now() - interval '31 days' WHERE event_id LIKE 'old%'`)
-	n, err := feed.Prune(context.Background(), w.h.DB.Pool, time.Now().Add(-feed.MinRetention), 1000)
+	_, n, err := feed.Prune(context.Background(), w.h.DB.Pool, time.Now().Add(-feed.MinRetention), 1000)
 	if err != nil || n != 2 {
-		t.Fatalf("pruned %d, %v; want 2", n, err)
+		t.Fatalf("pruned %d items, %v; want 2", n, err)
 	}
 	all, _ := w.until(key, "", 100, 1, time.Second)
 	if fmt.Sprint(ids(all, "")) != "[new1]" {

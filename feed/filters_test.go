@@ -93,7 +93,7 @@ func TestFeedFilters(t *testing.T) {
 	)
 	// Every event and no alert without filters, as before.
 	testkit.Eventually(t, 20*time.Second, "the events and alerts in the feed", func() bool {
-		return w.h.Count(`SELECT count(*) FROM feed_events WHERE account_id = $1`, acct) == 7
+		return w.h.Count(`SELECT count(*) FROM feed_items WHERE account_id = $1`, acct) == 7
 	})
 	for q, want := range map[string][]string{
 		"":                                           {"gate-in", "pod-disc", "eta", "atd"},

@@ -126,11 +126,14 @@ const positionSQL = `
 		ON CONFLICT (account_id) DO UPDATE SET last_seq = a.last_seq + EXCLUDED.last_seq
 		RETURNING account_id, last_seq
 	), written AS (
-		INSERT INTO feed_events (account_id, seq, subscription_id, event_id, content_hash, src_partition, src_offset, event, created_at, kind)
-		SELECT f.account_id, b.last_seq - c.n + f.n, f.subscription_id, @id, @kind, @part, @off,
-		       convert_to(f.item::text, 'UTF8'), @now, @kind
+		-- One batch per account (up to batchItems items each).
+		INSERT INTO feed_batches (account_id, seq_from, seq_to, kind, created_at, subscription_ids, event_ids, content_hashes,
+		                          tags, events)
+		SELECT f.account_id, b.last_seq - c.n + min(f.n), b.last_seq - c.n + max(f.n), @kind, @now,
+		       array_agg(f.subscription_id ORDER BY f.n), array_agg(@id::text ORDER BY f.n), array_agg(@kind::text ORDER BY f.n),
+		       array_agg(NULL::text ORDER BY f.n), array_agg(convert_to(f.item::text, 'UTF8') ORDER BY f.n)
 		FROM numbered f JOIN counts c ON c.account_id = f.account_id JOIN bumped b ON b.account_id = f.account_id
-		ON CONFLICT DO NOTHING
+		GROUP BY f.account_id, b.last_seq, c.n, (f.n - 1) / ` + batchItemsSQL + `
 		RETURNING account_id
 	)
 	SELECT pg_notify('` + Channel + `', account_id::text) FROM (SELECT DISTINCT account_id FROM written) w`
@@ -155,7 +158,7 @@ func (p *positions) handle(ctx context.Context, r *kgo.Record) error {
 	_, err = p.pool.Exec(ctx, positionSQL, pgx.NamedArgs{
 		"env": pos.Env, "imo": pos.IMO, "voyage": voyageKey, "at": at, "at_text": at.Format("2006-01-02T15:04:05.000Z"),
 		"lat": round(pos.Lat, 5), "lon": round(pos.Lon, 5), "speed": round(pos.SpeedKnots, 1), "course": round(pos.Course, 1),
-		"id": pos.ID(), "kind": schemas.FeedKindVesselPosition, "part": r.Partition, "off": r.Offset, "now": p.now(),
+		"id": pos.ID(), "kind": schemas.FeedKindVesselPosition, "now": p.now(),
 	})
 	if err != nil {
 		return fmt.Errorf("feed: write vessel position %s: %w", pos.ID(), err)

@@ -146,7 +146,7 @@ func TestVesselPositionItems(t *testing.T) {
 		}
 	}
 	rows, err := db.Pool.Query(ctx, `SELECT f.account_id::text, f.seq, s.reference, convert_from(f.event, 'UTF8')
-		FROM feed_events f JOIN subscriptions s ON s.id = f.subscription_id WHERE f.kind = 'VESSEL_POSITION' ORDER BY f.account_id, f.seq`)
+		FROM feed_items f JOIN subscriptions s ON s.id = f.subscription_id WHERE f.kind = 'VESSEL_POSITION' ORDER BY f.account_id, f.seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestVesselPositionItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM feed_events WHERE kind = 'VESSEL_POSITION'`).Scan(&n); err != nil || n != 3 {
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM feed_items WHERE kind = 'VESSEL_POSITION'`).Scan(&n); err != nil || n != 3 {
 		t.Fatalf("%d items after the arrival (%v), want still 3", n, err)
 	}
 }

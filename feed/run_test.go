@@ -62,7 +62,7 @@ func TestHandleRunWritesATrackingsEventsInOrder(t *testing.T) {
 	if err := s.handleRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.Pool.Query(ctx, `SELECT event_id FROM feed_events WHERE account_id = $1 ORDER BY seq`, acct)
+	rows, err := db.Pool.Query(ctx, `SELECT event_id FROM feed_items WHERE account_id = $1 ORDER BY seq`, acct)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -272,11 +272,12 @@ func (h attentionQueries) alerts(c fuego.ContextNoBody) (SubscriptionAlerts, err
 	// newest row.
 	rows, err := h.deps.Pool.Query(c.Context(), `
 		SELECT event FROM (
-			SELECT DISTINCT ON (event_id) event, seq FROM feed_events
-			WHERE subscription_id = $1 AND alert_type IS NOT NULL
+			-- An alert's row holds it alone (migration 0071).
+			SELECT DISTINCT ON (event_ids[1]) events[1] AS event, seq_to FROM feed_batches
+			WHERE subscription_id = $1 AND kind = '`+schemas.FeedKindAlert+`'
 			  AND (change_minutes IS NULL OR abs(change_minutes) >= $2)
-			ORDER BY event_id, seq DESC) a
-		ORDER BY seq DESC
+			ORDER BY event_ids[1], seq_to DESC) a
+		ORDER BY seq_to DESC
 		LIMIT $3`, subID, threshold, limit)
 	if err != nil {
 		return SubscriptionAlerts{}, fmt.Errorf("read alerts: %w", err)

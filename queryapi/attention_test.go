@@ -200,8 +200,10 @@ func TestSubscriptionAlerts(t *testing.T) {
 		if minutes != nil {
 			m = *minutes
 		}
-		w.h.Exec(`INSERT INTO feed_events (account_id, seq, subscription_id, event_id, content_hash, src_partition, src_offset, event, created_at,
-			alert_type, change_minutes) VALUES ($1, $2, $3, $4, 'alert:x', 0, $2, $5, now(), $6, $7)`, acct, seq, sub.ID, id, js, kind, m)
+		w.h.Exec(`INSERT INTO feed_batches (account_id, seq_from, seq_to, kind, created_at, subscription_ids, event_ids, content_hashes, tags, events,
+			subscription_id, alert_type, change_minutes)
+			VALUES ($1, $2, $2, 'ALERT', now(), ARRAY[$3::uuid], ARRAY[$4::text], ARRAY['alert:x'], ARRAY[NULL::text], ARRAY[$5::bytea], $3, $6, $7)`,
+			acct, seq, sub.ID, id, js, kind, m)
 	}
 	mins := func(n int) *int { return &n }
 	write(s, schemas.AlertETAChanged, mins(120), "eta-2h")

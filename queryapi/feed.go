@@ -225,7 +225,7 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	if wait == 0 || h.deps.Feed == nil {
 		// Without a notifier nothing could wake a wait but polling, which
 		// would cost a query per second per waiter: answer at once.
-		page, last, err := h.read(ctx, acct, after, limit, filter)
+		page, last, _, err := h.read(ctx, acct, after, limit, filter)
 		if err != nil {
 			return FeedPage{}, err
 		}
@@ -249,7 +249,7 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	deadline := time.NewTimer(time.Duration(wait) * time.Second)
 	defer deadline.Stop()
 	for {
-		page, last, err := h.read(ctx, acct, after, limit, filter)
+		page, last, more, err := h.read(ctx, acct, after, limit, filter)
 		if err != nil {
 			return FeedPage{}, err
 		}
@@ -257,6 +257,9 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 			return h.page(acct, format, page, last)
 		}
 		after = last // past what the filters left out
+		if more {
+			continue // items left to look at: no need to wait for new ones
+		}
 		select {
 		case _, open := <-wake:
 			if !open {
@@ -301,98 +304,214 @@ func (h feedQueries) page(acct, format string, items []feedEntry, last int64) (F
 	return p, nil
 }
 
-// feedFilterSQL selects the rows a reader's filters let through
-// (schemas/eventfilter, as delivery applies a webhook's): alerts of the
-// kinds asked for (an ETA_CHANGED one when it moved at least the
-// subscription's, else the account's threshold), events by their tags
-// (rows written before tags existed pass every filter).
-const feedFilterSQL = `CASE WHEN f.alert_type IS NOT NULL
-	THEN f.alert_type = ANY(@alert_types::text[])
-	     AND (f.change_minutes IS NULL OR abs(f.change_minutes) >= coalesce(s.eta_threshold_minutes,
-	          (SELECT a.eta_threshold_minutes FROM accounts a WHERE a.id = f.account_id), 360))
-	ELSE f.tags IS NULL OR ((@event_types::text[] IS NULL OR f.tags && @event_types::text[])
-	     AND (@classifiers::text[] IS NULL OR f.tags && @classifiers::text[])
-	     AND (NOT @milestones_only OR f.tags && @milestone_kinds::text[])) END`
+// feedScanItems bounds the items one read looks at: a reader whose filters
+// match little gets a page short of its limit, its cursor past what was
+// looked at, rather than a request that scans the account's month.
+const feedScanItems = 50_000
+
+// feedBatchesSQL reads an account's feed batches after a cursor, in order
+// (migration 0071): an alert's row with the ETA move its subscription
+// needs (the subscription's threshold, else the account's, else 360).
+const feedBatchesSQL = `
+	SELECT b.seq_from, b.kind, b.created_at, b.subscription_ids::text[], b.event_ids, b.content_hashes, b.tags, b.events,
+	       b.alert_type, b.change_minutes,
+	       CASE WHEN b.alert_type IS NOT NULL THEN coalesce(s.eta_threshold_minutes, a.eta_threshold_minutes, 360) END
+	FROM feed_batches b
+	LEFT JOIN subscriptions s ON s.id = b.subscription_id
+	LEFT JOIN accounts a ON a.id = s.account_id
+	WHERE b.account_id = @acct AND b.seq_to > @after
+	ORDER BY b.seq_to
+	LIMIT @rows`
+
+// feedItem is one item of a batch picked for a page.
+type feedItem struct {
+	seq      int64
+	sub      string
+	kind     string
+	event    []byte
+	id, hash string
+	at       time.Time
+}
 
 // read returns up to limit events of acct after seq, consecutive events of
 // one subscription in one item, and the last seq read (after if none).
-// With filters, rows left out count as read: when the page is not full the
-// last seq is the account's last as of the same snapshot (every row up to
-// it is visible then: the counter and the rows commit together), so a
-// reader whose filters match little does not scan the same rows again.
-// Vessel positions (opted in per subscription) pass every filter.
-func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int, filter eventfilter.Filter) ([]feedEntry, int64, error) {
+// Items the filters leave out count as read, so a reader whose filters
+// match little does not scan the same items again; more says the read
+// stopped at feedScanItems with items left to look at. Vessel positions
+// (opted in per subscription) pass every filter.
+func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int, filter eventfilter.Filter) (out []feedEntry, last int64, more bool, err error) {
 	if filter.IsZero() {
 		filter.AlertTypes = []string{} // no alert unless asked for
 	}
-	rows, err := h.deps.Pool.Query(ctx, `
-		SELECT p.seq, p.subscription_id, p.event, p.event_id, p.content_hash, p.created_at, p.kind,
-		       p.reference, p.container_number, p.bill_number, p.booking_number, p.scac, top.last_seq
-		FROM (SELECT coalesce((SELECT last_seq FROM feed_accounts WHERE account_id = @acct), 0) AS last_seq) top
-		LEFT JOIN LATERAL (
-			SELECT f.seq, f.subscription_id::text, f.event, f.event_id, f.content_hash, f.created_at, f.kind,
-			       s.reference, s.container_number, s.bill_number, s.booking_number, s.scac
-			FROM feed_events f JOIN subscriptions s ON s.id = f.subscription_id
-			WHERE f.account_id = @acct AND f.seq > @after AND (`+feedFilterSQL+`)
-			ORDER BY f.seq
-			LIMIT @limit) p ON true
-		ORDER BY p.seq`, pgx.NamedArgs{"acct": acct, "after": after, "limit": limit,
-		"alert_types": filter.AlertTypes, "event_types": filter.EventTypes, "classifiers": filter.Classifiers,
-		"milestones_only": filter.MilestonesOnly, "milestone_kinds": eventfilter.MilestoneKinds})
-	if err != nil {
-		return nil, after, fmt.Errorf("read feed: %w", err)
+	var picked []feedItem
+	last = after
+	scanned := 0
+	// Batches hold up to 256 items: a couple fill most pages; a filtered
+	// read asks for more each round.
+	for rowsWanted := 2; len(picked) < limit; rowsWanted = min(rowsWanted*2, 64) {
+		if scanned >= feedScanItems {
+			more = true
+			break
+		}
+		n, err := h.readBatches(ctx, acct, last, rowsWanted, limit, filter, &picked, &last, &scanned)
+		if err != nil {
+			return nil, after, false, err
+		}
+		if n < rowsWanted {
+			break // the end, as of this read
+		}
 	}
-	defer rows.Close()
-	var (
-		out      []feedEntry
-		kind     *string
-		lastSub  string
-		seq      *int64
-		sub      *string
-		event    []byte
-		id, hash *string
-		at       *time.Time
-		refs     struct{ ref, container, bill, booking, scac *string }
-		top      int64
-		n        int
-	)
-	last := after
-	for rows.Next() {
-		if err := rows.Scan(&seq, &sub, &event, &id, &hash, &at, &kind, &refs.ref, &refs.container,
-			&refs.bill, &refs.booking, &refs.scac, &top); err != nil {
-			return nil, after, fmt.Errorf("read feed: %w", err)
+	if len(picked) == 0 {
+		return nil, last, more, nil
+	}
+	refs, err := h.feedRefs(ctx, acct, picked)
+	if err != nil {
+		return nil, after, false, err
+	}
+	lastSub := ""
+	for _, it := range picked {
+		r, ok := refs[it.sub]
+		if !ok {
+			continue // no such subscription of the account (never written so)
 		}
-		if seq == nil {
-			continue // nothing after the cursor passes: the account's counter alone
-		}
-		n++
-		r := deliveries.References{SubscriptionReference: *refs.ref, EquipmentNumber: *refs.container,
-			BillNumber: *refs.bill, BookingNumber: *refs.booking, ScacCode: *refs.scac}
-		if *kind == schemas.FeedKindVesselPosition {
+		if it.kind == schemas.FeedKindVesselPosition {
 			// An item of its own; the events after it start a new one.
 			var v schemas.FeedVesselPosition
-			if err := json.Unmarshal(event, &v); err != nil {
-				return nil, after, fmt.Errorf("read feed: vessel position %d: %w", *seq, err)
+			if err := json.Unmarshal(it.event, &v); err != nil {
+				return nil, after, false, fmt.Errorf("read feed: vessel position %d: %w", it.seq, err)
 			}
 			out = append(out, feedEntry{Stream: deliveries.Stream{Refs: r}, position: &v})
-			lastSub, last = "", *seq
+			lastSub = ""
 			continue
 		}
-		if len(out) == 0 || *sub != lastSub || out[len(out)-1].position != nil {
+		if len(out) == 0 || it.sub != lastSub || out[len(out)-1].position != nil {
 			out = append(out, feedEntry{Stream: deliveries.Stream{Refs: r}})
-			lastSub = *sub
+			lastSub = it.sub
 		}
-		it := &out[len(out)-1]
-		it.Events, it.IDs, it.Hashes, it.Emitted = append(it.Events, event), append(it.IDs, *id), append(it.Hashes, *hash), append(it.Emitted, *at)
-		last = *seq
+		e := &out[len(out)-1]
+		e.Events, e.IDs, e.Hashes, e.Emitted = append(e.Events, it.event), append(e.IDs, it.id), append(e.Hashes, it.hash), append(e.Emitted, it.at)
+	}
+	return out, last, more, nil
+}
+
+// readBatches reads up to rows batches after *last and appends the items
+// the filter passes to *picked until it holds limit, moving *last past
+// every item looked at (and *scanned by their number). It returns the
+// batches read.
+func (h feedQueries) readBatches(ctx context.Context, acct string, after int64, rows, limit int, filter eventfilter.Filter,
+	picked *[]feedItem, last *int64, scanned *int) (int, error) {
+	res, err := h.deps.Pool.Query(ctx, feedBatchesSQL, pgx.NamedArgs{"acct": acct, "after": after, "rows": rows})
+	if err != nil {
+		return 0, fmt.Errorf("read feed: %w", err)
+	}
+	defer res.Close()
+	var (
+		n         int
+		seqFrom   int64
+		kind      string
+		at        time.Time
+		subs, ids []string
+		hashes    []string
+		tags      []*string
+		events    [][]byte
+		alertType *string
+		change    *int32
+		threshold *int32
+	)
+	full := false
+	for res.Next() {
+		n++
+		if full {
+			continue // the rest of the round's rows: read, not looked at
+		}
+		if err := res.Scan(&seqFrom, &kind, &at, &subs, &ids, &hashes, &tags, &events, &alertType, &change, &threshold); err != nil {
+			return 0, fmt.Errorf("read feed: %w", err)
+		}
+		if len(subs) != len(ids) || len(ids) != len(hashes) || len(hashes) != len(tags) || len(tags) != len(events) {
+			return 0, fmt.Errorf("read feed: batch at %d has arrays of different lengths", seqFrom)
+		}
+		for i := range ids {
+			seq := seqFrom + int64(i)
+			if seq <= *last {
+				continue
+			}
+			*scanned++
+			if feedPasses(filter, kind, tags[i], alertType, change, threshold) {
+				*picked = append(*picked, feedItem{seq: seq, sub: subs[i], kind: kind, event: events[i], id: ids[i], hash: hashes[i], at: at})
+			}
+			*last = seq
+			if len(*picked) >= limit {
+				full = true
+				break
+			}
+		}
+	}
+	if err := res.Err(); err != nil {
+		return 0, fmt.Errorf("read feed: %w", err)
+	}
+	return n, nil
+}
+
+// feedPasses says whether an item passes a reader's filters
+// (schemas/eventfilter, as delivery applies a webhook's): an alert of a
+// kind asked for (an ETA_CHANGED one when it moved at least its
+// threshold), an event by its tags (nil: written before tags existed,
+// passing every filter), a vessel position always.
+func feedPasses(f eventfilter.Filter, kind string, tags *string, alertType *string, change, threshold *int32) bool {
+	switch {
+	case kind == schemas.FeedKindVesselPosition:
+		return true
+	case alertType != nil:
+		if !f.MatchAlert(*alertType) {
+			return false
+		}
+		return change == nil || threshold == nil || abs32(*change) >= *threshold
+	case tags == nil:
+		return true
+	case *tags == "":
+		return f.MatchEvent(nil)
+	default:
+		return f.MatchEvent(strings.Split(*tags, ","))
+	}
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// feedRefs reads the references of the subscriptions of picked, by id.
+func (h feedQueries) feedRefs(ctx context.Context, acct string, picked []feedItem) (map[string]deliveries.References, error) {
+	ids := make([]string, 0, 8)
+	seen := make(map[string]bool, 8)
+	for _, it := range picked {
+		if !seen[it.sub] {
+			seen[it.sub] = true
+			ids = append(ids, it.sub)
+		}
+	}
+	rows, err := h.deps.Pool.Query(ctx, `
+		SELECT id::text, reference, container_number, bill_number, booking_number, scac
+		FROM subscriptions WHERE id = ANY(@ids::uuid[]) AND account_id = @acct`, pgx.NamedArgs{"ids": ids, "acct": acct})
+	if err != nil {
+		return nil, fmt.Errorf("read feed: subscriptions: %w", err)
+	}
+	defer rows.Close()
+	refs := make(map[string]deliveries.References, len(ids))
+	for rows.Next() {
+		var id string
+		var r deliveries.References
+		if err := rows.Scan(&id, &r.SubscriptionReference, &r.EquipmentNumber, &r.BillNumber, &r.BookingNumber, &r.ScacCode); err != nil {
+			return nil, fmt.Errorf("read feed: subscriptions: %w", err)
+		}
+		refs[id] = r
 	}
 	if err := rows.Err(); err != nil {
-		return nil, after, fmt.Errorf("read feed: %w", err)
+		return nil, fmt.Errorf("read feed: subscriptions: %w", err)
 	}
-	if !filter.IsZero() && n < limit && top > last {
-		last = top
-	}
-	return out, last, nil
+	return refs, nil
 }
 
 // feedFilter reads the feed's filter parameters (eventTypes, classifiers,

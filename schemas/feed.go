@@ -1,9 +1,11 @@
 package schemas
 
-// Kinds of rows of the account event feed (feed_events.kind): an event of
-// the events topic, or a vessel position of an opted-in subscription.
+// Kinds of items of the account event feed (feed_batches.kind, every item
+// of a row of one kind): events of the events topic (and retractions), an
+// alert (one per row), or vessel positions of opted-in subscriptions.
 const (
 	FeedKindEvent          = "EVENT"
+	FeedKindAlert          = "ALERT"
 	FeedKindVesselPosition = "VESSEL_POSITION"
 )
 
