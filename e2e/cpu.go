@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // ticks is USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on Linux).
@@ -75,4 +78,42 @@ func cpuSnapshot(contrack map[string]int) map[string]float64 {
 func isComm(pid int, comm string) bool {
 	_, _, c, _, ok := cpuTimes(pid)
 	return ok && c == comm
+}
+
+// backendCPU is the CPU seconds used so far by each Postgres backend
+// serving database db, by pid: the run's own share of a server other work
+// shares (another run's or a test suite's databases), which the server's
+// total counts too. Backends that end during the run take theirs with
+// them; contrack's pools keep theirs for the run.
+func backendCPU(ctx context.Context, adminURL, db string) (map[int]float64, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return nil, fmt.Errorf("backend cpu: %w", err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = $1`, db)
+	if err != nil {
+		return nil, fmt.Errorf("backend cpu: %w", err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return nil, fmt.Errorf("backend cpu: %w", err)
+	}
+	out := make(map[int]float64, len(pids))
+	for _, pid := range pids {
+		if self, _, _, _, ok := cpuTimes(int(pid)); ok {
+			out[int(pid)] = self
+		}
+	}
+	return out, nil
+}
+
+// backendCPUUsed is the CPU the backends of after used since before (all
+// of it for one that started since).
+func backendCPUUsed(before, after map[int]float64) float64 {
+	used := 0.0
+	for pid, t := range after {
+		used += t - before[pid]
+	}
+	return used
 }

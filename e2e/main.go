@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -214,6 +215,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	loadBefore := loadAverage()
 
 	before := cpuSnapshot(sys.cpuPIDs())
+	backendsBefore, backendErr := backendCPU(ctx, sys.pgAdmin, sys.chDB)
 	heapsBefore := sys.goHeaps(ctx)
 	wallStart := time.Now()
 	start := time.Now()
@@ -235,6 +237,8 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	}
 	wall := time.Since(wallStart).Seconds()
 	after := cpuSnapshot(sys.cpuPIDs())
+	backendsAfter, err := backendCPU(ctx, sys.pgAdmin, sys.chDB)
+	backendErr = errors.Join(backendErr, err)
 	heapsAfter := sys.goHeaps(ctx)
 	for _, f := range faults.log {
 		fmt.Fprintln(out, "fault:", f)
@@ -263,6 +267,13 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		l.timeline(out, start, o.timeline)
 	}
 	printCPU(out, before, after, s.Delivered, wall)
+	if backendErr != nil {
+		fmt.Fprintln(out, "  postgres backends of this run: not measured:", backendErr)
+	} else if s.Delivered > 0 {
+		used := backendCPUUsed(backendsBefore, backendsAfter)
+		fmt.Fprintf(out, "  %-22s %7.2f cpu-s  %7.1f µs/event (of postgres above: this run's database only)\n",
+			"postgres backends", used, used/float64(s.Delivered)*1e6)
+	}
 	printPeakMemory(out, sys.pids())
 	printGoHeaps(out, heapsBefore, heapsAfter, s.Delivered)
 	fmt.Fprintf(out, "machine load average (1 min) %s at the start, %s at the end (2 cores; other work on the machine counts)\n", loadBefore, loadAverage())
