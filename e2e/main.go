@@ -21,8 +21,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
