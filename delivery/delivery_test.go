@@ -294,7 +294,7 @@ func TestFanOut(t *testing.T) {
 	if len(other.Requests()) != 0 {
 		t.Errorf("the inactive webhook got %d requests", len(other.Requests()))
 	}
-	if q := h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = ANY($1::uuid[])`, []string{closed.ID, i.ID, n.ID}); q != 0 {
+	if q := h.Count(`SELECT count(*) FROM delivery_queue_events WHERE subscription_id = ANY($1::uuid[])`, []string{closed.ID, i.ID, n.ID}); q != 0 {
 		t.Errorf("%d events queued for subscriptions that get no pushes", q)
 	}
 }
@@ -325,7 +325,7 @@ func TestBatching(t *testing.T) {
 	}
 	h.Produce(s, ids...)
 	testkit.Eventually(t, 15*time.Second, "events queued", func() bool {
-		return h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s.ID) == 31
+		return h.Count(`SELECT count(*) FROM delivery_queue_events WHERE subscription_id = $1`, s.ID) == 31
 	})
 	testkit.Eventually(t, 5*time.Second, "the queue depth gauges", func() bool {
 		return h.Metrics.QueueDepth("queued_events") == 30 && h.Metrics.QueueDepth("pending") == 1
@@ -359,7 +359,7 @@ func TestBatching(t *testing.T) {
 	h2.Start(cfg)
 	h2.Produce(s2, ids...)
 	testkit.Eventually(t, 15*time.Second, "events queued", func() bool {
-		return h2.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s2.ID) == 30
+		return h2.Count(`SELECT count(*) FROM delivery_queue_events WHERE subscription_id = $1`, s2.ID) == 30
 	})
 	close(release2)
 	testkit.Eventually(t, 15*time.Second, "every event delivered", func() bool { return len(rc2.AckedEvents(t)) == 30 })
@@ -409,7 +409,7 @@ func TestGoneDeactivatesWebhook(t *testing.T) {
 	if len(d) != 1 || d[0].Status != deliveries.StatusFailed || *d[0].LastCode != 410 {
 		t.Fatalf("deliveries %+v, want one parked FAILED with 410", d)
 	}
-	if q := h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s.ID); q != 1 {
+	if q := h.Count(`SELECT count(*) FROM delivery_queue_events WHERE subscription_id = $1`, s.ID); q != 1 {
 		t.Errorf("%d events queued, want only g1 (g2 came while deactivated)", q)
 	}
 	// Re-activated (POST /webhook/activate): the parked delivery goes out.

@@ -130,7 +130,7 @@ func TestWebhookFilters(t *testing.T) {
 			}
 		}
 	}
-	if n := h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, sM.ID); n != 3 {
+	if n := h.Count(`SELECT count(*) FROM delivery_queue_events WHERE subscription_id = $1`, sM.ID); n != 3 {
 		t.Errorf("the alerts-only subscription has %d queue rows, want its 3 alerts", n)
 	}
 }

@@ -69,7 +69,7 @@ func TestInactiveAccountGetsNoWebhooks(t *testing.T) {
 	if got := len(rc.Requests()); got != before {
 		t.Fatalf("a disabled account got %d webhook requests", got-before)
 	}
-	if q := h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s.ID); q != 1 {
+	if q := h.Count(`SELECT count(*) FROM delivery_queue_events WHERE subscription_id = $1`, s.ID); q != 1 {
 		t.Fatalf("%d events queued, want e1 only (e2 came while disabled)", q)
 	}
 	// Enabled: the waiting delivery goes out.

@@ -344,8 +344,8 @@ func TestExpiredLeaseIsSentAgain(t *testing.T) {
 	id := "7b1f3f0e-6a3e-4d55-9a53-0e2f5d7c9b11"
 	// What a crashed sender leaves: a delivery leased for another second.
 	h.Exec(`WITH q AS (
-			INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
-			VALUES ($3, 'lost', 'h1', $4, now()) RETURNING id)
+			INSERT INTO delivery_queue (subscription_id, event_count, bytes, enqueued_at, event_ids, content_hashes, emitted_at, events, traceparents)
+			VALUES ($3, 1, octet_length($4), now(), '{lost}', '{h1}', ARRAY[now()], ARRAY[$4::bytea], '{""}') RETURNING id)
 		INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, queue_from, queue_to, next_attempt_at,
 			lease_until, lease_token, created_at, updated_at)
 		SELECT $1, $2, $3, 'PENDING', 1, q.id, q.id, now(), now() + interval '1 second', gen_random_uuid(), now(), now() FROM q`,

@@ -52,14 +52,16 @@ const bodySelect = `coalesce(s.reference, ''), coalesce(s.container_number, ''),
 	coalesce(qa.emitted, '{}')`
 
 // bodyJoin reads a delivery's range of queue rows once for every list of
-// bodySelect (one index range of the queue's key).
+// bodySelect (one index range of the queue's key), the rows' events in
+// order.
 const bodyJoin = `
 	LEFT JOIN LATERAL (
-		SELECT array_agg(q.event ORDER BY q.id) AS events, array_agg(coalesce(q.traceparent, '') ORDER BY q.id) AS traceparents,
-		       array_agg(q.event_id ORDER BY q.id) AS ids, array_agg(q.content_hash ORDER BY q.id) AS hashes,
-		       -- Rows queued before emitted_at existed hold -infinity: their enqueue time.
-		       array_agg(CASE WHEN isfinite(q.emitted_at) THEN q.emitted_at ELSE q.enqueued_at END ORDER BY q.id) AS emitted
+		SELECT array_agg(u.event ORDER BY q.id, u.pos) AS events, array_agg(u.traceparent ORDER BY q.id, u.pos) AS traceparents,
+		       array_agg(u.event_id ORDER BY q.id, u.pos) AS ids, array_agg(u.hash ORDER BY q.id, u.pos) AS hashes,
+		       array_agg(u.emitted_at ORDER BY q.id, u.pos) AS emitted
 		FROM delivery_queue q
+		CROSS JOIN LATERAL unnest(q.events, q.traceparents, q.event_ids, q.content_hashes, q.emitted_at)
+			WITH ORDINALITY AS u(event, traceparent, event_id, hash, emitted_at, pos)
 		WHERE q.subscription_id = c.subscription_id AND q.id BETWEEN c.queue_from AND c.queue_to) qa ON true`
 
 // body is what bodySelect reads.

@@ -7,7 +7,8 @@ import (
 )
 
 // prune deletes closed deliveries created before their retention, with
-// their queue rows, a bounded number at a time; it reports how many.
+// their queue rows and the version rows that point into them (see
+// queueSQL), a bounded number at a time; it reports how many.
 func (s *store) prune(ctx context.Context, now time.Time) (int, error) {
 	var n int
 	err := s.pool.QueryRow(ctx, `
@@ -21,6 +22,9 @@ func (s *store) prune(ctx context.Context, now time.Time) (int, error) {
 		), events AS (
 			DELETE FROM delivery_queue q USING gone g
 			WHERE q.subscription_id = g.subscription_id AND q.id BETWEEN g.queue_from AND g.queue_to
+		), versions AS (
+			DELETE FROM delivery_versions v USING gone g
+			WHERE v.subscription_id = g.subscription_id AND v.queue_id BETWEEN g.queue_from AND g.queue_to
 		)
 		SELECT count(*) FROM gone`,
 		now.Add(-s.cfg.Retention), now.Add(-s.cfg.DeadRetention), pruneBatch).Scan(&n)
@@ -40,7 +44,7 @@ func (s *store) depth(ctx context.Context) (pending, failed, queued int64, err e
 		       -- Above the cursor of each subscription with an open delivery
 		       -- (its newest: the cursor); none queue without one, but for a
 		       -- moment (see sweep).
-		       coalesce(sum((SELECT count(*) FROM delivery_queue q
+		       coalesce(sum((SELECT coalesce(sum(q.event_count), 0) FROM delivery_queue q
 		                     WHERE q.subscription_id = d.subscription_id
 		                       AND (q.subscription_id, q.id) > (d.subscription_id, d.queue_to)))
 		                FILTER (WHERE NOT d.replayed AND d.queue_to IS NOT NULL), 0)

@@ -42,9 +42,9 @@ const cursorSQL = `coalesce((SELECT d.queue_to FROM deliveries d WHERE d.subscri
 
 // openSQL opens a delivery for every subscription an SQL expression yields
 // that has no open delivery of its ordered stream and events queued above
-// its cursor, batching the oldest of them (at most @max_events, and
-// @max_bytes of event JSON unless a single event is larger) as the range
-// queue_from..queue_to: no queue row is written. The caller holds the
+// its cursor, batching the oldest of its queue rows (whole rows, at most
+// @max_events events and @max_bytes of event JSON unless the first row is
+// larger) as the range queue_from..queue_to: no queue row is written. The caller holds the
 // subscriptions' locks, taken by an earlier statement. Subscriptions are
 // probed one by one (see queueSQL).
 //
@@ -67,22 +67,25 @@ func openSQL(subs string) string {
 			                  AND d.status IN ('PENDING', 'FAILED') AND NOT d.replayed)
 			OFFSET 0) s
 	), cand AS (
-		SELECT q.id, i.id AS subscription_id, i.account_id,
-		       row_number() OVER w AS n, sum(octet_length(q.event)) OVER w AS bytes
+		SELECT q.id, i.id AS subscription_id, i.account_id, q.event_count,
+		       row_number() OVER w AS n, sum(q.event_count) OVER w AS events, sum(q.bytes) OVER w AS bytes
 		FROM idle i CROSS JOIN LATERAL (
 			-- The rows above the cursor as a row comparison, which only
 			-- the key (subscription_id, id) can probe: on small tables the
 			-- planner took an index on id from the cursor, filtered by
-			-- subscription, reading other subscriptions' rows.
-			SELECT q.id, q.event FROM delivery_queue q
+			-- subscription, reading other subscriptions' rows. A row holds
+			-- at least one event: @max_events rows are always enough.
+			SELECT q.id, q.event_count, q.bytes FROM delivery_queue q
 			WHERE q.subscription_id = i.id AND (q.subscription_id, q.id) > (i.id, i.cursor)
 			ORDER BY q.subscription_id, q.id LIMIT @max_events) q
 		WINDOW w AS (PARTITION BY i.id ORDER BY q.id)
 	), batch AS (
-		SELECT c.subscription_id, c.account_id, min(c.id) AS queue_from, max(c.id) AS queue_to, count(*) AS events,
+		-- Whole rows, the first always, then while the limits hold: the
+		-- sums only grow, so what is taken is a contiguous range.
+		SELECT c.subscription_id, c.account_id, min(c.id) AS queue_from, max(c.id) AS queue_to, sum(c.event_count) AS events,
 		       coalesce(bool_or(w.activated), false) AS activated
 		FROM cand c LEFT JOIN webhooks w ON w.account_id = c.account_id
-		WHERE c.n = 1 OR c.bytes <= @max_bytes
+		WHERE c.n = 1 OR (c.events <= @max_events AND c.bytes <= @max_bytes)
 		GROUP BY c.subscription_id, c.account_id
 	), leasing AS (
 		SELECT *, eligible AND row_number() OVER (PARTITION BY eligible ORDER BY per_account, subscription_id) <= @lease_max AS lease
@@ -116,12 +119,17 @@ func openSQL(subs string) string {
 // queueSQL queues events (@trackings, @event_ids, @hashes, @emitted,
 // @events, @probes: one element per event, a tracking's in order) for the
 // OPEN subscriptions of their trackings whose account is active (not
-// disabled, a key left) and has an activated webhook, unless it is a repeat (see queueRepeat), and gives them queue
-// ids in that order. An event is compared with the version queued before
-// this statement only where @probes says so: a tracking's later versions
-// of the same event in one statement were compared with the version before
-// them already (repeatsInBatch). The caller holds the subscriptions'
-// locks; openSQL then batches what it queued.
+// disabled, a key left) and has an activated webhook, unless it is a
+// repeat (see queueRepeat). A subscription's events of one @chunks number
+// go into one queue row, in order (enqueueBatch numbers a tracking's
+// events so that a row stays within a delivery's batch limits), and rows
+// get queue ids in that order. An event is compared with the version
+// queued before this statement only where @probes says so: a tracking's
+// later versions of the same event in one statement were compared with
+// the version before them already (repeatsInBatch); its emission always
+// is. The statement then records each subscription's last version of
+// every event it queued in delivery_versions (migration 0075). The caller
+// holds the subscriptions' locks; openSQL then batches what it queued.
 //
 // Every lookup is written as a per-event probe (a LATERAL fenced by OFFSET
 // 0), so the plan stays index probes whatever the statistics say: on
@@ -132,53 +140,73 @@ func openSQL(subs string) string {
 // A retraction (content hash schemas.RetractedHash) is queued with the
 // event it withdraws as that subscription last got it — from @events when
 // an earlier element of the statement is that version (@lookups false),
-// else the newest version queued before — and not at all for a
-// subscription that never got the event: its payload then carries that
-// version (see deliveries.Payload.RetractedEventIDs).
+// else the bytes of the version last queued (a retraction's own row holds
+// the version it withdrew) — and not at all for a subscription that never
+// got the event: its payload then carries that version (see
+// deliveries.Payload.RetractedEventIDs).
 const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
 		                     @traceparents::text[], @probes::bool[], @lookups::bool[], @tags::text[], @alert_types::text[],
-		                     @change_minutes::int[]) WITH ORDINALITY
-			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, tags, alert_type, change_minutes, ord)
+		                     @change_minutes::int[], @chunks::int[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, tags, alert_type, change_minutes, chunk, ord)
+	), cand AS (
+		SELECT s.id AS subscription_id, ev.chunk, ev.ord, ev.event_id, ev.hash, ev.emitted_at, coalesce(s.last, ev.event) AS event,
+		       ev.traceparent
+		FROM ev CROSS JOIN LATERAL (
+			SELECT s.id, l.event AS last FROM subscriptions s
+			JOIN webhooks w ON w.account_id = s.account_id AND w.activated
+			JOIN accounts a ON a.id = s.account_id AND a.active
+			-- The version last queued for the subscription and event.
+			LEFT JOIN LATERAL (
+				SELECT v.content_hash, v.queue_id, v.queue_pos, v.emissions FROM delivery_versions v
+				WHERE v.subscription_id = s.id AND v.event_id = ev.event_id
+				OFFSET 0) v ON true
+			-- A retraction's event as last queued (only for retractions).
+			LEFT JOIN LATERAL (
+				SELECT q.events[v.queue_pos] AS event FROM delivery_queue q
+				WHERE ev.lookup AND q.subscription_id = s.id AND q.id = v.queue_id
+				OFFSET 0) l ON true
+			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+			  -- The webhook's filters (schemas/eventfilter); a retraction
+			  -- follows its event (queued only where the event went).
+			  AND (ev.lookup OR CASE WHEN ev.alert_type <> ''
+			      THEN ev.alert_type = ANY(w.alert_types)
+			           AND (ev.change_minutes IS NULL
+			                OR abs(ev.change_minutes) >= coalesce(s.eta_threshold_minutes, a.eta_threshold_minutes, ` + defaultETAThreshold + `))
+			      ELSE (w.filter_event_types IS NULL OR string_to_array(ev.tags, ',') && w.filter_event_types)
+			           AND (w.filter_classifiers IS NULL OR string_to_array(ev.tags, ',') && w.filter_classifiers)
+			           AND (NOT w.filter_milestones_only OR string_to_array(ev.tags, ',') && @milestone_kinds::text[]) END)
+			  -- queueRepeat: the same emission, or the version last queued.
+			  AND NOT coalesce(delivery_emission(ev.hash, ev.emitted_at) = ANY(v.emissions), false)
+			  AND NOT (ev.probe AND coalesce(v.content_hash = ev.hash, false))
+			  AND (NOT ev.lookup OR l.event IS NOT NULL)
+			OFFSET 0) s
+	), queued AS (
+		INSERT INTO delivery_queue (subscription_id, event_count, bytes, enqueued_at, event_ids, content_hashes, emitted_at, events,
+		                            traceparents)
+		SELECT subscription_id, count(*), sum(octet_length(event)), @now, array_agg(event_id ORDER BY ord), array_agg(hash ORDER BY ord),
+		       array_agg(emitted_at ORDER BY ord), array_agg(event ORDER BY ord), array_agg(traceparent ORDER BY ord)
+		FROM cand GROUP BY subscription_id, chunk
+		-- Ids are given out in this order: a subscription's rows queue in turn.
+		ORDER BY min(ord)
+		RETURNING subscription_id, id, event_ids, content_hashes, emitted_at
+	), placed AS (
+		SELECT q.subscription_id, q.id, u.pos, u.event_id, u.hash, delivery_emission(u.hash, u.emitted_at) AS emission
+		FROM queued q CROSS JOIN LATERAL unnest(q.event_ids, q.content_hashes, q.emitted_at) WITH ORDINALITY AS u(event_id, hash, emitted_at, pos)
 	)
-	INSERT INTO delivery_queue (subscription_id, event_id, content_hash, emitted_at, event, enqueued_at, traceparent)
-	SELECT s.id, ev.event_id, ev.hash, ev.emitted_at, coalesce(s.last, ev.event), @now, NULLIF(ev.traceparent, '')
-	FROM ev CROSS JOIN LATERAL (
-		SELECT s.id, l.event AS last FROM subscriptions s
-		JOIN webhooks w ON w.account_id = s.account_id AND w.activated
-		JOIN accounts a ON a.id = s.account_id AND a.active
-		-- A retraction's event as last queued (only for retractions).
-		LEFT JOIN LATERAL (
-			SELECT v.event FROM (
-				SELECT q.id, q.event FROM delivery_queue q
-				WHERE ev.lookup AND q.subscription_id = s.id AND q.event_id = ev.event_id AND q.content_hash <> '` + schemas.RetractedHash + `'
-				OFFSET 0) v
-			ORDER BY v.id DESC LIMIT 1) l ON true
-		WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
-		  -- The webhook's filters (schemas/eventfilter); a retraction
-		  -- follows its event (queued only where the event went).
-		  AND (ev.lookup OR CASE WHEN ev.alert_type <> ''
-		      THEN ev.alert_type = ANY(w.alert_types)
-		           AND (ev.change_minutes IS NULL
-		                OR abs(ev.change_minutes) >= coalesce(s.eta_threshold_minutes, a.eta_threshold_minutes, ` + defaultETAThreshold + `))
-		      ELSE (w.filter_event_types IS NULL OR string_to_array(ev.tags, ',') && w.filter_event_types)
-		           AND (w.filter_classifiers IS NULL OR string_to_array(ev.tags, ',') && w.filter_classifiers)
-		           AND (NOT w.filter_milestones_only OR string_to_array(ev.tags, ',') && @milestone_kinds::text[]) END)
-		  -- The event's versions, fenced from the ordering: newest first
-		  -- by the key (subscription_id, id), a new event would read every
-		  -- row of its subscription. (Where a subscription has more than a
-		  -- row or two, delivery_queue_emission, which names the event, is
-		  -- the cheaper probe; on tables that small either reads a row.)
-		  AND NOT (ev.probe AND coalesce((SELECT v.content_hash = ev.hash FROM (
-		                        SELECT q.id, q.content_hash FROM delivery_queue q
-		                        WHERE q.subscription_id = s.id AND q.event_id = ev.event_id OFFSET 0) v
-		                    ORDER BY v.id DESC LIMIT 1), false))
-		  AND (NOT ev.lookup OR l.event IS NOT NULL)
-		OFFSET 0) s
-	-- Ids are given out in this order: a tracking's events queue in turn.
-	ORDER BY ev.ord
-	ON CONFLICT (subscription_id, event_id, emitted_at, content_hash) DO NOTHING`
+	INSERT INTO delivery_versions AS v (subscription_id, event_id, content_hash, queue_id, queue_pos, emissions)
+	SELECT subscription_id, event_id, (array_agg(hash ORDER BY id DESC, pos DESC))[1], (array_agg(id ORDER BY id DESC, pos DESC))[1],
+	       (array_agg(pos ORDER BY id DESC, pos DESC))[1], array_agg(emission ORDER BY id, pos)
+	FROM placed GROUP BY subscription_id, event_id
+	ON CONFLICT (subscription_id, event_id) DO UPDATE SET
+		content_hash = excluded.content_hash, queue_id = excluded.queue_id, queue_pos = excluded.queue_pos,
+		-- The newest ` + keptEmissions + ` (migration 0075).
+		emissions = (v.emissions || excluded.emissions)[greatest(cardinality(v.emissions) + cardinality(excluded.emissions) - ` + keptEmissions + ` + 1, 1):]`
+
+// keptEmissions is how many emissions of an event delivery_versions keeps
+// per subscription (migration 0075).
+const keptEmissions = "32"
 
 // queueRepeat is the rule that makes queuing idempotent without losing a
 // version. An event record is one emission of one version of an event: the
@@ -189,7 +217,8 @@ const queueSQL = `
 //
 //   - the same emission (subscription, event id, emittedAt, content hash) is
 //     queued already: Kafka delivered the record again (at-least-once
-//     consumption, a rebalance before the offset commit) — the unique key; or
+//     consumption, a rebalance before the offset commit) — the emissions
+//     delivery_versions lists for the subscription and event; or
 //   - its content equals the version last queued for that subscription and
 //     event: the normaliser emitted the unchanged event again (its dedupe
 //     state was lost in a crash after its transaction committed).
@@ -331,6 +360,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	args["trackings"], args["event_ids"], args["hashes"], args["emitted"] = postgres.UUIDs(trackings), ids, hashes, emitted
 	args["events"], args["traceparents"], args["probes"], args["lookups"] = events, traceparents, probes, lookups
 	args["tags"], args["alert_types"], args["change_minutes"], args["milestone_kinds"] = tags, alertTypes, changes, eventfilter.MilestoneKinds
+	args["chunks"] = s.chunks(evs, events, lookups)
 	leaseArgs(args, g)
 	b = &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
@@ -343,6 +373,37 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	// stranded (see sweep) goes out with its next event, in order.
 	b.Queue(openSQL(queueTargets), args).Query(out.scan(g))
 	return b, out
+}
+
+// chunks numbers evs (with the bytes each is queued with, and lookups
+// where those come from the queue) so that a tracking's events of one
+// number, in a row of one subscription (which drops those its webhook's
+// filters leave out), stay within a delivery's batch limits: at most
+// MaxBatchEvents events and MaxBatchBytes bytes, or one event. A retraction
+// whose bytes the queue supplies (unknown here) has a number of its own.
+// Numbers are per tracking, in order: a subscription's rows of a statement
+// follow its tracking's events.
+func (s *store) chunks(evs []queued, events [][]byte, lookups []bool) []int32 {
+	type run struct {
+		chunk         int32
+		events, bytes int
+		alone         bool // the chunk holds a lookup: nothing joins it
+	}
+	out := make([]int32, len(evs))
+	runs := make(map[uuid.UUID]*run, 8)
+	for i, q := range evs {
+		r := runs[q.tracking]
+		n := len(events[i])
+		if r == nil {
+			r = &run{}
+			runs[q.tracking] = r
+		} else if r.alone || lookups[i] || r.events+1 > s.cfg.MaxBatchEvents || r.bytes+n > s.cfg.MaxBatchBytes {
+			*r = run{chunk: r.chunk + 1}
+		}
+		r.events, r.bytes, r.alone = r.events+1, r.bytes+n, lookups[i]
+		out[i] = r.chunk
+	}
+	return out
 }
 
 // lastVersion is the version of r's event before r among before, to queue

@@ -46,8 +46,7 @@ func TestSweepOpensStrandedEvents(t *testing.T) {
 	st, _, sub := storeWithSubscription(t)
 	ctx := context.Background()
 	for _, ev := range []string{"a", "b", "c"} {
-		if _, err := st.pool.Exec(ctx, `INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
-			VALUES ($1, $2, 'h', '{}', now())`, sub, ev); err != nil {
+		if _, err := st.pool.Exec(ctx, queueOne, sub, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +55,7 @@ func TestSweepOpensStrandedEvents(t *testing.T) {
 		t.Fatalf("sweep: %v %v", opened, err)
 	}
 	var got []string
-	rows, _ := st.pool.Query(ctx, `SELECT q.event_id FROM delivery_queue q
+	rows, _ := st.pool.Query(ctx, `SELECT q.event_id FROM delivery_queue_events q
 		JOIN deliveries d ON d.subscription_id = q.subscription_id AND q.id BETWEEN d.queue_from AND d.queue_to
 		WHERE d.status = 'PENDING' AND d.event_count = 2 ORDER BY q.id`)
 	for rows.Next() {
@@ -87,8 +86,7 @@ func TestEnqueueBatchesWhatWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range []string{"a", "b"} {
-		mustExec(t, st, `INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
-			VALUES ($1, $2, 'h', '{}', now())`, sub, ev)
+		mustExec(t, st, queueOne, sub, ev)
 	}
 	g := leaseGrant{Max: 10, PerAccount: 10, Token: uuid.New(), Until: time.Now().Add(time.Minute)}
 	leased, _, err := st.enqueue(ctx, []queued{event(trks[0][0], "c")}, g, time.Now())
@@ -128,8 +126,8 @@ func TestPrune(t *testing.T) {
 		}
 		// Each delivery with two queue rows, its range.
 		if _, err := st.pool.Exec(ctx, `WITH q AS (
-				INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
-				SELECT $3, $1::text || n, 'h', '{}', now() FROM generate_series(1, 2) AS n RETURNING id)
+				INSERT INTO delivery_queue (subscription_id, event_count, bytes, enqueued_at, event_ids, content_hashes, emitted_at, events, traceparents)
+				SELECT $3, 1, 2, now(), ARRAY[$1::text || n], '{h}', ARRAY[now()], '{"{}"}', '{""}' FROM generate_series(1, 2) AS n RETURNING id)
 			INSERT INTO deliveries (id, account_id, subscription_id, status, event_count, queue_from, queue_to,
 				next_attempt_at, created_at, updated_at, dlq_published_at, replayed)
 			SELECT $1::text::uuid, $2, $3, $4, 2, min(q.id), max(q.id), $5, $5, $5, $6, $7 FROM q`,
@@ -146,7 +144,7 @@ func TestPrune(t *testing.T) {
 		if err := st.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE id = $1`, ids[i]).Scan(&d); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_queue WHERE starts_with(event_id, $1)`, ids[i]).Scan(&q); err != nil {
+		if err := st.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_queue_events WHERE starts_with(event_id, $1)`, ids[i]).Scan(&q); err != nil {
 			t.Fatal(err)
 		}
 		if (d == 1) != c.kept || (q == 2) != c.kept || (q != 0 && q != 2) {
@@ -387,8 +385,8 @@ func TestEnqueueReadsOnlyItsSubscription(t *testing.T) {
 		SELECT gen_random_uuid(), account_id, id, 'PENDING', 1, now(), now(), now()
 		FROM subscriptions WHERE reference LIKE 'C%' AND right(reference, 1) IN ('0', '2', '4', '6', '8')`)
 	mustExec(t, st, `
-		INSERT INTO delivery_queue (subscription_id, event_id, content_hash, event, enqueued_at)
-		SELECT id, 'queued', 'h', '{}', now() FROM subscriptions WHERE reference LIKE 'C%' AND right(reference, 1) IN ('1', '3', '5', '7', '9')`)
+		INSERT INTO delivery_queue (subscription_id, event_count, bytes, enqueued_at, event_ids, content_hashes, emitted_at, events, traceparents)
+		SELECT id, 1, 2, now(), '{queued}', '{h}', ARRAY[now()], '{"{}"}', '{""}' FROM subscriptions WHERE reference LIKE 'C%' AND right(reference, 1) IN ('1', '3', '5', '7', '9')`)
 	for i, when := range []string{"without statistics", "analysed"} {
 		if i == 1 {
 			mustExec(t, st, `ANALYZE`)
@@ -568,8 +566,8 @@ func TestEnqueueQueuesATrackingsEventsInOrder(t *testing.T) {
 	if _, _, err := st.enqueue(ctx, batch, leaseGrant{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := st.pool.Query(ctx, `SELECT q.event_id || ':' || q.content_hash FROM delivery_queue q
-		JOIN subscriptions s ON s.id = q.subscription_id WHERE s.tracking_id = $1 ORDER BY q.id`, trk)
+	rows, err := st.pool.Query(ctx, `SELECT q.event_id || ':' || q.content_hash FROM delivery_queue_events q
+		JOIN subscriptions s ON s.id = q.subscription_id WHERE s.tracking_id = $1 ORDER BY q.id, q.pos`, trk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,3 +579,8 @@ func TestEnqueueQueuesATrackingsEventsInOrder(t *testing.T) {
 		t.Fatalf("queued %v, want %v", got, want)
 	}
 }
+
+// queueOne queues event $2 for subscription $1 as a row of its own, as
+// what an earlier process left queued.
+const queueOne = `INSERT INTO delivery_queue (subscription_id, event_count, bytes, enqueued_at, event_ids, content_hashes, emitted_at,
+	events, traceparents) VALUES ($1, 1, 2, now(), ARRAY[$2::text], '{h}', ARRAY[now()], '{"{}"}', '{""}')`

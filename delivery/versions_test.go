@@ -163,7 +163,7 @@ func TestEveryVersionDeliveredReplaysOnce(t *testing.T) {
 	if n := len(rc.Acked()); n != 4 {
 		t.Errorf("%d deliveries, want 4 (A, B, A, then the sentinel)", n)
 	}
-	if q := h.Count(`SELECT count(*) FROM delivery_queue WHERE subscription_id = $1`, s.ID); q != 4 {
+	if q := h.Count(`SELECT count(*) FROM delivery_queue_events WHERE subscription_id = $1`, s.ID); q != 4 {
 		t.Errorf("%d queue rows, want 4", q)
 	}
 }

@@ -96,7 +96,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 		t.Fatal("the CMDU key's event was delivered to the MAEU subscription's webhook")
 	}
 	var queued int
-	if err := s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM delivery_queue WHERE position('cross-carrier' in convert_from(event, 'UTF8')) > 0`).Scan(&queued); err != nil || queued != 0 {
+	if err := s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM delivery_queue_events WHERE position('cross-carrier' in convert_from(event, 'UTF8')) > 0`).Scan(&queued); err != nil || queued != 0 {
 		t.Fatalf("delivery rows with the cross-carrier event: %d %v", queued, err)
 	}
 	// The events topic: the tracking's records are in order on one
