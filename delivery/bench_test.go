@@ -43,17 +43,33 @@ import (
 //
 //	go test -run '^$' -bench Delivery -benchtime 5000x ./delivery/
 //
+// "busy" and "busy-paced" are fast and paced with 200 subscriptions (10 per
+// endpoint) instead of one per event, the events spread over them in
+// turn: many events per subscription, as the end-to-end run's 200
+// containers have.
+//
+// Each also reports what the run wrote to Postgres per delivered event
+// (every healthy endpoint's event, sent or not), read from the WAL of the
+// benchmark's own database (pg_walinspect, from the first event produced
+// to the last delivery recorded): row writes (heap inserts, updates and
+// deletes), WAL records and WAL bytes, FPIs left out (they follow
+// checkpoint timing, not the load). Figures no other load on the machine
+// moves; -v logs them per table (indexes and TOAST counted with their
+// table).
+//
 // BENCH_PG_CONNS sets the stage's Postgres pool size (default 16);
 // BENCH_NO_CLICKHOUSE=1 leaves the attempt log out.
 func BenchmarkDelivery(b *testing.B) {
-	b.Run("fast", func(b *testing.B) { benchDelivery(b, 0, 0, 0) })
-	b.Run("mixed", func(b *testing.B) { benchDelivery(b, 2, 2, 0) })
+	b.Run("fast", func(b *testing.B) { benchDelivery(b, 0, 0, 0, 0) })
+	b.Run("mixed", func(b *testing.B) { benchDelivery(b, 2, 2, 0, 0) })
 	rate := 500
 	if v, err := strconv.Atoi(os.Getenv("BENCH_RATE")); err == nil && v > 0 {
 		rate = v
 	}
-	b.Run("paced", func(b *testing.B) { benchDelivery(b, 0, 0, rate) })
-	b.Run("paced-mixed", func(b *testing.B) { benchDelivery(b, 2, 2, rate) })
+	b.Run("paced", func(b *testing.B) { benchDelivery(b, 0, 0, rate, 0) })
+	b.Run("paced-mixed", func(b *testing.B) { benchDelivery(b, 2, 2, rate, 0) })
+	b.Run("busy", func(b *testing.B) { benchDelivery(b, 0, 0, 0, 10) })
+	b.Run("busy-paced", func(b *testing.B) { benchDelivery(b, 0, 0, rate, 10) })
 }
 
 type benchReceiver struct {
@@ -65,8 +81,9 @@ type benchReceiver struct {
 }
 
 // benchDelivery runs 20 endpoints, the last failing+slow of them bad, and
-// b.N events, produced at rate per second (0: at once).
-func benchDelivery(b *testing.B, failing, slow, rate int) {
+// b.N events, produced at rate per second (0: at once), to subs
+// subscriptions per endpoint (0: one per event).
+func benchDelivery(b *testing.B, failing, slow, rate, subs int) {
 	const endpoints = 20
 	events := b.N
 	conns := 16
@@ -137,13 +154,17 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 		h.Webhook(acct, srv.URL, true)
 		targets = append(targets, target{acct, !bad && !sleepy})
 	}
-	// One subscription (and tracking) per event, spread over the endpoints.
+	// One subscription (and tracking) per event, or subs per endpoint,
+	// spread over the endpoints.
 	type trk struct {
 		id      string
 		healthy bool
 	}
 	var trackings []trk
 	perEndpoint := (events + endpoints - 1) / endpoints
+	if subs > 0 {
+		perEndpoint = subs
+	}
 	for e, tg := range targets {
 		h.Exec(`
 			INSERT INTO trackings (id, account_id, env, scac, identifier_kind, identifier, connection_status, open_subscriptions)
@@ -165,7 +186,7 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 	// Interleave endpoints so every endpoint sees load from the start.
 	order := make([]trk, 0, events)
 	for i := 0; len(order) < events; i++ {
-		order = append(order, trackings[(i%endpoints)*perEndpoint+i/endpoints])
+		order = append(order, trackings[(i%endpoints)*perEndpoint+(i/endpoints)%perEndpoint])
 	}
 	healthy := 0
 	for _, t := range order {
@@ -198,6 +219,7 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 		return ok && g.Err == nil && g.State == "Stable" && len(g.Members) > 0
 	})
 
+	wal := startWAL(b, pool)
 	b.ResetTimer()
 	start := time.Now()
 	var produced sync.WaitGroup
@@ -228,6 +250,19 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 	})
 	elapsed := time.Since(start)
 	b.StopTimer()
+	var healthyAccts []string
+	for _, tg := range targets {
+		if tg.healthy {
+			healthyAccts = append(healthyAccts, tg.acct)
+		}
+	}
+	testkit.Eventually(b, time.Minute, "the healthy endpoints' deliveries recorded", func() bool {
+		var open int
+		err := pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries
+			WHERE account_id = ANY($1::uuid[]) AND status IN ('PENDING', 'FAILED')`, healthyAccts).Scan(&open)
+		return err == nil && open == 0
+	})
+	wal.report(b, healthy)
 
 	recv.mu.Lock()
 	defer recv.mu.Unlock()
@@ -241,4 +276,69 @@ func benchDelivery(b *testing.B, failing, slow, rate int) {
 	b.ReportMetric(float64(lat[len(lat)/2])/float64(time.Millisecond), "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100])/float64(time.Millisecond), "p99-ms")
 	b.ReportMetric(float64(len(recv.seen))/float64(max(recv.acked, 1)), "events/delivery")
+}
+
+// walMark is where the WAL stood when a benchmark's timed part began.
+type walMark struct {
+	pool *pgxpool.Pool
+	lsn  string
+}
+
+func startWAL(b *testing.B, pool *pgxpool.Pool) walMark {
+	ctx := context.Background()
+	m := walMark{pool: pool}
+	if _, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_walinspect`); err != nil {
+		b.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&m.lsn); err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// report reports the WAL of this database since m per event: row writes
+// (heap inserts, updates, deletes), records and bytes without FPIs; and
+// logs them per table.
+func (m walMark) report(b *testing.B, events int) {
+	rows, err := m.pool.Query(context.Background(), `
+		WITH rels AS (
+			-- Each relation's table: an index's, a TOAST table's owner.
+			SELECT c.relfilenode::text AS node, coalesce(tt.relname, ic.relname, c.relname) AS tbl
+			FROM pg_class c
+			LEFT JOIN pg_index ix ON ix.indexrelid = c.oid
+			LEFT JOIN pg_class ic ON ic.oid = ix.indrelid
+			LEFT JOIN pg_class tt ON tt.reltoastrelid = coalesce(ic.oid, c.oid)
+		), recs AS (
+			SELECT r.resource_manager, r.record_type, r.record_length - r.fpi_length AS bytes,
+			       (regexp_match(r.block_ref, 'rel \d+/(\d+)/(\d+)')) AS ref
+			FROM pg_get_wal_records_info($1::pg_lsn, pg_current_wal_flush_lsn()) r
+			WHERE r.block_ref IS NOT NULL
+		)
+		SELECT coalesce(rels.tbl, 'relfilenode ' || recs.ref[2]),
+		       count(*) FILTER (WHERE recs.resource_manager IN ('Heap', 'Heap2')
+		                        AND recs.record_type ~ '^(INSERT|MULTI_INSERT|UPDATE|HOT_UPDATE|DELETE)'),
+		       count(*), sum(recs.bytes)
+		FROM recs LEFT JOIN rels ON rels.node = recs.ref[2]
+		WHERE recs.ref[1] = (SELECT oid::text FROM pg_database WHERE datname = current_database())
+		GROUP BY 1 ORDER BY 4 DESC`, m.lsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tRows, tRecs, tBytes int64
+	for rows.Next() {
+		var tbl string
+		var n, recs, bytes int64
+		if err := rows.Scan(&tbl, &n, &recs, &bytes); err != nil {
+			b.Fatal(err)
+		}
+		tRows, tRecs, tBytes = tRows+n, tRecs+recs, tBytes+bytes
+		b.Logf("%-28s %7.3f rows/event %7.3f WAL records/event %8.1f WAL B/event", tbl,
+			float64(n)/float64(events), float64(recs)/float64(events), float64(bytes)/float64(events))
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(tRows)/float64(events), "pg-rows/event")
+	b.ReportMetric(float64(tRecs)/float64(events), "wal-recs/event")
+	b.ReportMetric(float64(tBytes)/float64(events), "wal-B/event")
 }

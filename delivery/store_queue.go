@@ -152,9 +152,9 @@ const queueSQL = `
 			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, tags, alert_type, change_minutes, chunk, ord)
 	), cand AS (
 		SELECT s.id AS subscription_id, ev.chunk, ev.ord, ev.event_id, ev.hash, ev.emitted_at, coalesce(s.last, ev.event) AS event,
-		       ev.traceparent
+		       ev.traceparent, s.known
 		FROM ev CROSS JOIN LATERAL (
-			SELECT s.id, l.event AS last FROM subscriptions s
+			SELECT s.id, l.event AS last, v.queue_id IS NOT NULL AS known FROM subscriptions s
 			JOIN webhooks w ON w.account_id = s.account_id AND w.activated
 			JOIN accounts a ON a.id = s.account_id AND a.active
 			-- The version last queued for the subscription and event.
@@ -179,7 +179,7 @@ const queueSQL = `
 			           AND (NOT w.filter_milestones_only OR string_to_array(ev.tags, ',') && @milestone_kinds::text[]) END)
 			  -- queueRepeat: the same emission, or the version last queued.
 			  AND NOT coalesce(delivery_emission(ev.hash, ev.emitted_at) = ANY(v.emissions), false)
-			  AND NOT (ev.probe AND coalesce(v.content_hash = ev.hash, false))
+			  AND NOT (ev.probe AND coalesce(v.content_hash = hashtextextended(ev.hash, 0), false))
 			  AND (NOT ev.lookup OR l.event IS NOT NULL)
 			OFFSET 0) s
 	), queued AS (
@@ -194,15 +194,28 @@ const queueSQL = `
 	), placed AS (
 		SELECT q.subscription_id, q.id, u.pos, u.event_id, u.hash, delivery_emission(u.hash, u.emitted_at) AS emission
 		FROM queued q CROSS JOIN LATERAL unnest(q.event_ids, q.content_hashes, q.emitted_at) WITH ORDINALITY AS u(event_id, hash, emitted_at, pos)
+	), latest AS (
+		-- Each subscription's last version of each event, and the
+		-- emissions queued, in order.
+		SELECT p.subscription_id, p.event_id, coalesce(k.known, false) AS known,
+		       hashtextextended((array_agg(p.hash ORDER BY p.id DESC, p.pos DESC))[1], 0) AS hash,
+		       (array_agg(p.id ORDER BY p.id DESC, p.pos DESC))[1] AS queue_id, (array_agg(p.pos ORDER BY p.id DESC, p.pos DESC))[1] AS queue_pos,
+		       array_agg(p.emission ORDER BY p.id, p.pos) AS emissions
+		FROM placed p
+		LEFT JOIN (SELECT DISTINCT subscription_id, event_id, true AS known FROM cand WHERE known) k
+		       ON k.subscription_id = p.subscription_id AND k.event_id = p.event_id
+		GROUP BY p.subscription_id, p.event_id, k.known
+	), updated AS (
+		UPDATE delivery_versions v SET content_hash = l.hash, queue_id = l.queue_id, queue_pos = l.queue_pos,
+			-- The newest ` + keptEmissions + ` (migration 0075).
+			emissions = (v.emissions || l.emissions)[greatest(cardinality(v.emissions) + cardinality(l.emissions) - ` + keptEmissions + ` + 1, 1):]
+		FROM latest l WHERE l.known AND v.subscription_id = l.subscription_id AND v.event_id = l.event_id
 	)
-	INSERT INTO delivery_versions AS v (subscription_id, event_id, content_hash, queue_id, queue_pos, emissions)
-	SELECT subscription_id, event_id, (array_agg(hash ORDER BY id DESC, pos DESC))[1], (array_agg(id ORDER BY id DESC, pos DESC))[1],
-	       (array_agg(pos ORDER BY id DESC, pos DESC))[1], array_agg(emission ORDER BY id, pos)
-	FROM placed GROUP BY subscription_id, event_id
-	ON CONFLICT (subscription_id, event_id) DO UPDATE SET
-		content_hash = excluded.content_hash, queue_id = excluded.queue_id, queue_pos = excluded.queue_pos,
-		-- The newest ` + keptEmissions + ` (migration 0075).
-		emissions = (v.emissions || excluded.emissions)[greatest(cardinality(v.emissions) + cardinality(excluded.emissions) - ` + keptEmissions + ` + 1, 1):]`
+	-- A plain insert of the events new to the subscription, not an upsert
+	-- (whose speculative insertion writes a record more): the
+	-- subscription's lock keeps out any other insert of the same key.
+	INSERT INTO delivery_versions (subscription_id, event_id, content_hash, queue_id, queue_pos, emissions)
+	SELECT subscription_id, event_id, hash, queue_id, queue_pos, emissions FROM latest WHERE NOT known`
 
 // keptEmissions is how many emissions of an event delivery_versions keeps
 // per subscription (migration 0075).

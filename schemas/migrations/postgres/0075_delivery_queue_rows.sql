@@ -20,13 +20,17 @@
 -- -> B -> A included). A retraction is queued with the event as the
 -- subscription last got it: the bytes the version row points at (a
 -- retraction's own row holds the version it withdrew). Why it is cheaper
--- than the emission key it replaces: its row is narrow (no event JSON), it
--- has one index (its key), and an event's next version updates it in place
--- rather than adding a queue row and two index entries; with fillfactor 80
--- that update is a HOT update (the key never changes), which writes no
--- index entry at all. A new event still inserts one version row and one
--- key entry, against the old row's heap tuple, key entry, emission entry
--- and event bytes.
+-- than the emission key it replaces: its row is narrow (no event JSON, the
+-- hashes as 8-byte integers), it has one index (its key), and an event's
+-- next version updates it in place rather than adding a queue row and two
+-- index entries; with fillfactor 80 that update is a HOT update (the key
+-- never changes), which writes no index entry at all. A new event inserts
+-- one version row and one key entry (a plain insert: the subscription's
+-- advisory lock keeps out a concurrent one), against the old row's
+-- heap tuple, key entry and emission entry. Measured (BenchmarkDelivery,
+-- docs/performance.md): with many events per subscription the WAL per
+-- event falls by about 40%; with one event per delivery it grows a little
+-- (the version row costs more than the queue row saves).
 --
 -- Pruning deletes a delivery's rows and the version rows that point into
 -- them (delivery.prune): as before, a version pruned is forgotten.
@@ -73,9 +77,11 @@ FROM delivery_queue_events_0074;
 CREATE TABLE delivery_versions (
     subscription_id uuid NOT NULL,
     event_id        text NOT NULL,
-    -- The version last queued: its content hash, and its event's bytes at
-    -- events[queue_pos] of the queue row queue_id.
-    content_hash    text NOT NULL,
+    -- The version last queued: hashtextextended(content hash, 0) (8 bytes
+    -- for 65: a different content taken for the same has a chance of
+    -- 2^-64), and its event's bytes at events[queue_pos] of the queue row
+    -- queue_id.
+    content_hash    bigint NOT NULL,
     queue_id        bigint NOT NULL,
     queue_pos       int NOT NULL,
     -- delivery_emission of the emissions queued, oldest first, the newest 32
@@ -85,7 +91,7 @@ CREATE TABLE delivery_versions (
     PRIMARY KEY (subscription_id, event_id)
 ) WITH (fillfactor = 80);
 INSERT INTO delivery_versions (subscription_id, event_id, content_hash, queue_id, queue_pos, emissions)
-SELECT subscription_id, event_id, content_hash, queue_id, 1, emissions[greatest(cardinality(emissions) - 31, 1):]
+SELECT subscription_id, event_id, hashtextextended(content_hash, 0), queue_id, 1, emissions[greatest(cardinality(emissions) - 31, 1):]
 FROM (
     SELECT subscription_id, event_id, (array_agg(content_hash ORDER BY id DESC))[1] AS content_hash, max(id) AS queue_id,
            coalesce(array_agg(delivery_emission(content_hash, emitted_at) ORDER BY id) FILTER (WHERE isfinite(emitted_at)),
