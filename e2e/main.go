@@ -216,6 +216,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 
 	before := cpuSnapshot(sys.cpuPIDs())
 	backendsBefore, backendErr := backendCPU(ctx, sys.pgAdmin, sys.chDB)
+	wal, walErr := startWAL(ctx, sys.pgURL)
 	heapsBefore := sys.goHeaps(ctx)
 	wallStart := time.Now()
 	start := time.Now()
@@ -273,6 +274,12 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		used := backendCPUUsed(backendsBefore, backendsAfter)
 		fmt.Fprintf(out, "  %-22s %7.2f cpu-s  %7.1f µs/event (of postgres above: this run's database only)\n",
 			"postgres backends", used, used/float64(s.Delivered)*1e6)
+	}
+	if walErr == nil {
+		walErr = wal.print(ctx, out, s.Delivered)
+	}
+	if walErr != nil {
+		fmt.Fprintln(out, "postgres WAL of this run: not measured:", walErr)
 	}
 	printPeakMemory(out, sys.pids())
 	printGoHeaps(out, heapsBefore, heapsAfter, s.Delivered)
