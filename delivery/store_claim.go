@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas/deliveries"
 )
 
@@ -172,9 +173,9 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 	var out []claimed
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
-	b.Queue(claimSQL, pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "keys": keys, "free": free,
+	b.Queue(claimNamed.SQL, claimNamed.Args(pgx.NamedArgs{"now": now, "full": full, "per_account": max(limits.Default, 1), "keys": keys, "free": free,
 		"default_free": limits.Default, "n": n, "lease_until": now.Add(s.cfg.Lease), "token": token,
-		"owner": s.owner(), "alive_after": now.Add(-s.cfg.InstanceTimeout), "orphans": orphans}).Query(func(rows pgx.Rows) error {
+		"owner": s.owner(), "alive_after": now.Add(-s.cfg.InstanceTimeout), "orphans": orphans})...).Query(func(rows pgx.Rows) error {
 		var err error
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (claimed, error) {
 			c := claimed{Token: token}
@@ -198,3 +199,6 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 	}
 	return out, nil
 }
+
+// claimNamed is claimSQL rewritten for its arguments once.
+var claimNamed = postgres.NewNamed(claimSQL)

@@ -217,6 +217,13 @@ const queueSQL = `
 	INSERT INTO delivery_versions (subscription_id, event_id, content_hash, queue_id, queue_pos, emissions)
 	SELECT subscription_id, event_id, hash, queue_id, queue_pos, emissions FROM latest WHERE NOT known`
 
+// The statements of enqueue, rewritten for their arguments once.
+var (
+	lockQueueTargets = postgres.NewNamed(lockSQL(queueTargets))
+	queueNamed       = postgres.NewNamed(queueSQL)
+	openQueueTargets = postgres.NewNamed(openSQL(queueTargets))
+)
+
 // keptEmissions is how many emissions of an event delivery_versions keeps
 // per subscription (migration 0075).
 const keptEmissions = "32"
@@ -380,11 +387,11 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	// Probes only, whatever the statistics: a young table's plan scanned
 	// every open subscription for each event (docs/performance.md).
 	b.Queue(postgres.KeyedPlan)
-	b.Queue(lockSQL(queueTargets), args)
-	b.Queue(queueSQL, args)
+	b.Queue(lockQueueTargets.SQL, lockQueueTargets.Args(args)...)
+	b.Queue(queueNamed.SQL, queueNamed.Args(args)...)
 	// Every target subscription, not only those queued to: one left
 	// stranded (see sweep) goes out with its next event, in order.
-	b.Queue(openSQL(queueTargets), args).Query(out.scan(g))
+	b.Queue(openQueueTargets.SQL, openQueueTargets.Args(args)...).Query(out.scan(g))
 	return b, out
 }
 

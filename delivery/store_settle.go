@@ -78,9 +78,8 @@ func (s *store) record(ctx context.Context, outs []outcome, g leaseGrant, now ti
 	b := &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
 	b.Queue(postgres.KeyedPlan) // openSQL probes, whatever the statistics
-	closingSubs := `SELECT unnest(@closing::uuid[])`
 	if len(closing) > 0 {
-		b.Queue(lockSQL(closingSubs), args)
+		b.Queue(lockClosing.SQL, lockClosing.Args(args)...)
 	} else {
 		// Only failures and releases: forgetting them in a crash makes the
 		// deliveries due again, nothing else (see asyncCommit).
@@ -106,7 +105,7 @@ func (s *store) record(ctx context.Context, outs []outcome, g leaseGrant, now ti
 	}
 	out = &opened{}
 	if len(closing) > 0 {
-		b.Queue(openSQL(closingSubs), args).Query(out.scan(g))
+		b.Queue(openClosing.SQL, openClosing.Args(args)...).Query(out.scan(g))
 	}
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return &opened{}, 0, fmt.Errorf("record outcomes: %w", err)
@@ -119,3 +118,11 @@ func (s *store) record(ctx context.Context, outs []outcome, g leaseGrant, now ti
 func (o outcome) closes() bool {
 	return (o.Status == deliveries.StatusDelivered || o.Status == deliveries.StatusDead) && o.c.Kind == deliveries.KindEvents
 }
+
+// The statements opening the deliveries that follow those an outcome
+// closed, rewritten for their arguments once.
+var (
+	closingSubs = `SELECT unnest(@closing::uuid[])`
+	lockClosing = postgres.NewNamed(lockSQL(closingSubs))
+	openClosing = postgres.NewNamed(openSQL(closingSubs))
+)

@@ -439,6 +439,9 @@ const writeSQL = `
 	)
 	SELECT pg_notify('` + Channel + `', account_id::text) FROM (SELECT DISTINCT account_id FROM written) w`
 
+// writeNamed is writeSQL rewritten for its arguments once.
+var writeNamed = postgres.NewNamed(writeSQL)
+
 // batchItems bounds the items of one feed_batches row, so a reader after
 // one item never reads more than this many to reach it.
 const (
@@ -486,11 +489,11 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	// Probes only, whatever the statistics: a young table's plan scanned
 	// every open subscription for each event (docs/performance.md).
 	b.Queue(postgres.KeyedPlan)
-	b.Queue(writeSQL, pgx.NamedArgs{
+	b.Queue(writeNamed.SQL, writeNamed.Args(pgx.NamedArgs{
 		"trackings": postgres.UUIDs(trackings), "sources": sources, "event_ids": ids, "hashes": hashes, "events": events,
 		"parts": parts, "offsets": offsets, "lookups": lookups, "now": now,
 		"tags": tags, "alert_types": alertTypes, "change_minutes": changes,
-	})
+	})...)
 	return b
 }
 

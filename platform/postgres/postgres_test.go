@@ -285,3 +285,30 @@ func TestMigrateRefusesAChangedMigration(t *testing.T) {
 		t.Fatalf("%s applied after the refusal (%v)", last.Name, err)
 	}
 }
+
+// A named statement rewritten once runs as pgx.NamedArgs runs it: the
+// same rows for the same arguments, a name in a comment or a string left
+// alone, a missing name NULL.
+func TestNamedRunsAsNamedArgs(t *testing.T) {
+	db := testenv.Postgres(t)
+	ctx := context.Background()
+	const sql = `-- @ignored in a comment
+		SELECT @b::int + @a::int, '@not_a_name', @b::int, @missing::text IS NULL`
+	args := pgx.NamedArgs{"a": 1, "b": 40}
+	n := postgres.NewNamed(sql)
+	var sum, b int
+	var lit string
+	var missing bool
+	if err := db.Pool.QueryRow(ctx, n.SQL, n.Args(args)...).Scan(&sum, &lit, &b, &missing); err != nil {
+		t.Fatal(err)
+	}
+	var wantSum, wantB int
+	var wantLit string
+	var wantMissing bool
+	if err := db.Pool.QueryRow(ctx, sql, args).Scan(&wantSum, &wantLit, &wantB, &wantMissing); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 41 || lit != "@not_a_name" || b != 40 || !missing || sum != wantSum || lit != wantLit || b != wantB || missing != wantMissing {
+		t.Fatalf("named: %d %q %d %v; NamedArgs: %d %q %d %v", sum, lit, b, missing, wantSum, wantLit, wantB, wantMissing)
+	}
+}
