@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	dt "github.com/contrack/contrack/delivery/deliverytest"
+	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
@@ -300,27 +301,7 @@ func startWAL(b *testing.B, pool *pgxpool.Pool) walMark {
 // (heap inserts, updates, deletes), records and bytes without FPIs; and
 // logs them per table.
 func (m walMark) report(b *testing.B, events int) {
-	rows, err := m.pool.Query(context.Background(), `
-		WITH rels AS (
-			-- Each relation's table: an index's, a TOAST table's owner.
-			SELECT c.relfilenode::text AS node, coalesce(tt.relname, ic.relname, c.relname) AS tbl
-			FROM pg_class c
-			LEFT JOIN pg_index ix ON ix.indexrelid = c.oid
-			LEFT JOIN pg_class ic ON ic.oid = ix.indrelid
-			LEFT JOIN pg_class tt ON tt.reltoastrelid = coalesce(ic.oid, c.oid)
-		), recs AS (
-			SELECT r.resource_manager, r.record_type, r.record_length - r.fpi_length AS bytes,
-			       (regexp_match(r.block_ref, 'rel \d+/(\d+)/(\d+)')) AS ref
-			FROM pg_get_wal_records_info($1::pg_lsn, pg_current_wal_flush_lsn()) r
-			WHERE r.block_ref IS NOT NULL
-		)
-		SELECT coalesce(rels.tbl, 'relfilenode ' || recs.ref[2]),
-		       count(*) FILTER (WHERE recs.resource_manager IN ('Heap', 'Heap2')
-		                        AND recs.record_type ~ '^(INSERT|MULTI_INSERT|UPDATE|HOT_UPDATE|DELETE)'),
-		       count(*), sum(recs.bytes)
-		FROM recs LEFT JOIN rels ON rels.node = recs.ref[2]
-		WHERE recs.ref[1] = (SELECT oid::text FROM pg_database WHERE datname = current_database())
-		GROUP BY 1 ORDER BY 4 DESC`, m.lsn)
+	rows, err := m.pool.Query(context.Background(), postgres.WALByTableSQL, m.lsn)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/contrack/contrack/platform/postgres"
 )
 
 // walMark is where the server's write-ahead log stood when the load began.
@@ -47,22 +49,7 @@ func (m walMark) print(ctx context.Context, out io.Writer, delivered int) error 
 	if delivered == 0 {
 		return nil
 	}
-	rows, err := m.conn.Query(ctx, `
-		WITH rels AS (
-			SELECT c.relfilenode::text AS node, coalesce(tt.relname, ic.relname, c.relname) AS tbl
-			FROM pg_class c
-			LEFT JOIN pg_index ix ON ix.indexrelid = c.oid
-			LEFT JOIN pg_class ic ON ic.oid = ix.indrelid
-			LEFT JOIN pg_class tt ON tt.reltoastrelid = coalesce(ic.oid, c.oid)
-		), recs AS (
-			SELECT r.record_length - r.fpi_length AS bytes, (regexp_match(r.block_ref, 'rel \d+/(\d+)/(\d+)')) AS ref
-			FROM pg_get_wal_records_info($1::pg_lsn, pg_current_wal_flush_lsn()) r
-			WHERE r.block_ref IS NOT NULL
-		)
-		SELECT coalesce(rels.tbl, 'relfilenode ' || recs.ref[2]), count(*), sum(recs.bytes)
-		FROM recs LEFT JOIN rels ON rels.node = recs.ref[2]
-		WHERE recs.ref[1] = (SELECT oid::text FROM pg_database WHERE datname = current_database())
-		GROUP BY 1 ORDER BY 3 DESC`, m.lsn)
+	rows, err := m.conn.Query(ctx, postgres.WALByTableSQL, m.lsn)
 	if err != nil {
 		return fmt.Errorf("wal: %w", err)
 	}
@@ -71,7 +58,8 @@ func (m walMark) print(ctx context.Context, out io.Writer, delivered int) error 
 		recs, bytes int64
 	}
 	tables, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (t table, err error) {
-		err = r.Scan(&t.name, &t.recs, &t.bytes)
+		var rowWrites int64
+		err = r.Scan(&t.name, &rowWrites, &t.recs, &t.bytes)
 		return t, err
 	})
 	if err != nil {
