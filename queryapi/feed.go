@@ -258,7 +258,15 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 		}
 		after = last // past what the filters left out
 		if more {
-			continue // items left to look at: no need to wait for new ones
+			// Items left to look at: read on at once, within the wait.
+			select {
+			case <-deadline.C:
+				return h.page(acct, format, nil, after)
+			case <-ctx.Done():
+				return h.page(acct, format, nil, after)
+			default:
+				continue
+			}
 		}
 		select {
 		case _, open := <-wake:
