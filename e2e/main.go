@@ -85,7 +85,7 @@ func main() {
 	flag.IntVar(&o.population.accounts, "accounts", 1000, "with -population: sandbox accounts the trackings are spread over")
 	flag.Float64Var(&o.population.subscribeRate, "subscribe-rate", 100, "with -population: trackings subscribed per second")
 	flag.DurationVar(&o.population.interval, "interval", 0, "with -population: the sandbox poll interval (default: the trackings re-polled at -repoll-rate)")
-	flag.Float64Var(&o.population.repollRate, "repoll-rate", 100, "with -population and no -interval: the re-polls per second the interval is chosen for")
+	flag.Float64Var(&o.population.repollRate, "repoll-rate", 0, "with -population and no -interval: the re-polls per second the interval is chosen for (default -subscribe-rate: the interval is the time subscribing takes)")
 	flag.DurationVar(&o.population.settle, "settle", 60*time.Second, "with -population: the steady window measured after the first events")
 	flag.IntVar(&o.population.bulkItems, "bulk-items", 1000, "with -population: trackings per bulk request (1-1000); an account's request is first-polled at its carrier rate")
 	flag.DurationVar(&o.population.firstEventWait, "first-event-wait", 5*time.Minute, "with -population: how long to wait for every subscription's first event")
@@ -98,6 +98,13 @@ func main() {
 		if o.population.bulkItems < 1 || o.population.bulkItems > 1000 {
 			fmt.Fprintln(os.Stderr, "e2e: -bulk-items must be 1 to 1000")
 			os.Exit(2)
+		}
+		if o.population.repollRate <= 0 {
+			// The re-polls then replay the subscribe stream one interval
+			// later: the machine carries the subscribe rate all through the
+			// run, and the window after the last subscription sees the whole
+			// population in and every tracking re-polled at that rate.
+			o.population.repollRate = o.population.subscribeRate
 		}
 		if o.population.interval == 0 {
 			o.population.interval = time.Duration(float64(o.population.trackings) / o.population.repollRate * float64(time.Second)).Round(time.Second)

@@ -66,7 +66,7 @@ func (p *poller) refresh(ctx context.Context) error {
 		if g == nil {
 			g = &accountGate{key: r.key, env: r.env}
 			g.capacity.since = now
-			gs.accounts[r.key] = g
+			gs.put(g)
 		}
 		g.setRate(now, r.rate)
 		g.mu.Lock()
@@ -103,6 +103,7 @@ func (p *poller) refresh(ctx context.Context) error {
 			delete(gs.accounts, k)
 		}
 	}
+	gs.dropGone()
 	return nil
 }
 

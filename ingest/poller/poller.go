@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -220,9 +219,6 @@ func (p *poller) claimRound(ctx, polls context.Context) error {
 		return nil
 	}
 	gates := p.gates.shares()
-	slices.SortFunc(gates, func(a, b *accountGate) int {
-		return strings.Compare(a.key.account+a.key.scac, b.key.account+b.key.scac)
-	})
 	p.round++
 	var asks []*ask
 	for i := range gates {
