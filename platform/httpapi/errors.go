@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -128,9 +129,15 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		b = []byte(`{"message":"` + MsgInternal + `"}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	b = append(b, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if status != http.StatusNoContent && status != http.StatusNotModified {
+		// Sent whole, not chunked, whatever its size.
+		h.Set("Content-Length", strconv.Itoa(len(b)))
+	}
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n')) // a client gone mid-answer: no one to tell
+	_, _ = w.Write(b) // a client gone mid-answer: no one to tell
 }
 
 // Streamer is a handler's answer that may write itself to the response as

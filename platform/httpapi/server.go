@@ -254,7 +254,7 @@ func docsUI(ui func(string) http.Handler) func(string) http.Handler {
 // statusOf reads a status set by a handler through fuego's context (fuego
 // sets it on the writer before serialising); 200 by default.
 func statusOf(w http.ResponseWriter) int {
-	if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
+	if sw, ok := w.(*fuegoWriter); ok && sw.status != 0 {
 		return sw.status
 	}
 	return http.StatusOK
@@ -437,7 +437,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 		}
-		next.ServeHTTP(&statusWriter{ResponseWriter: w}, r)
+		next.ServeHTTP(&fuegoWriter{ResponseWriter: w}, r)
 	})
 }
 
@@ -496,18 +496,56 @@ func tooMany(w http.ResponseWriter, r *http.Request, log *slog.Logger, wait time
 	WriteError(w, r, log, &Error{Status: http.StatusTooManyRequests, Message: MsgTooManyRequests})
 }
 
-// statusWriter lets a handler choose the status of a fuego response (see Status).
-type statusWriter struct {
+// fuegoWriter is the writer fuego's handlers get. It lets a handler choose
+// the status of a fuego response (see Status), and keeps fuego's own
+// headers off every answer: X-Powered-By names the framework (what an
+// audit flags as disclosure), Server-Timing its timings, and the Trailer
+// declaring them made every answer chunked, without a Content-Length.
+type fuegoWriter struct {
 	http.ResponseWriter
 	status int
+	sent   bool // the headers are written
+}
+
+// fuegoHeaders are the headers fuego sets on every answer.
+var fuegoHeaders = []string{"X-Powered-By", "Server-Timing", "Trailer"}
+
+// dropFuegoHeaders runs once, before the headers are written: what fuego
+// sets after that is not sent, the Trailer declaration being gone.
+func (w *fuegoWriter) dropFuegoHeaders() {
+	if w.sent {
+		return
+	}
+	w.sent = true
+	h := w.Header()
+	for _, k := range fuegoHeaders {
+		delete(h, k)
+	}
+}
+
+func (w *fuegoWriter) WriteHeader(code int) {
+	w.dropFuegoHeaders()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *fuegoWriter) Write(b []byte) (int, error) {
+	w.dropFuegoHeaders()
+	return w.ResponseWriter.Write(b)
+}
+
+// FlushError is what http.ResponseController calls to flush: the headers
+// go out with it.
+func (w *fuegoWriter) FlushError() error {
+	w.dropFuegoHeaders()
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap exposes the underlying writer to http.ResponseController.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *fuegoWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Status sets the status code fuego will send with the handler's return value.
 func Status(w http.ResponseWriter, code int) {
-	if sw, ok := w.(*statusWriter); ok {
+	if sw, ok := w.(*fuegoWriter); ok {
 		sw.status = code
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -230,5 +231,55 @@ func TestResponsesCarryARequestID(t *testing.T) {
 	resp.Body.Close()
 	if got := resp.Header.Get("X-Request-ID"); got != "caller-chosen-42" {
 		t.Errorf("echoed request id %q, want the caller's", got)
+	}
+}
+
+// TestAnswersCarryNoFrameworkHeaders: no answer names the framework or its
+// timings, and none is chunked: each carries the Content-Length of its body
+// (fuego's Trailer declaration made every answer chunked).
+func TestAnswersCarryNoFrameworkHeaders(t *testing.T) {
+	db := testenv.Postgres(t)
+	api := testenv.NewAPI(t, db.Pool, register)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	for _, c := range []struct {
+		name, method, path, key, body string
+		status                        int
+	}{
+		{"answer", "POST", "/echo", key, `{"name":"x"}`, 200},
+		{"refused input", "POST", "/echo", key, `{}`, 400},
+		{"no key", "POST", "/echo", "", `{}`, 403},
+		{"handler failure", "GET", "/boom", key, "", 500},
+		{"no route", "GET", "/nowhere", key, "", 404},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(c.method, api.URL+c.path, strings.NewReader(c.body))
+			if c.key != "" {
+				req.Header.Set("x-api-key", c.key)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.status, body)
+			}
+			for _, h := range []string{"X-Powered-By", "Server-Timing", "Trailer"} {
+				if v := resp.Header.Values(h); len(v) > 0 {
+					t.Errorf("header %s: %q", h, v)
+				}
+			}
+			if len(resp.Trailer) > 0 {
+				t.Errorf("trailers %v", resp.Trailer)
+			}
+			if len(resp.TransferEncoding) > 0 || resp.ContentLength != int64(len(body)) {
+				t.Errorf("transfer encoding %v, Content-Length %d for a body of %d bytes: want the length, not chunks",
+					resp.TransferEncoding, resp.ContentLength, len(body))
+			}
+		})
 	}
 }
