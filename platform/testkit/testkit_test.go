@@ -2,8 +2,9 @@ package testkit_test
 
 import (
 	"fmt"
+	"os"
 	"runtime"
-	"strings"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -46,10 +47,43 @@ func TestEventuallyFailsWithWhatItWaitedFor(t *testing.T) {
 		t.Error("Eventually returned although its condition never held")
 	}()
 	wg.Wait()
-	if !strings.Contains(r.msg, "timed out after 50ms waiting for the moon") {
+	if want := fmt.Sprintf("timed out after %s waiting for the moon", testkit.Scale(50*time.Millisecond)); r.msg != want {
 		t.Errorf("failure message %q does not say what was waited for and how long", r.msg)
 	}
-	if waited := time.Since(start); waited < 50*time.Millisecond {
+	if waited := time.Since(start); waited < testkit.Scale(50*time.Millisecond) {
 		t.Errorf("gave up after %s, before its deadline of 50ms", waited)
+	}
+}
+
+func TestWaitFailsWithWhatItSawLast(t *testing.T) {
+	r := &recorder{TB: t}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	n := 0
+	go func() {
+		defer wg.Done()
+		testkit.Wait(r, 30*time.Millisecond, "five moons", func() (bool, any) {
+			n++
+			return false, fmt.Sprintf("%d moons", min(n, 2))
+		})
+		t.Error("Wait returned although its condition never held")
+	}()
+	wg.Wait()
+	if want := fmt.Sprintf("timed out after %s waiting for five moons; last saw 2 moons", testkit.Scale(30*time.Millisecond)); r.msg != want {
+		t.Errorf("failure message %q, want %q", r.msg, want)
+	}
+}
+
+func TestScaleMultipliesByTheFactor(t *testing.T) {
+	want := 1.0
+	if v := os.Getenv(testkit.ScaleVariable); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = f
+	}
+	if got := testkit.Scale(10 * time.Second); got != time.Duration(want*float64(10*time.Second)) {
+		t.Errorf("Scale(10s) = %s with %s=%q", got, testkit.ScaleVariable, os.Getenv(testkit.ScaleVariable))
 	}
 }
