@@ -142,7 +142,7 @@ func (w *world) runSupervised(reg prometheus.Registerer, loops *loop.Supervisor)
 		select {
 		case err := <-done:
 			return err
-		case <-time.After(10 * time.Second):
+		case <-time.After(testkit.Scale(10 * time.Second)):
 			return fmt.Errorf("the stage did not stop within 10 s")
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
 )
@@ -132,7 +133,7 @@ func TestSubscriptionChangesReachKafka(t *testing.T) {
 
 	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicSubscriptions)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	var got []schemas.SubscriptionChanged
-	fctx, fcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	fctx, fcancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer fcancel()
 	for len(got) < 4 && fctx.Err() == nil {
 		cl.PollFetches(fctx).EachRecord(func(r *kgo.Record) {

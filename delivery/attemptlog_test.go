@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 func testServer(t *testing.T, h http.Handler) string {
@@ -115,7 +116,7 @@ func TestAttemptLogInsertsOncePerInterval(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		l.run(ctx, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 10*time.Second)
+			return context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 		})
 		close(done)
 	}()

@@ -191,7 +191,7 @@ func TestDeadMessagesAreNotDeadLetters(t *testing.T) {
 	})
 	sentinel := h.Deliveries(s.ID)[0].ID
 	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(h.Kafka().Topic(schemas.TopicDeliveryDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	var ids []string
 	for !slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, sentinel) }) && ctx.Err() == nil {

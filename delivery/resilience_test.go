@@ -146,7 +146,7 @@ func TestDeadLetterAndReplay(t *testing.T) {
 
 	// On the dead-letter topic.
 	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(h.Kafka().Topic(schemas.TopicDeliveryDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	var rec *kgo.Record
 	for rec == nil && ctx.Err() == nil {

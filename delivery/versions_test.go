@@ -95,7 +95,7 @@ func TestEveryVersionDeliveredThroughNormaliser(t *testing.T) {
 	cl := testenv.KafkaClient(t, h.Brokers(), kgo.ConsumeTopics(h.Kafka().Topic(schemas.TopicEvents)),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	var emitted []*kgo.Record
-	rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	rctx, rcancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer rcancel()
 	for len(emitted) < 3 && rctx.Err() == nil {
 		cl.PollFetches(rctx).EachRecord(func(r *kgo.Record) { emitted = append(emitted, r) })

@@ -282,7 +282,7 @@ func TestFeedReplayedRecordNotDuplicated(t *testing.T) {
 
 	// Rewind the group to the start of every partition.
 	adm := kadm.NewClient(testenv.KafkaClient(t, w.h.Brokers()))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	ends, err := adm.ListEndOffsets(ctx, w.h.Kafka().Topic(schemas.TopicEvents))
 	if err != nil {
@@ -492,7 +492,7 @@ func TestFeedNotifierWakesOnlyItsAccount(t *testing.T) {
 	for _, ch := range []<-chan struct{}{wakeA, wakeB} {
 		select {
 		case <-ch:
-		case <-time.After(20 * time.Second):
+		case <-time.After(testkit.Scale(20 * time.Second)):
 			t.Fatal("no wake-up when the listener connected")
 		}
 	}
@@ -500,7 +500,7 @@ func TestFeedNotifierWakesOnlyItsAccount(t *testing.T) {
 	w.h.Produce(sa, "e1")
 	select {
 	case <-wakeA:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testkit.Scale(20 * time.Second)):
 		t.Fatal("A's waiter was not woken")
 	}
 	select {
@@ -537,7 +537,7 @@ func TestFeedLongPollWithoutNotifierOrOverItsBound(t *testing.T) {
 		if r.Status != 200 || !strings.Contains(string(r.Raw), `"items":[]`) {
 			t.Fatalf("wait without a notifier: %d %s", r.Status, r.Raw)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(testkit.Scale(15 * time.Second)):
 		t.Fatal("a wait without a notifier is held (polling the table) instead of answered")
 	}
 
@@ -557,7 +557,7 @@ func TestFeedLongPollWithoutNotifierOrOverItsBound(t *testing.T) {
 		if r.Status != 503 || r.Message() != "Too many long-polls on this server: try again shortly" || r.Header.Get("Retry-After") == "" {
 			t.Fatalf("over the notifier's bound: %d %s", r.Status, r.Raw)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(testkit.Scale(15 * time.Second)):
 		t.Fatal("a long-poll over the notifier's bound is held (polling the table) instead of refused")
 	}
 	if r := full.Do("GET", "/subscriptions/events", key, nil); r.Status != 200 {
@@ -599,7 +599,7 @@ func TestLongPollsPerAccount(t *testing.T) {
 	var refused testenv.Response
 	select {
 	case refused = <-answers:
-	case <-time.After(15 * time.Second):
+	case <-time.After(testkit.Scale(15 * time.Second)):
 		t.Fatal("no long-poll refused: the account holds three")
 	}
 	if refused.Status != 429 || refused.Message() != "Too many long-polls: this plan allows 2 at once per account; wait for one to return" ||
@@ -620,7 +620,7 @@ func TestLongPollsPerAccount(t *testing.T) {
 			if r.Status != 200 || !strings.Contains(string(r.Raw), `"e1"`) {
 				t.Fatalf("held long-poll: %d %s", r.Status, r.Raw)
 			}
-		case <-time.After(25 * time.Second):
+		case <-time.After(testkit.Scale(25 * time.Second)):
 			t.Fatal("a held long-poll did not return")
 		}
 	}

@@ -224,7 +224,7 @@ func TestCombinerLingersOnlyWhenBusy(t *testing.T) {
 	h := eventsHandler{deps: EventsDeps{Producer: prod, Namespace: kc.NS}}
 	c := newCombiner(prod, time.Hour, h.combined)
 	key := auth.Key{ID: "key-1", SCAC: "MAEU", Account: auth.Account{Env: "sandbox"}}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	if _, parts, err := c.push(ctx, key, "r", []byte(`{"eventID":"e-1"}`), time.Now()); err != nil || parts != 1 {
 		t.Fatalf("a push to an idle key: %d parts, %v", parts, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -38,7 +39,7 @@ func TestPostEventsCarriesTheKeysSCACAndID(t *testing.T) {
 		t.Fatalf("got %d %s", r.Status, r.Raw)
 	}
 	cl := testenv.KafkaClient(t, f.kafka.Brokers, kgo.ConsumeTopics(f.kafka.Topic(schemas.TopicCarrierRaw)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	recs := cl.PollFetches(ctx).Records()
 	if len(recs) != 1 {

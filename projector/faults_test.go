@@ -47,7 +47,7 @@ func TestProjectorStopsWhenInsertsKeepFailing(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "poll_attempts") || !strings.Contains(err.Error(), "failed 3 times") {
 			t.Fatalf("projector returned %v, want the poll_attempts view's insert failure after 3 attempts", err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(testkit.Scale(60 * time.Second)):
 		t.Fatal("projector still running 60 s after its inserts started failing")
 	}
 
@@ -86,7 +86,7 @@ func TestProjectorDeadLettersMalformedRecords(t *testing.T) {
 
 	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicProjectorDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	got := map[string]*kgo.Record{} // by stage
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	for len(got) < 3 && ctx.Err() == nil {
 		dlq.PollFetches(ctx).EachRecord(func(r *kgo.Record) { got[kafka.Header(r, schemas.HeaderDLQStage)] = r })

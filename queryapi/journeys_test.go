@@ -392,7 +392,7 @@ func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
 	}()
 	select {
 	case <-journeys.Warmed():
-	case <-time.After(20 * time.Second):
+	case <-time.After(testkit.Scale(20 * time.Second)):
 		t.Fatal("not warmed")
 	}
 	// The projector publishes a change after its rows are readable, so the
@@ -591,7 +591,7 @@ func TestPullBeforeTheProjectorRan(t *testing.T) {
 	testenv.RunStage(t, "journey cache", func(ctx context.Context) error { return cached.Run(ctx, kc.Brokers, kc.NS) })
 	select {
 	case <-cached.Warmed():
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Scale(30 * time.Second)):
 		t.Fatal("the journey cache did not warm")
 	}
 	for name, j := range map[string]*queryapi.Journeys{"uncached": nil, "cached": cached} {

@@ -90,7 +90,7 @@ func (s *system) shutdown() error {
 	select {
 	case err := <-s.done:
 		return err
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Scale(30 * time.Second)):
 		s.t.Fatal("contrack all did not stop within 30 s")
 		return nil
 	}
@@ -128,7 +128,7 @@ func TestEndToEndSubscribeToEvents(t *testing.T) {
 	}
 	cl := testenv.KafkaClient(t, s.brokers, kgo.ConsumeTopics(s.cfg.KafkaNamespace.Topic(schemas.TopicEvents)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	var events []dcsa.Event
 	for len(events) == 0 && ctx.Err() == nil {
@@ -238,7 +238,7 @@ func TestEndToEndWebhookPush(t *testing.T) {
 			t.Fatal(err)
 		}
 		secret = v.Secret
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Scale(10 * time.Second)):
 		t.Fatal("no verification message")
 	}
 	if code, body := s.do("POST", "/webhook/activate", key, `{"secret":"`+secret+`"}`); code != 200 || body["message"] != "Successful Activation" {
@@ -267,7 +267,7 @@ func TestEndToEndWebhookPush(t *testing.T) {
 		if p.References["subscriptionReference"] != "push-1" || p.References["equipmentNumber"] != "MSKU9070323" || p.References["scacCode"] != "MAEU" || len(p.Events) == 0 {
 			t.Fatalf("payload: %s", g.body)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Scale(30 * time.Second)):
 		t.Fatal("no delivery 30 s after subscribing")
 	}
 }

@@ -108,7 +108,7 @@ func TestEndToEndPushedEventsReachOnlyTheKeysCarrier(t *testing.T) {
 	var markers []string
 	cl := testenv.KafkaClient(t, s.brokers, kgo.ConsumeTopics(s.cfg.KafkaNamespace.Topic(schemas.TopicEvents)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, testkit.Scale(20*time.Second))
 	defer cancel()
 	for !contains(markers, "sentinel") {
 		fs := cl.PollFetches(rctx)

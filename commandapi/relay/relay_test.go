@@ -59,7 +59,7 @@ func readDeduped(t *testing.T, kc testenv.KafkaCluster, want, wantRaw int) (ids 
 	t.Helper()
 	cl := testenv.KafkaClient(t, kc.Brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicSubscriptions)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	seen := map[string]bool{}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(15*time.Second))
 	defer cancel()
 	for (len(ids) < want || raw < wantRaw) && ctx.Err() == nil {
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {

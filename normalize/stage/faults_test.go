@@ -13,6 +13,7 @@ import (
 	"github.com/contrack/contrack/normalize/stage"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -47,7 +48,7 @@ func TestStageStopsWhenTheRoutingIndexFails(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "routing index") {
 			t.Fatalf("stage returned %v, want the routing index's error", err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Scale(30 * time.Second)):
 		t.Fatal("stage still running 30 s after its routing index failed")
 	}
 	if n, _ := h.unmatched("key-maeu"); n != 0 {

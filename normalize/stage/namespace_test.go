@@ -13,6 +13,7 @@ import (
 	"github.com/contrack/contrack/normalize/tnt22"
 	"github.com/contrack/contrack/platform/kafka"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -32,7 +33,7 @@ func TestNamespacesShareAClusterApart(t *testing.T) {
 	staging, production := sub("staging"), sub("production")
 	prod := testenv.KafkaClient(t, kc.Brokers)
 	for _, ns := range []schemas.Namespace{staging, production} {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(60*time.Second))
 		if err := kafka.EnsureTopics(ctx, prod, ns, 1, schemas.AllTopics...); err != nil {
 			t.Fatal(err)
 		}

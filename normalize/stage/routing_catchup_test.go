@@ -33,7 +33,7 @@ func heldIndexCluster(t *testing.T, partitions int32) (brokers []string, held <-
 	}
 	brokers = c.ListenAddrs()
 	cl := testenv.KafkaClient(t, brokers)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	if err := kafka.EnsureTopics(ctx, cl, "", partitions, schemas.AllTopics...); err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestStagePushedEventWaitsForTheRoutingIndex(t *testing.T) {
 	})
 	select {
 	case <-held:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Scale(30 * time.Second)):
 		t.Fatal("the routing index never asked for the subscriptions topic's end offsets")
 	}
 	// The pushed event's batch is tried while the index is behind: aborted

@@ -105,7 +105,7 @@ func readUntil(t *testing.T, kc testenv.KafkaCluster, want ...string) map[string
 	t.Helper()
 	cl := testenv.KafkaClient(t, kc.Brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicEvents)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	seen := map[string]bool{}
 	missing := func() []string {

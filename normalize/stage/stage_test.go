@@ -82,7 +82,7 @@ func collectUntil(t *testing.T, brokers []string, topic string, last func(*kgo.R
 	t.Helper()
 	cl := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(20*time.Second))
 	defer cancel()
 	var out []*kgo.Record
 	for done := false; !done; {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testenv"
+	"github.com/contrack/contrack/platform/testkit"
 )
 
 // poolWithoutNotify connects to db as a role that may do everything but
@@ -91,7 +92,7 @@ func TestRevocationAndItsNotificationAreOneTransaction(t *testing.T) {
 	if ok, err := store.RevokeKey(ctx, k.ID); err != nil || !ok {
 		t.Fatalf("revoke: %v %v", ok, err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, testkit.Scale(10*time.Second))
 	defer cancel()
 	if n, err := conn.WaitForNotification(wctx); err != nil || n.Payload == "" {
 		t.Fatalf("no notification of the revocation: %v", err)

@@ -70,7 +70,7 @@ func TestEmbeddedBrokerSurvivesSIGKILL(t *testing.T) {
 	}
 	defer cl2.Close()
 	got := 0
-	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	fctx, cancel := context.WithTimeout(ctx, testkit.Scale(10*time.Second))
 	defer cancel()
 	for got < 50 && fctx.Err() == nil {
 		got += cl2.PollFetches(fctx).NumRecords()

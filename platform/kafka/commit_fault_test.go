@@ -42,7 +42,7 @@ func failingCommitsWith(t *testing.T, code *kerr.Error) (brokers []string, fail 
 	t.Cleanup(c.Close)
 	brokers = c.ListenAddrs()
 	cl := testenv.KafkaClient(t, brokers)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	if err := kafka.EnsureTopics(ctx, cl, "", 1, schemas.AllTopics...); err != nil {
 		t.Fatal(err)

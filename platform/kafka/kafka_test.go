@@ -164,7 +164,7 @@ func TestConsumeDeadLettersPermanentErrorsAndRetriesTransient(t *testing.T) {
 
 	// The poison record is in the dead-letter topic with its provenance.
 	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicNormalizeDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	fctx, fcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	fctx, fcancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer fcancel()
 	fs := dlq.PollFetches(fctx)
 	recs := fs.Records()
@@ -217,7 +217,7 @@ func TestEmbeddedBrokerKeepsRecordsAcrossRestart(t *testing.T) {
 	}
 	defer cl2.Close()
 	var got []string
-	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	fctx, cancel := context.WithTimeout(ctx, testkit.Scale(10*time.Second))
 	defer cancel()
 	for len(got) < 3 && fctx.Err() == nil {
 		cl2.PollFetches(fctx).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })

@@ -58,7 +58,7 @@ func TestConsumeStopsWhenDeadLetterProduceFails(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "dead-letter produce") {
 			t.Fatalf("Consume returned %v, want the dead-letter produce error", err)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(testkit.Scale(60 * time.Second)):
 		t.Fatal("Consume still running 60 s after its dead-letter topic failed")
 	}
 	if calls.Load() != 1 {
@@ -151,7 +151,7 @@ func TestConsumeRecoversPanics(t *testing.T) {
 	})
 	testkit.Eventually(t, 10*time.Second, "the good records", func() bool { return ok.count() == 2 })
 	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicNormalizeDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	recs := dlq.PollFetches(ctx).Records()
 	if len(recs) != 1 {
@@ -212,7 +212,7 @@ func TestConsumeBatchesCommitsAfterSuccessAndStopsAfterRetries(t *testing.T) {
 		t.Errorf("handled %d, want 19", handled.Load())
 	}
 	dlq := testenv.KafkaClient(t, brokers, kgo.ConsumeTopics(kc.Topic(schemas.TopicProjectorDeadLetters)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
 	defer cancel()
 	recs := dlq.PollFetches(ctx).Records()
 	if len(recs) != 1 || string(recs[0].Value) != "7" || kafka.Header(recs[0], schemas.HeaderDLQReason) != "malformed" {

@@ -36,7 +36,7 @@ func failingFetches(t *testing.T, code *kerr.Error) (brokers []string, fail *ato
 	}
 	t.Cleanup(c.Close)
 	brokers = c.ListenAddrs()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	if err := kafka.EnsureTopics(ctx, testenv.KafkaClient(t, brokers), "", 1, schemas.AllTopics...); err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestAbortedCommitsAreCountedAndBackedOff(t *testing.T) {
 	}
 	t.Cleanup(c.Close)
 	brokers := c.ListenAddrs()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	if err := kafka.EnsureTopics(ctx, testenv.KafkaClient(t, brokers), "", 1, schemas.AllTopics...); err != nil {
 		t.Fatal(err)

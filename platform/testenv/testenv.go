@@ -193,7 +193,7 @@ func Postgres(t testing.TB) PGDatabase {
 	if os.Getenv("CONTRACK_TEST_PG_URL") == "" {
 		checkContainerStores(t)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(60*time.Second))
 	defer cancel()
 	tmpl, err := templateDB(ctx)
 	if err != nil {
@@ -222,7 +222,7 @@ func Postgres(t testing.TB) PGDatabase {
 	}
 	t.Cleanup(func() {
 		pool.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 		defer cancel()
 		c, err := pgx.Connect(ctx, PGServerURL())
 		if err != nil {
@@ -262,7 +262,7 @@ func ClickHouse(t testing.TB) CHDatabase {
 	if os.Getenv("CONTRACK_TEST_CLICKHOUSE_ADDR") == "" {
 		checkContainerStores(t)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(60*time.Second))
 	defer cancel()
 	name := "contrack_test_" + randomSuffix()
 	conn, err := clickhouse.Open(ctx, CHAddr(), name)
@@ -273,7 +273,7 @@ func ClickHouse(t testing.TB) CHDatabase {
 		t.Fatalf("testenv: clickhouse migrate: %v", err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 		defer cancel()
 		if err := conn.Exec(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
 			t.Logf("testenv: clickhouse database %s left behind: %v", name, err)
@@ -329,7 +329,7 @@ func Kafka(t testing.TB, partitions int32) KafkaCluster {
 		t.Fatalf("testenv: kafka client: %v", err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(60*time.Second))
 	defer cancel()
 	if err := kafka.EnsureTopics(ctx, cl, k.NS, partitions, schemas.AllTopics...); err != nil {
 		t.Fatalf("testenv: topics: %v", err)
@@ -350,7 +350,7 @@ func dropNamespace(t testing.TB, k KafkaCluster) {
 		return
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	if err := kafka.DeleteNamespace(ctx, cl, k.NS); err != nil {
 		t.Logf("testenv: %v", err)
@@ -385,7 +385,7 @@ func RunStage(t testing.TB, name string, run func(ctx context.Context) error) (s
 				if err != nil {
 					t.Errorf("%s: %v", name, err)
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(testkit.Scale(30 * time.Second)):
 				t.Errorf("%s did not stop within 30 s", name)
 			}
 		})
