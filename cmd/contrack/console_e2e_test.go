@@ -78,7 +78,7 @@ func newBrowser(t *testing.T) *browser {
 // run runs actions with a deadline, failing the test with what.
 func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, testkit.Scale(30*time.Second))
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		text, _ := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("body")))
@@ -89,7 +89,7 @@ func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 // text reads the text of the first element matching a CSS selector.
 func (b *browser) text(what, css string) string {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, testkit.Scale(30*time.Second))
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
 	if err != nil {
@@ -284,9 +284,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Fatalf("free time: %d %v", code, body)
 	}
 	for _, c := range []struct{ ref, alert string }{{"PO-1005", "LFD_APPROACHING"}, {"PO-1006", "DEMURRAGE_STARTED"}} {
-		testkit.Eventually(t, 90*time.Second, c.alert+" of "+c.ref, func() bool {
+		testkit.Wait(t, 90*time.Second, c.alert+" of "+c.ref, func() (bool, any) {
 			_, body := s.do("GET", "/subscription/"+c.ref+"/alerts", key, "")
-			return strings.Contains(fmt.Sprint(body["alerts"]), c.alert)
+			return strings.Contains(fmt.Sprint(body["alerts"]), c.alert), body
 		})
 	}
 	testkit.Eventually(t, 60*time.Second, "carrier metrics of MAEU", func() bool {

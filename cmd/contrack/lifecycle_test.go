@@ -19,16 +19,6 @@ import (
 	"github.com/contrack/contrack/platform/testkit"
 )
 
-// TestMain lets a test run the binary: the test executable re-run with
-// CONTRACK_TEST_MAIN=1 is `contrack` itself.
-func TestMain(m *testing.M) {
-	if os.Getenv("CONTRACK_TEST_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
 // wait returns fn's result, failing the test if it does not come within d.
 func wait(t *testing.T, d time.Duration, what string, fn func() error) error {
 	t.Helper()
@@ -37,8 +27,8 @@ func wait(t *testing.T, d time.Duration, what string, fn func() error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(d):
-		t.Fatalf("%s did not return within %s", what, d)
+	case <-time.After(testkit.Scale(d)):
+		t.Fatalf("%s did not return within %s", what, testkit.Scale(d))
 		return nil
 	}
 }
@@ -121,7 +111,7 @@ func TestShutdownBudgetNamesHungStages(t *testing.T) {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Scale(10 * time.Second)):
 		t.Fatal("the role did not return although its shutdown budget was spent")
 	}
 	if !errors.Is(err, errHung) || !strings.HasSuffix(err.Error(), "still running: stuck") {
