@@ -98,7 +98,10 @@ func (p *pipeline) subscription(t *testing.T, ref string) (status, reason string
 func (p *pipeline) assertPollingStopped(t *testing.T, container, sentinel string) {
 	t.Helper()
 	p.subscribe(t, "sentinel-"+sentinel, sentinel)
-	testkit.Eventually(t, 20*time.Second, "the sentinel's second poll", func() bool { return p.sim.count(sentinel) >= 2 })
+	testkit.Wait(t, 20*time.Second, "the sentinel's second poll", func() (bool, any) {
+		n := p.sim.count(sentinel)
+		return n >= 2, fmt.Sprintf("%d polls of %s", n, sentinel)
+	})
 	before, sentinelBefore := p.sim.count(container), p.sim.count(sentinel)
 	testkit.Eventually(t, 20*time.Second, "three more polls of the sentinel", func() bool { return p.sim.count(sentinel) >= sentinelBefore+3 })
 	if after := p.sim.count(container); after != before {
@@ -111,7 +114,8 @@ func (p *pipeline) assertPollingStopped(t *testing.T, container, sentinel string
 // through the same outbox change as DELETE, and polling stops.
 func TestExpiryClosesSubscriptionAndStopsPolling(t *testing.T) {
 	p := newPipeline(t)
-	c := journey.CompleteContainer("EXPU000001")
+	// Under way, so that only its expiry closes it.
+	c := underWay(t, "EXPU")
 	p.subscribe(t, "expiring", c)
 	// Its subscriptionExpiryDate comes in a second (the others' in 90 days).
 	if _, err := p.db.Pool.Exec(context.Background(), `UPDATE subscriptions SET expires_at = now() + interval '1 second' WHERE reference = 'expiring'`); err != nil {
@@ -132,45 +136,67 @@ func TestExpiryClosesSubscriptionAndStopsPolling(t *testing.T) {
 	if open != 0 {
 		t.Fatalf("tracking still counts %d open subscriptions", open)
 	}
-	p.assertPollingStopped(t, c, journey.CompleteContainer("SNTU000001"))
+	p.assertPollingStopped(t, c, underWay(t, "SNTU"))
 }
 
-// deliveredContainer finds a sandbox container whose journey ended (every
-// event actual, the last one the empty return) and stays ended for a day;
-// underWay one still travelling.
-func sandboxContainers(t *testing.T) (delivered, underWay string) {
-	now := time.Now()
-	ended := func(c string, at time.Time) bool {
-		j := journey.Generate("MAEU", journey.KindContainer, c, at)
-		if len(j.Events) == 0 {
+// journeyEnded says whether MAEU's sandbox journey of container c has ended
+// at at: every event actual, the last one the empty return.
+func journeyEnded(c string, at time.Time) bool {
+	j := journey.Generate("MAEU", journey.KindContainer, c, at)
+	if len(j.Events) == 0 {
+		return false
+	}
+	last := j.Events[len(j.Events)-1]
+	for _, e := range j.Events {
+		if e.Classifier != journey.ACT {
 			return false
 		}
-		last := j.Events[len(j.Events)-1]
-		for _, e := range j.Events {
-			if e.Classifier != journey.ACT {
-				return false
-			}
-		}
-		return last.Code == journey.CodeGateIn && last.Empty
 	}
-	for i := 0; i < 5000 && (delivered == "" || underWay == ""); i++ {
+	return last.Code == journey.CodeGateIn && last.Empty
+}
+
+// underWayAt says whether MAEU's sandbox journey of container c is still
+// travelling at at: not yet discharged at its port of discharge.
+func underWayAt(c string, at time.Time) bool {
+	for _, e := range journey.Generate("MAEU", journey.KindContainer, c, at).Events {
+		if e.Code == journey.CodeDischarge && e.Classifier != journey.ACT {
+			return true
+		}
+	}
+	return false
+}
+
+// underWay finds a MAEU sandbox container with owner prefix (four letters
+// ending in U) that is travelling now and still is a day later, so its
+// subscription stays open and it keeps being polled however long the test
+// takes.
+func underWay(t *testing.T, prefix string) string {
+	t.Helper()
+	now := time.Now()
+	for i := 0; i < 5000; i++ {
+		c := journey.CompleteContainer(fmt.Sprintf("%s%06d", prefix, i))
+		if underWayAt(c, now) && underWayAt(c, now.Add(24*time.Hour)) {
+			return c
+		}
+	}
+	t.Fatalf("no %s sandbox container under way at %s", prefix, now)
+	return ""
+}
+
+// sandboxContainers finds a sandbox container whose journey ended and stays
+// ended for a day, and one still travelling.
+func sandboxContainers(t *testing.T) (delivered, travelling string) {
+	now := time.Now()
+	for i := 0; i < 5000 && delivered == ""; i++ {
 		c := journey.CompleteContainer(fmt.Sprintf("JRNU%06d", i))
-		switch {
-		case delivered == "" && ended(c, now) && ended(c, now.Add(24*time.Hour)):
+		if journeyEnded(c, now) && journeyEnded(c, now.Add(24*time.Hour)) {
 			delivered = c
-		case underWay == "" && !ended(c, now) && !ended(c, now.Add(24*time.Hour)):
-			for _, e := range journey.Generate("MAEU", journey.KindContainer, c, now).Events {
-				if e.Code == journey.CodeDischarge && e.Classifier != journey.ACT {
-					underWay = c // not yet discharged
-					break
-				}
-			}
 		}
 	}
-	if delivered == "" || underWay == "" {
-		t.Fatal("no delivered or under-way sandbox container found")
+	if delivered == "" {
+		t.Fatalf("no delivered sandbox container at %s", now)
 	}
-	return delivered, underWay
+	return delivered, underWay(t, "JRNU")
 }
 
 // A tracking whose container was returned empty after discharge stops:
@@ -178,9 +204,9 @@ func sandboxContainers(t *testing.T) (delivered, underWay string) {
 // still under way keeps its subscription open and keeps being polled.
 func TestJourneyEndClosesSubscriptionAndStopsPolling(t *testing.T) {
 	p := newPipeline(t)
-	delivered, underWay := sandboxContainers(t)
+	delivered, travelling := sandboxContainers(t)
 	p.subscribe(t, "delivered", delivered)
-	p.subscribe(t, "under-way", underWay)
+	p.subscribe(t, "under-way", travelling)
 	testkit.Eventually(t, 20*time.Second, "the delivered journey's subscription to close", func() bool {
 		st, _ := p.subscription(t, "delivered")
 		return st == "CLOSED"
@@ -188,12 +214,12 @@ func TestJourneyEndClosesSubscriptionAndStopsPolling(t *testing.T) {
 	if _, reason := p.subscription(t, "delivered"); reason != subscription.ClosedJourneyEnded {
 		t.Fatalf("closed for %s", reason)
 	}
-	p.assertPollingStopped(t, delivered, journey.CompleteContainer("SNTU000002"))
+	p.assertPollingStopped(t, delivered, underWay(t, "SNTU"))
 	if st, _ := p.subscription(t, "under-way"); st != "OPEN" {
 		t.Fatalf("the under-way subscription is %s", st)
 	}
 	var changed *time.Time
-	if err := p.db.Pool.QueryRow(context.Background(), `SELECT events_changed_at FROM trackings WHERE identifier = $1`, underWay).Scan(&changed); err != nil {
+	if err := p.db.Pool.QueryRow(context.Background(), `SELECT events_changed_at FROM trackings WHERE identifier = $1`, travelling).Scan(&changed); err != nil {
 		t.Fatal(err)
 	}
 	if changed == nil {
