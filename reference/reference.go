@@ -36,6 +36,10 @@ func Samples() string { return Path("dcsa", "samples") }
 // message contrack reads or emits is held to.
 func TNT3() string { return Path("dcsa", "TNT_v3.0.0.yaml") }
 
+// Carriers is the corpus of real, public carrier payloads; manifest.json
+// beside them lists each file's source, licence, key facts and deviations.
+func Carriers() string { return Path("carriers") }
+
 // Messages is the interface's error table and success messages as JSON
 // (docs/interface.md, "Errors"), the data the contract tests are driven by.
 func Messages() string { return Path("spec", "messages.json") }

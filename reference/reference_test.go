@@ -53,7 +53,7 @@ func TestChecksums(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(reference.Path(), path)
 		switch rel {
-		case "SHA256SUMS", "README.md", "reference.go", "reference_test.go":
+		case "SHA256SUMS", "README.md", "reference.go", "reference_test.go", "carriers_test.go":
 			return nil
 		}
 		if !listed[rel] {
