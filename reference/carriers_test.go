@@ -59,7 +59,7 @@ var corpusFormats = []carriers.Format{
 // targets the counts must be exactly these, so a file added or removed
 // updates them, and they go when the targets are met.
 const (
-	corpusPayloadsReached = 24
+	corpusPayloadsReached = 25
 	corpusCarriersReached = 1
 )
 
@@ -154,7 +154,7 @@ func TestCorpusEveryFileListed(t *testing.T) {
 		rel, _ := filepath.Rel(reference.Path(), path)
 		rel = filepath.ToSlash(rel)
 		switch rel {
-		case "carriers/manifest.json", "carriers/README.md":
+		case "carriers/manifest.json", "carriers/README.md", "carriers/.gitattributes":
 			return nil
 		}
 		if !listed[rel] {
