@@ -51,23 +51,29 @@ func (j *Journeys) warm(ctx context.Context) error {
 					break
 				}
 				batch := keys[lo:min(lo+256, len(keys))]
-				t := j.cache.Ticket()
-				found, err := j.read(ctx, gen, batch)
-				if err != nil {
-					errs <- fmt.Errorf("warm: %w", err)
-					return
-				}
-				for _, k := range batch {
-					// As pulls ask: a container by itself, a booking or bill whole.
-					filter := ""
-					if k.Kind == "container" {
-						filter = k.Value
-					}
-					if b, err := encode(found[k], filter); err == nil {
-						j.cache.Put(k, filter, b, t)
-					}
-				}
 				loaded.Add(int64(len(batch)))
+				// A lookup that changed while it was read is read again
+				// (a few times at most: it is read on demand after that).
+				for try := 0; len(batch) > 0 && try < 3; try++ {
+					t := j.cache.Ticket()
+					found, err := j.read(ctx, gen, batch)
+					if err != nil {
+						errs <- fmt.Errorf("warm: %w", err)
+						return
+					}
+					var raced []journeycache.Key
+					for _, k := range batch {
+						// As pulls ask: a container by itself, a booking or bill whole.
+						filter := ""
+						if k.Kind == "container" {
+							filter = k.Value
+						}
+						if b, err := encode(found[k], filter); err == nil && j.cache.Put(k, filter, b, t) {
+							raced = append(raced, k)
+						}
+					}
+					batch = raced
+				}
 			}
 			errs <- nil
 		}()

@@ -121,7 +121,9 @@ func (j *Journeys) refresher(ctx context.Context) {
 					j.log.Warn("journeys: encoding a re-read lookup failed; pulls read it", "err", err)
 					continue
 				}
-				j.cache.Put(k, f, b, t)
+				if j.cache.Put(k, f, b, t) {
+					j.queueRefresh(k) // changed again while it was read
+				}
 			}
 		}
 	}

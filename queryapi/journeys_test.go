@@ -398,7 +398,10 @@ func TestWarmedCacheServesEachAccountItsOwn(t *testing.T) {
 	// The projector publishes a change after its rows are readable, so the
 	// last changes can reach this reader just after it warmed: they drop
 	// the lookups (no superseded answers here) and have them read again.
-	testkit.Eventually(t, 20*time.Second, "both lookups cached", func() bool { return journeys.CachedLookups() == 2 })
+	testkit.Wait(t, 20*time.Second, "both lookups cached", func() (bool, any) {
+		n := journeys.CachedLookups()
+		return n == 2, fmt.Sprintf("%d cached", n)
+	})
 	api := testenv.NewAPI(t, e.db.Pool, func(s *fuego.Server) {
 		queryapi.Register(s, queryapi.Deps{Pool: e.db.Pool, CH: e.ch.Conn, TokenKey: []byte("k"), Journeys: journeys})
 	})

@@ -204,20 +204,25 @@ func (c *Cache) Filters(k Key) []string {
 // that raced a change but started after the superseded answer held was Put
 // is at least as new as that answer: it replaces it, superseded since the
 // same time (a pull that got it never gets the older one next).
-func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
+//
+// Put reports raced when k changed after t was taken and b is not kept as
+// k's current answer: the caller reads k again if it wants it cached (a
+// change that lands while a lookup is first read finds nothing to
+// supersede, so nothing else would).
+func (c *Cache) Put(k Key, filter string, b Body, t Ticket) (raced bool) {
 	if c == nil || c.maxBytes <= 0 {
-		return
+		return false
 	}
 	size := int64(len(k.Account)+len(k.Kind)+len(k.Value)+len(filter)) + 128 + b.Size()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
 	if now.Sub(t.at) > raceWindow || c.flushed > t.seq {
-		return
+		return false
 	}
 	if inv, ok := c.recent[k]; ok && inv.seq > t.seq {
 		c.putSuperseded(k, filter, b, t)
-		return
+		return true
 	}
 	// The answers of other filters stay as they are (current, or
 	// superseded since their own time).
@@ -238,13 +243,14 @@ func (c *Cache) Put(k Key, filter string, b Body, t Ticket) {
 		e.variants = append(e.variants, variant{filter: filter, body: b, at: t.at, landed: c.tick})
 	}
 	if len(e.variants) == 0 {
-		return
+		return false
 	}
 	e.size = entrySize(k, e.variants)
 	c.insert(k, e)
 	for c.bytes > c.maxBytes {
 		c.remove(c.lru.Back())
 	}
+	return false
 }
 
 // insert adds k's entry as the most recently used, and keeps its account

@@ -36,18 +36,24 @@ func TestReadRacingAnInvalidationIsNotCached(t *testing.T) {
 	k := journeycache.Key{Account: "a", Kind: "container", Value: "MSKU9070323"}
 	t1 := c.Ticket()
 	c.Invalidate(k)
-	c.Put(k, "", body(t, 10), t1)
+	if raced := c.Put(k, "", body(t, 10), t1); !raced {
+		t.Error("Put of a read older than the invalidation did not report the race: nobody would read it again")
+	}
 	if _, hit := c.Get(k, ""); hit.Served() {
 		t.Fatal("a read older than the invalidation was cached")
 	}
-	c.Put(k, "", body(t, 10), c.Ticket())
+	if raced := c.Put(k, "", body(t, 10), c.Ticket()); raced {
+		t.Error("Put of a read after the invalidation reported a race")
+	}
 	if _, hit := c.Get(k, ""); !hit.Served() {
 		t.Fatal("a read after the invalidation was not cached")
 	}
 	// Another key's invalidation does not hold this one back.
 	t2 := c.Ticket()
 	c.Invalidate(journeycache.Key{Account: "b", Kind: "container", Value: "MSKU9070323"})
-	c.Put(k, "", body(t, 20), t2)
+	if raced := c.Put(k, "", body(t, 20), t2); raced {
+		t.Error("an unrelated invalidation reported a race")
+	}
 	if b, hit := c.Get(k, ""); hit != journeycache.Current || b.ETag != body(t, 20).ETag {
 		t.Fatal("an unrelated invalidation blocked the put")
 	}
