@@ -16,28 +16,24 @@ import (
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 
+	"github.com/contrack/contrack/cmd/contrack/roles"
 	"github.com/contrack/contrack/platform/tracing"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
-const usage = `contrack — container tracking, every carrier as DCSA EVENT_DOMAIN 2.0.2
+// usage is `contrack help`: the roles' lines come from the role table.
+var usage = usageText()
+
+const usageHead = `contrack — container tracking, every carrier as DCSA EVENT_DOMAIN 2.0.2
 
 Usage:
-  contrack all                 run every stage in one process (embedded Kafka unless KAFKA_BROKERS is set)
-  contrack api                 run the HTTP API only
-  contrack normalize           run the normaliser only (carrier-raw → DCSA 2.0.2 events)
-  contrack delivery            run webhook delivery only
-  contrack projector           run the ClickHouse projector only (poll attempts, events, journeys)
-  contrack feed                run the account event feed writer only (GET /subscriptions/events)
-  contrack vessels             run the vessel positions stage only (sandbox ships, the live position provider)
-  contrack alerts              run the alerts stage only (last free day alerts, demurrage figures)
-  contrack poller              run the carrier poller only
-  contrack sandbox             serve the sandbox carriers only (CONTRACK_SANDBOX_ADDR)
-  contrack broker              run the embedded single-node Kafka broker alone (development only)
-  contrack migrate             apply Postgres and ClickHouse migrations
+`
+
+const usageTools = `  contrack migrate             apply Postgres and ClickHouse migrations
   contrack config              print the effective configuration, secrets masked
+  contrack roles               print the roles as JSON: their stages and what each needs
   contrack healthcheck [--any-status] URL   exit 0 when URL answers 2xx (container healthchecks)
   contrack admin create-key --client SLUG --env live|sandbox [--display-name TEXT] [--plan NAME] [--role consumer|carrier] [--scac SCAC]
   contrack admin revoke-key KEY_OR_ID      (its account's last key: the account stops, as disabled)
@@ -67,12 +63,15 @@ func run(args []string) error {
 	if args[0] == "healthcheck" { // before loadConfig: needs no configuration
 		return runHealthcheck(context.Background(), args[1:])
 	}
+	if args[0] == "roles" {
+		return printRoles(os.Stdout)
+	}
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
 	}
-	switch args[0] {
-	case "all", "api", "normalize", "delivery", "projector", "poller", "admin":
+	role, isRole := roles.Lookup(args[0])
+	if isRole && role.SecretKey || args[0] == "admin" {
 		// These seal, open or sign secrets: without CONTRACK_SECRET_KEY,
 		// the key generated once into the data directory.
 		if err := cfg.ensureSecretKey(); err != nil {
@@ -80,8 +79,7 @@ func run(args []string) error {
 		}
 	}
 	log := newLogger(cfg.LogLevel)
-	switch args[0] {
-	case "all", "api", "normalize", "delivery", "projector", "feed", "poller", "vessels", "sandbox", "broker":
+	if isRole && role.Collector {
 		// The long-running roles: the collector's settings (docs/operations.md).
 		gcPercent, memoryLimit, err := applyGC(cfg, memlimit.FromCgroup, log)
 		if err != nil {
@@ -91,23 +89,16 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	flushTraces, err := setupTracing(ctx, cfg, args[0], log)
-	if err != nil {
-		return err
+	if isRole {
+		flushTraces, err := setupTracing(ctx, cfg, role, log)
+		if err != nil {
+			return err
+		}
+		defer flushTraces()
+		return runRole(ctx, cfg, log, role)
 	}
-	defer flushTraces()
 
 	switch args[0] {
-	case "all":
-		return runAll(ctx, cfg, log)
-	case "api":
-		return runAPI(ctx, cfg, log)
-	case "normalize", "delivery", "projector", "feed", "poller", "vessels", "alerts":
-		return runStage(ctx, cfg, log, args[0])
-	case "sandbox":
-		return runSandbox(ctx, cfg, log)
-	case "broker":
-		return runBroker(ctx, cfg, log)
 	case "migrate":
 		return runMigrate(ctx, cfg, log)
 	case "config":
@@ -135,18 +126,16 @@ func newLogger(level string) *slog.Logger {
 // errUsage marks a command-line mistake.
 var errUsage = errors.New("usage")
 
-// setupTracing installs the OpenTelemetry provider for a role that runs
-// stages: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, a no-op
+// setupTracing installs the OpenTelemetry provider for a role the table
+// traces: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, a no-op
 // otherwise. flush sends the spans still buffered; call it at exit.
-func setupTracing(ctx context.Context, cfg Config, role string, log *slog.Logger) (flush func(), err error) {
-	switch role {
-	case "all", "api", "normalize", "delivery", "projector", "poller", "sandbox":
-	default:
+func setupTracing(ctx context.Context, cfg Config, role roles.Role, log *slog.Logger) (flush func(), err error) {
+	if !role.Tracing {
 		return func() {}, nil
 	}
 	tc := cfg.Tracing
 	if tc.ServiceName == "" {
-		tc.ServiceName = "contrack-" + role
+		tc.ServiceName = "contrack-" + role.Name
 	}
 	tc.Version = version
 	on, shutdown, err := tracing.Setup(ctx, tc)

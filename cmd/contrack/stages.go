@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/contrack/contrack/alerts"
+	"github.com/contrack/contrack/cmd/contrack/roles"
 	"github.com/contrack/contrack/commandapi"
 	"github.com/contrack/contrack/commandapi/lifecycle"
 	"github.com/contrack/contrack/commandapi/relay"
@@ -210,9 +211,9 @@ func runBroker(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return nil
 }
 
-// runAPI serves the HTTP API and runs the outbox relay that publishes its
-// writes (one relay is active at a time across replicas) and the
-// subscription lifecycle. On a signal the HTTP intake stops first
+// runAPI serves the HTTP API and runs the role's pipeline stages beside it
+// (roles: the outbox relay that publishes its writes, one active at a time
+// across replicas, and the subscription lifecycle). On a signal the HTTP intake stops first
 // (in-flight requests finish), then the relay and the lifecycle.
 func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 	sd := newShutdown(cfg.shutdownTimeout())
@@ -225,10 +226,9 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 		g := newGroup(ctx, sd, in.health, log)
 		bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 		defer stopBG()
-		for _, st := range pipeline(cfg, log, in) {
-			if apiStages[st.name] {
-				g.Go(st.name, bg, st.run)
-			}
+		api, _ := roles.Lookup("api")
+		for _, st := range roleStages(api, pipeline(cfg, log, in)) {
+			g.Go(st.name, bg, st.run)
 		}
 		g.Go("api", g.ctx, func(ctx context.Context) error {
 			defer stopBG() // the intake has stopped: the rest follows
@@ -237,10 +237,6 @@ func runAPI(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return g.Wait()
 	})
 }
-
-// apiStages are the pipeline's stages `contrack api` runs beside the HTTP
-// API: the command side's background parts.
-var apiStages = map[string]bool{"outbox-relay": true, "subscription-lifecycle": true}
 
 // pageTokenKeys are the key signing page tokens (HKDF of the secret key)
 // and the keys that still verify them: the old SHA-256 derivation of the
@@ -463,8 +459,11 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 		// The stages outlive the intake: they stop once it has.
 		stageCtx, cancelStages := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancelStages()
-		g.Go("sandbox", stageCtx, func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
-		for _, st := range pipeline(cfg, log, in) {
+		all := roles.All()
+		if all.Runs(roles.StageSandbox) {
+			g.Go("sandbox", stageCtx, func(ctx context.Context) error { return serveSandbox(ctx, cfg, log) })
+		}
+		for _, st := range roleStages(all, pipeline(cfg, log, in)) {
 			g.Go(st.name, stageCtx, st.run)
 		}
 		log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
@@ -487,8 +486,8 @@ type namedStage struct {
 }
 
 // pipeline lists the background stages with their config and deps: the
-// one place each stage's Run is wired, for `contrack all`, `contrack api`
-// (apiStages) and a stage's own role.
+// one place each stage's Run is wired. Which process runs which is the
+// role table's (roles): `contrack all` every one, each role its own.
 func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 	return []namedStage{
 		{"outbox-relay", func(ctx context.Context) error {
@@ -518,18 +517,6 @@ func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 func vesselsDeps(cfg Config, log *slog.Logger, in *infra) vessels.Deps {
 	return vessels.Deps{Producer: in.kafka, Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch, Sandbox: sandboxConfig(cfg),
 		Log: log, Registry: in.metrics, Loops: in.loops}
-}
-
-// runStage runs the pipeline stage called role alone (`contrack <role>`).
-func runStage(ctx context.Context, cfg Config, log *slog.Logger, role string) error {
-	return withInfra(ctx, cfg, log, role, func(ctx context.Context, in *infra) error {
-		for _, st := range pipeline(cfg, log, in) {
-			if st.name == role {
-				return st.run(ctx)
-			}
-		}
-		return fmt.Errorf("no stage %q", role)
-	})
 }
 
 // adapters picks a carrier adapter: sandbox keys' trackings go to the sandbox
