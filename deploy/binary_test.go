@@ -7,10 +7,12 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/contrack/contrack/cmd/contrack/roles"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/carriers"
 )
@@ -90,15 +92,32 @@ func knownVar(table map[string]configVar, name string) bool {
 	return false
 }
 
-// commands parses the case labels of run's switch in cmd/contrack/main.go:
-// every command the binary accepts as its first argument.
+// deployedRoles are the roles of the binary's role table that a split
+// deployment runs, each as its own compose service, Deployment and `e2e
+// -topology scale` process. The table is cmd/contrack/roles, a package of
+// data only, so these tests read it without wiring a stage.
+func deployedRoles(t *testing.T) []roles.Role {
+	t.Helper()
+	rs := roles.Deployed()
+	if len(rs) < 9 || !slices.ContainsFunc(rs, func(r roles.Role) bool { return r.Name == "api" }) {
+		t.Fatalf("the role table's deployed roles: %v", rs)
+	}
+	return rs
+}
+
+// commands are the names the binary accepts as its first argument: the
+// roles of its table and the tools, the case labels of run's switch in
+// cmd/contrack/main.go.
 func commands(t *testing.T) map[string]bool {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "../cmd/contrack/main.go", nil, 0)
 	if err != nil {
 		t.Fatalf("parse main.go: %v", err)
 	}
-	out := map[string]bool{}
+	out := map[string]bool{roles.AllName: true}
+	for _, r := range roles.Table() {
+		out[r.Name] = true
+	}
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || fn.Name.Name != "run" {
@@ -116,18 +135,11 @@ func commands(t *testing.T) map[string]bool {
 			return true
 		})
 	}
-	if !out["migrate"] || !out["api"] {
-		t.Fatalf("commands parsed from main.go lack migrate or api: %v", out)
+	if !out["migrate"] {
+		t.Fatalf("commands parsed from main.go lack migrate: %v", out)
 	}
 	return out
 }
-
-// stageRoles are the roles run as their own Deployment or compose service.
-var stageRoles = []string{"api", "poller", "normalize", "delivery", "projector", "sandbox"}
-
-// statelessRoles may run as several replicas (consumer groups, the relay's
-// advisory lock, the poller's partition ownership): all of them.
-var statelessRoles = stageRoles
 
 // addrPort returns the port of a host:port listen address.
 func addrPort(t *testing.T, what, addr string) int {

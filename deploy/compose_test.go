@@ -16,6 +16,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
 
+	"github.com/contrack/contrack/cmd/contrack/roles"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/schemas"
 )
@@ -95,32 +96,35 @@ func TestComposeLoadsAndValidates(t *testing.T) {
 	}
 }
 
-// TestComposeStages: each stage its own service running the contrack image
-// with its role, several replicas, a healthcheck on the listener the
-// configuration opens, non-root and read-only, started after the migration
-// job and the topics job; every variable is one the binary reads.
+// TestComposeStages: each deployed role of the binary's role table its own
+// service running the contrack image with its role, as many replicas as
+// the table says, a healthcheck on the listener the table probes,
+// non-root and read-only, started after the migration job and the topics
+// job when it uses the stores; every variable is one the binary reads, and
+// every contrack service runs a command of the binary.
 func TestComposeStages(t *testing.T) {
 	p := loadCompose(t)
 	table := configTable(t)
 	cmds := commands(t)
-	for _, role := range stageRoles {
+	for _, r := range deployedRoles(t) {
+		role := r.Name
 		s, ok := p.Services[role]
 		if !ok {
-			t.Errorf("no service %q", role)
+			t.Errorf("no service %q for the role %s of cmd/contrack/roles", role, role)
 			continue
 		}
-		if !slices.Equal(s.Command, types.ShellCommand{role}) || !cmds[role] {
-			t.Errorf("%s: command %v, want [%s] (a command of cmd/contrack/main.go)", role, s.Command, role)
+		if !slices.Equal(s.Command, types.ShellCommand{role}) {
+			t.Errorf("%s: command %v, want [%s]", role, s.Command, role)
 		}
-		if slices.Contains(statelessRoles, role) && (s.Deploy == nil || s.Deploy.Replicas == nil || *s.Deploy.Replicas < 2) {
-			t.Errorf("%s: stateless but not several replicas", role)
+		if s.Deploy == nil || s.Deploy.Replicas == nil || *s.Deploy.Replicas != r.Replicas {
+			t.Errorf("%s: replicas unset or not the %d of the role table", role, r.Replicas)
 		}
 		if s.HealthCheck == nil || s.HealthCheck.Disable || len(s.HealthCheck.Test) < 2 {
 			t.Errorf("%s: no healthcheck", role)
 		} else {
-			checkHealthcheckPort(t, role, s)
+			checkHealthcheckPort(t, r, s)
 		}
-		if role != "sandbox" {
+		if len(r.Stores) > 0 {
 			for _, dep := range []string{"migrate", "kafka-topics"} {
 				if d, ok := s.DependsOn[dep]; !ok || d.Condition != types.ServiceConditionCompletedSuccessfully {
 					t.Errorf("%s: does not wait for %s to complete (%+v)", role, dep, s.DependsOn)
@@ -131,6 +135,12 @@ func TestComposeStages(t *testing.T) {
 	for name, s := range p.Services {
 		if !strings.HasPrefix(s.Image, "contrack:") {
 			continue
+		}
+		if len(s.Command) == 0 || !cmds[s.Command[0]] {
+			t.Errorf("%s: command %v is not a role of cmd/contrack/roles nor a tool of cmd/contrack/main.go", name, s.Command)
+		}
+		if r, ok := roles.Lookup(name); ok && !r.Deployed {
+			t.Errorf("%s: a service for a role the table does not deploy", name)
 		}
 		if s.Build == nil || s.Build.Dockerfile != "deploy/Dockerfile" {
 			t.Errorf("%s: builds %+v, want deploy/Dockerfile", name, s.Build)
@@ -149,7 +159,7 @@ func TestComposeStages(t *testing.T) {
 			}
 		}
 		// Without it each container would generate its own key into its tmpfs.
-		if name != "sandbox" && secretbox.CheckKey(env(s, "CONTRACK_SECRET_KEY")) != nil {
+		if needsKey(name) && secretbox.CheckKey(env(s, "CONTRACK_SECRET_KEY")) != nil {
 			t.Errorf("%s: CONTRACK_SECRET_KEY unset or weak", name)
 		}
 		if dd := env(s, "CONTRACK_DATA_DIR"); !slices.ContainsFunc(s.Tmpfs, func(m string) bool { return strings.HasPrefix(dd, m+"/") }) {
@@ -184,19 +194,28 @@ func TestComposeStages(t *testing.T) {
 
 var urlPort = regexp.MustCompile(`^https?://127\.0\.0\.1:([0-9]+)/`)
 
+// needsKey: the service runs a role that seals, opens or signs secrets, or
+// the migration job (which opens the stores).
+func needsKey(service string) bool {
+	r, ok := roles.Lookup(service)
+	return !ok || r.SecretKey
+}
+
 // checkHealthcheckPort: the healthcheck asks the port the service's
-// configuration makes it listen on (the admin listener, or the sandbox's).
-func checkHealthcheckPort(t *testing.T, role string, s types.ServiceConfig) {
+// configuration makes it listen on for the role's probe (the admin
+// listener's /readyz, or the sandbox carriers' port).
+func checkHealthcheckPort(t *testing.T, r roles.Role, s types.ServiceConfig) {
 	t.Helper()
+	role := r.Name
 	url := s.HealthCheck.Test[len(s.HealthCheck.Test)-1]
 	m := urlPort.FindStringSubmatch(url)
 	if m == nil {
 		t.Errorf("%s: healthcheck %v asks no local URL", role, s.HealthCheck.Test)
 		return
 	}
-	listen, path := env(s, "CONTRACK_ADMIN_ADDR"), "/readyz"
-	if role == "sandbox" {
-		listen, path = env(s, "CONTRACK_SANDBOX_ADDR"), "/"
+	listen, path := env(s, r.Probe), "/readyz"
+	if r.Probe != roles.ListenAdmin {
+		path = "/"
 	}
 	if want := strconv.Itoa(addrPort(t, role, listen)); m[1] != want {
 		t.Errorf("%s: healthcheck %s, but it listens on %s", role, url, listen)
@@ -414,7 +433,7 @@ func TestComposeHasNoDefaultPasswords(t *testing.T) {
 		t.Errorf("clickhouse: user %q password %q, skip user setup %v", env(chs, "CLICKHOUSE_USER"), env(chs, "CLICKHOUSE_PASSWORD"), chs.Environment["CLICKHOUSE_SKIP_USER_SETUP"])
 	}
 	for name, s := range p.Services {
-		if !strings.HasPrefix(s.Image, "contrack:") || name == "sandbox" {
+		if !strings.HasPrefix(s.Image, "contrack:") || !needsKey(name) {
 			continue
 		}
 		if env(s, "CONTRACK_SECRET_KEY") != secrets["CONTRACK_SECRET_KEY"] {

@@ -20,6 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/contrack/contrack/cmd/contrack/roles"
 )
 
 // kustomization is the part of kustomize's Kustomization type these
@@ -241,10 +243,11 @@ func TestK8sBase(t *testing.T) {
 		t.Errorf("the base defines the Secret %s: it must be created out of band", secretKeySecret)
 	}
 
-	for _, role := range stageRoles {
+	for _, r := range deployedRoles(t) {
+		role := r.Name
 		d, ok := find[*appsv1.Deployment](objs, "contrack-"+role)
 		if !ok {
-			t.Errorf("no Deployment contrack-%s", role)
+			t.Errorf("no Deployment contrack-%s for the role %s of cmd/contrack/roles", role, role)
 			continue
 		}
 		pod := d.Spec.Template.Spec
@@ -252,9 +255,10 @@ func TestK8sBase(t *testing.T) {
 			t.Fatalf("%s: %d containers", role, len(pod.Containers))
 		}
 		c := pod.Containers[0]
-		if !slices.Equal(c.Args, []string{role}) || !cmds[role] {
-			t.Errorf("%s: args %v, want [%s] (a command of cmd/contrack/main.go)", role, c.Args, role)
+		if !slices.Equal(c.Args, []string{role}) {
+			t.Errorf("%s: args %v, want [%s]", role, c.Args, role)
 		}
+		checkReplicas(t, r, d, objs)
 		if d.Spec.Selector == nil || !selects(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
 			t.Errorf("%s: selector does not select its pods", role)
 		}
@@ -264,13 +268,24 @@ func TestK8sBase(t *testing.T) {
 				t.Errorf("%s: %s is not in cmd/contrack/config.go's table", role, name)
 			}
 		}
-		if role != "sandbox" && env["CONTRACK_SECRET_KEY"] != "secretKeyRef:"+secretKeySecret+"/CONTRACK_SECRET_KEY" {
+		if r.SecretKey && env["CONTRACK_SECRET_KEY"] != "secretKeyRef:"+secretKeySecret+"/CONTRACK_SECRET_KEY" {
 			// Without it each pod would generate a key of its own.
 			t.Errorf("%s: CONTRACK_SECRET_KEY is %q, want it from the Secret %s (required, never shipped)", role, env["CONTRACK_SECRET_KEY"], secretKeySecret)
 		}
-		checkPorts(t, role, c, env)
-		checkProbes(t, role, c)
+		checkPorts(t, r, c, env)
+		checkProbes(t, r, c)
 		checkHardened(t, role, pod, c, env)
+	}
+	for _, o := range objs {
+		d, ok := o.Obj.(*appsv1.Deployment)
+		if !ok {
+			continue
+		}
+		if args := d.Spec.Template.Spec.Containers[0].Args; len(args) == 0 || !cmds[args[0]] {
+			t.Errorf("%s: args %v are not a role of cmd/contrack/roles nor a tool of cmd/contrack/main.go", d.Name, args)
+		} else if r, ok := roles.Lookup(args[0]); ok && (!r.Deployed || d.Name != "contrack-"+r.Name) {
+			t.Errorf("%s: runs the role %s (deployed %v) under another name", d.Name, r.Name, r.Deployed)
+		}
 	}
 
 	job, ok := find[*batchv1.Job](objs, "contrack-migrate")
@@ -379,15 +394,19 @@ func containerEnv(t *testing.T, c corev1.Container, cm *corev1.ConfigMap, secret
 // band (docs/operations.md); no manifest defines it.
 const secretKeySecret = "contrack-secret-key"
 
-// checkPorts: each named port is the one the configuration listens on.
-func checkPorts(t *testing.T, role string, c corev1.Container, env map[string]string) {
+// portNames are the container ports' names for the listeners of the role
+// table.
+var portNames = map[string]string{roles.ListenAdmin: "admin", roles.ListenHTTP: "http", roles.ListenSandbox: "sandbox"}
+
+// checkPorts: the container names a port for the listener the role is
+// probed on and for the public API if it serves it, each the one the
+// configuration listens on.
+func checkPorts(t *testing.T, r roles.Role, c corev1.Container, env map[string]string) {
 	t.Helper()
-	want := map[string]string{"admin": "CONTRACK_ADMIN_ADDR"}
-	switch role {
-	case "api":
-		want["http"] = "CONTRACK_HTTP_ADDR"
-	case "sandbox":
-		want = map[string]string{"sandbox": "CONTRACK_SANDBOX_ADDR"}
+	role := r.Name
+	want := map[string]string{portNames[r.Probe]: r.Probe}
+	if r.Listens(roles.ListenHTTP) {
+		want[portNames[roles.ListenHTTP]] = roles.ListenHTTP
 	}
 	got := map[string]int32{}
 	for _, p := range c.Ports {
@@ -404,17 +423,20 @@ func checkPorts(t *testing.T, role string, c corev1.Container, env map[string]st
 }
 
 // checkProbes: liveness /healthz and readiness /readyz on the admin
-// listener; the sandbox carriers have no health path and get TCP probes.
-func checkProbes(t *testing.T, role string, c corev1.Container) {
+// listener; a role probed elsewhere (the sandbox carriers, which have no
+// health path) gets TCP probes on that port.
+func checkProbes(t *testing.T, r roles.Role, c corev1.Container) {
 	t.Helper()
+	role := r.Name
 	live, ready := c.LivenessProbe, c.ReadinessProbe
 	if live == nil || ready == nil {
 		t.Errorf("%s: liveness %v readiness %v", role, live, ready)
 		return
 	}
-	if role == "sandbox" {
-		if live.TCPSocket == nil || ready.TCPSocket == nil || live.TCPSocket.Port != intstr.FromString("sandbox") {
-			t.Errorf("sandbox: want TCP probes on port sandbox")
+	if r.Probe != roles.ListenAdmin {
+		port := intstr.FromString(portNames[r.Probe])
+		if live.TCPSocket == nil || ready.TCPSocket == nil || live.TCPSocket.Port != port || ready.TCPSocket.Port != port {
+			t.Errorf("%s: want TCP probes on port %s", role, port.String())
 		}
 		return
 	}
@@ -431,6 +453,32 @@ func checkProbes(t *testing.T, role string, c corev1.Container) {
 			t.Errorf("%s: %s probe %s on %s, want %s on admin", role, p.what, p.probe.HTTPGet.Path, p.probe.HTTPGet.Port.String(), p.path)
 		}
 	}
+}
+
+// checkReplicas: a role of several replicas has them (or an HPA keeping at
+// least two); a role of one process at a time has one, replaced rather
+// than rolled (strategy Recreate), so two never run at once.
+func checkReplicas(t *testing.T, r roles.Role, d *appsv1.Deployment, objs []object) {
+	t.Helper()
+	if h, ok := find[*autoscalingv2.HorizontalPodAutoscaler](objs, d.Name); ok {
+		if r.Replicas < 2 || h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < int32(r.Replicas) {
+			t.Errorf("%s: scaled by an HPA from %v, the role table says %d replicas", r.Name, h.Spec.MinReplicas, r.Replicas)
+		}
+		return
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != int32(r.Replicas) {
+		t.Errorf("%s: replicas %s, the role table says %d", r.Name, replicasText(d.Spec.Replicas), r.Replicas)
+	}
+	if r.Replicas == 1 && d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("%s: one process at a time, but strategy %q lets a rollout run two", r.Name, d.Spec.Strategy.Type)
+	}
+}
+
+func replicasText(n *int32) string {
+	if n == nil {
+		return "unset"
+	}
+	return strconv.Itoa(int(*n))
 }
 
 // checkHardened: non-root, read-only root, no privilege escalation, every
@@ -574,6 +622,9 @@ func TestK8sProductionOverlay(t *testing.T) {
 			t.Errorf("replicas: no Deployment %s", r.Name)
 		} else if _, hpa := find[*autoscalingv2.HorizontalPodAutoscaler](objs, r.Name); hpa || d.Spec.Replicas == nil {
 			t.Errorf("replicas: %s is scaled by an HPA", r.Name)
+		}
+		if role, ok := roles.Lookup(strings.TrimPrefix(r.Name, "contrack-")); ok && role.Replicas == 1 && r.Count != 1 {
+			t.Errorf("replicas: %s runs one process at a time (cmd/contrack/roles), not %d", r.Name, r.Count)
 		}
 	}
 	for _, img := range k.Images {
