@@ -127,12 +127,11 @@ E2E = $(GO) run ./e2e
 e2e: services build
 	KAFKA=$(KAFKA) ./scripts/e2e.sh
 
-# The same ledger against `contrack broker` and two processes of every stage,
-# one process of each stage killed (SIGKILL) and restarted mid-run.
+# The same ledger against `contrack broker` and every role of the binary's
+# role table as its own processes (two of each role of several replicas),
+# one process of each role killed (SIGKILL) in turn and restarted mid-run.
 e2e-scale: services build
-	$(E2E) -topology scale -rate 500 -duration 60s -timeline 5s \
-		-kill api-1@8s+3s -kill normalize-1@16s+3s -kill delivery-1@24s+3s \
-		-kill projector-1@32s+3s -kill poller-1@40s+3s
+	$(E2E) -topology scale -rate 500 -duration 60s -timeline 5s -kill-each 8s+3s/6s
 
 # A population of trackings polled (issue 29): POPULATION trackings over 1,000
 # sandbox accounts, subscribed in bulk requests of BULK_ITEMS at SUBSCRIBE_RATE/s;

@@ -8,7 +8,8 @@
 //
 //	go run ./e2e -rate 500 -duration 20s                  # make e2e
 //	go run ./e2e -rate 5000 -batch 10 -duration 60s
-//	go run ./e2e -topology scale -kill api-1@10s+3s       # two processes per stage, one killed
+//	go run ./e2e -topology scale -kill api-1@10s+3s       # every role its own processes, one killed
+//	go run ./e2e -topology scale -kill-each 8s+3s/6s      # the first process of every role killed in turn
 //	go run ./e2e -kafka 127.0.0.1:9192,127.0.0.1:9193,127.0.0.1:9194 -kafka-fault leader@10s+10s
 //	go run ./e2e -population 100000 -accounts 1000        # make e2e-population: polling a population
 //
@@ -33,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/contrack/contrack/cmd/contrack/roles"
 	"github.com/contrack/contrack/schemas/iso6346"
 )
 
@@ -48,6 +50,7 @@ type options struct {
 	workers, partitions   int
 	duration, drain       time.Duration
 	kills, downs, stores  faults
+	killEach              string
 	kafka                 string
 	kafkaFaults           faults
 	label                 string
@@ -63,7 +66,7 @@ func main() {
 	flag.StringVar(&o.bin, "bin", "bin/contrack", "the contrack binary (make build)")
 	flag.StringVar(&o.pg, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "Postgres server; a fresh database is created on it")
 	flag.StringVar(&o.ch, "clickhouse", "127.0.0.1:9000", "ClickHouse server (native protocol); a fresh database is created on it")
-	flag.StringVar(&o.topology, "topology", "all", "all: one `contrack all`; scale: `contrack broker` and two processes of every stage")
+	flag.StringVar(&o.topology, "topology", "all", "all: one `contrack all`; scale: `contrack broker` and every role of `contrack roles` as its own processes (two of each role of several replicas)")
 	flag.Float64Var(&o.rate, "rate", 500, "events per second offered")
 	flag.IntVar(&o.batch, "batch", 1, "events per POST /events (an array when > 1)")
 	flag.IntVar(&o.containers, "containers", 200, "subscribed containers the events are spread over")
@@ -72,6 +75,7 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long events are offered")
 	flag.DurationVar(&o.drain, "drain", 3*time.Minute, "how long to wait after the load for the last deliveries")
 	flag.Var(&o.kills, "kill", "NAME@AT+DOWN: SIGKILL process NAME (all, api-1, …) AT into the load, restart it DOWN later (repeatable)")
+	flag.StringVar(&o.killEach, "kill-each", "", "AT+DOWN/EVERY with -topology scale: SIGKILL the first process of every role of the binary's role table in turn (api-1, …, vessels, alerts), the first AT into the load, the next EVERY later, each restarted DOWN after its kill")
 	flag.Var(&o.stores, "store-down", "STORE@AT+DOWN: take postgres (crash-stop) or clickhouse (SIGKILL) down AT into the load, back DOWN later (repeatable)")
 	flag.StringVar(&o.kafka, "kafka", "", "seed brokers of an Apache Kafka cluster (deploy/kafka.sh start prints them) to run on, in a fresh namespace; empty: the embedded broker")
 	flag.Var(&o.kafkaFaults, "kafka-fault", "KIND@AT+DOWN on the -kafka cluster (deploy/kafka.sh's nodes): leader (SIGKILL the broker leading the busiest partitions, restart DOWN later), controller (SIGKILL the active controller), freeze (SIGSTOP the busiest leader for DOWN), coordinator (SIGSTOP the broker coordinating most of the run's groups and transactions for DOWN), rolling (restart every node in turn; DOWN unused) (repeatable)")
@@ -168,7 +172,25 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		}
 		os.RemoveAll(sys.dataDir)
 	}()
-	apiAddrs, err := startTopology(ctx, sys, o.topology)
+	var plan []scaleProc
+	if o.topology == "scale" {
+		table, err := binaryRoles(o.bin)
+		if err != nil {
+			return false, err
+		}
+		plan = scalePlan(table)
+	}
+	if o.killEach != "" {
+		if o.topology != "scale" {
+			return false, errors.New("-kill-each needs -topology scale")
+		}
+		kills, err := parseKillEach(o.killEach, killEach(plan))
+		if err != nil {
+			return false, fmt.Errorf("bad -kill-each %w", err)
+		}
+		o.kills = append(o.kills, kills...)
+	}
+	apiAddrs, err := startTopology(ctx, sys, o.topology, plan)
 	if err != nil {
 		return false, err
 	}
@@ -303,8 +325,9 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 // fault, for the recovery time (normal latency at chaos rates is tens of ms).
 const slowEvent = time.Second
 
-// startTopology starts the processes and returns the API addresses.
-func startTopology(ctx context.Context, sys *system, topology string) ([]string, error) {
+// startTopology starts the processes and returns the API addresses; plan
+// is the scale topology's processes (scalePlan).
+func startTopology(ctx context.Context, sys *system, topology string, plan []scaleProc) ([]string, error) {
 	switch topology {
 	case "all":
 		return []string{sys.apiAddr}, sys.start("all", nil, "all")
@@ -320,29 +343,24 @@ func startTopology(ctx context.Context, sys *system, topology string) ([]string,
 			}
 			brokers = []string{"KAFKA_BROKERS=" + kafkaAddr}
 		}
-		if err := sys.start("sandbox", brokers, "sandbox"); err != nil {
-			return nil, err
-		}
 		var apis []string
-		for i := 1; i <= 2; i++ {
-			for _, role := range []string{"api", "poller", "normalize", "delivery", "projector"} {
-				// Every stage process serves its own admin listener (/readyz).
-				admin, err := freeAddr()
+		for _, p := range plan {
+			// Every process serves its own admin listener (/readyz).
+			admin, err := freeAddr()
+			if err != nil {
+				return nil, err
+			}
+			env := append(append([]string{}, brokers...), "CONTRACK_ADMIN_ADDR="+admin)
+			if p.role.Listens(roles.ListenHTTP) {
+				addr, err := freeAddr()
 				if err != nil {
 					return nil, err
 				}
-				env := append(append([]string{}, brokers...), "CONTRACK_ADMIN_ADDR="+admin)
-				if role == "api" {
-					addr, err := freeAddr()
-					if err != nil {
-						return nil, err
-					}
-					env = append(env, "CONTRACK_HTTP_ADDR="+addr)
-					apis = append(apis, addr)
-				}
-				if err := sys.start(fmt.Sprintf("%s-%d", role, i), env, role); err != nil {
-					return nil, err
-				}
+				env = append(env, "CONTRACK_HTTP_ADDR="+addr)
+				apis = append(apis, addr)
+			}
+			if err := sys.start(p.name, env, p.role.Name); err != nil {
+				return nil, err
 			}
 		}
 		return apis, nil

@@ -43,8 +43,7 @@ run() { # label, e2e arguments…
 	if [ -s "$out/ledger" ]; then cat "$out/ledger" >>"$out/ledgers"; else echo "$label: no ledger (see above)" >>"$out/ledgers"; fi
 }
 run "SIGKILL contrack all" -duration 40s -kill all@10s+3s
-run "SIGKILL each stage" -topology scale -duration 60s \
-	-kill api-1@8s+3s -kill normalize-1@16s+3s -kill delivery-1@24s+3s -kill projector-1@32s+3s -kill poller-1@40s+3s
+run "SIGKILL each stage" -topology scale -duration 60s -kill-each 8s+3s/6s
 if [ ${#kafka[@]} -eq 0 ]; then
 	run "broker restart" -topology scale -duration 40s -kill broker@10s+5s
 else
