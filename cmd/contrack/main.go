@@ -71,9 +71,12 @@ func run(args []string) error {
 		return err
 	}
 	role, isRole := roles.Lookup(args[0])
-	if isRole && role.SecretKey || args[0] == "admin" {
-		// These seal, open or sign secrets: without CONTRACK_SECRET_KEY,
-		// the key generated once into the data directory.
+	if isRole {
+		if cfg, err = roleConfig(cfg, role); err != nil {
+			return err
+		}
+	} else if args[0] == "admin" {
+		// It seals, opens and signs secrets, as the roles that need the key.
 		if err := cfg.ensureSecretKey(); err != nil {
 			return err
 		}

@@ -33,6 +33,18 @@ func printRoles(w io.Writer) error {
 	return enc.Encode(append([]roles.Role{roles.All()}, roles.Table()...))
 }
 
+// roleConfig is cfg with what the role table says the role needs before
+// it starts: a role that seals, opens or signs secrets gets, without
+// CONTRACK_SECRET_KEY, the key generated once into the data directory.
+func roleConfig(cfg Config, r roles.Role) (Config, error) {
+	if r.SecretKey {
+		if err := cfg.ensureSecretKey(); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
 // runRole runs a role of the table until ctx ends: all, the API with its
 // background stages, the sandbox carriers, the broker, or pipeline stages
 // over the stores.
