@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"slices"
 	"sync"
 	"testing"
@@ -23,7 +24,8 @@ import (
 // into the shared data directory). Every role turns ready, and a sandbox
 // subscription's events reach the pull API (projector) and the account
 // feed (`GET /subscriptions/events`, the feed role) with its ship's
-// positions (the vessels role): with no feed role, the feed stays empty.
+// positions (the vessels role), and the alerts role sweeps: with no feed
+// role, the feed stays empty.
 func TestSplitDeploymentRunsEveryStage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -42,6 +44,7 @@ func TestSplitDeploymentRunsEveryStage(t *testing.T) {
 	base.Sandbox.Accelerate, base.Sandbox.Epoch = 60, time.Now().UTC()
 	base.Vessels.Interval, base.Vessels.SandboxRefresh = time.Second, time.Second
 	base.Feed.PositionsRefresh = time.Second
+	base.Alerts.SweepInterval = time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
@@ -147,5 +150,11 @@ func TestSplitDeploymentRunsEveryStage(t *testing.T) {
 			t.Errorf("position of another ship: %+v, want IMO %s", v, sea.leg.Vessel.IMO)
 		}
 	}
+	// The alerts role sweeps the stores: its loop's successful rounds, on
+	// its own admin listener.
+	sweep := regexp.MustCompile(`(?m)^contrack_loop_last_success_timestamp_seconds\{loop="alerts-sweep"\} [1-9]`)
+	testkit.Eventually(t, 30*time.Second, "a successful alerts sweep on contrack alerts' /metrics", func() bool {
+		return sweep.MatchString(get(admins["alerts"] + "/metrics"))
+	})
 	stop()
 }
