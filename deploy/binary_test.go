@@ -18,7 +18,9 @@ import (
 )
 
 // The binary's facts the deployment files must agree with are read from its
-// source, so nothing in cmd/contrack has to be exported for these tests.
+// source (the configuration table, the tools of main.go's switch), so
+// nothing in cmd/contrack has to be exported for these tests, and from its
+// role table, cmd/contrack/roles, a package of data only.
 
 // configVar is one row of cmd/contrack/config.go's envVars table.
 type configVar struct {
@@ -206,5 +208,34 @@ func TestDocsTopicsAreTheBinarysTopics(t *testing.T) {
 	}
 	if len(docs) != len(schemas.AllTopics) {
 		t.Errorf("docs/operations.md lists %d topics, the binary creates %d: %v", len(docs), len(schemas.AllTopics), docs)
+	}
+}
+
+// TestDocsScaleEveryRole: the operations guide says how each role a split
+// deployment runs scales ("What scales how"), and the one-process roles
+// are the table's.
+func TestDocsScaleEveryRole(t *testing.T) {
+	b, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## What scales how\n")
+	if !ok {
+		t.Fatal("docs/operations.md: no section What scales how")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if m := regexp.MustCompile("^\\| `([a-z]+)` \\|").FindStringSubmatch(line); m != nil {
+			rows[m[1]] = line
+		}
+	}
+	for _, r := range deployedRoles(t) {
+		row, ok := rows[r.Name]
+		if !ok {
+			t.Errorf("docs/operations.md, What scales how: no row for the role %s", r.Name)
+		} else if one := strings.Contains(row, "**one replica**"); one != (r.Replicas == 1) {
+			t.Errorf("docs/operations.md, What scales how: %s says one replica %v, the role table %d replicas", r.Name, one, r.Replicas)
+		}
 	}
 }
