@@ -296,7 +296,10 @@ func runPopulation(ctx context.Context, o options, po populationOptions, out io.
 }
 
 // startStages starts the broker, the sandbox and one process per stage
-// and returns each stage's admin address.
+// the population's polling passes through and returns each stage's admin
+// address. Not every role of the role table (scalePlan): the vessels and
+// alerts roles would count in the population's memory and CPU figures
+// without taking part in its polling.
 func startStages(ctx context.Context, sys *system) (map[string]string, error) {
 	kafkaAddr := envValue(sys.env, "CONTRACK_EMBEDDED_KAFKA_ADDR")
 	if err := sys.start("broker", nil, "broker"); err != nil {
