@@ -31,7 +31,10 @@ var hopHistograms = []struct{ name, what string }{
 func (s *system) printHops(ctx context.Context, out io.Writer) {
 	merged := map[string]map[string]*dto.Histogram{} // family → labels → buckets summed over processes
 	for _, p := range s.procs {
-		fams, err := scrape(ctx, envValue(p.env, "CONTRACK_ADMIN_ADDR"))
+		if p.adminAddr() == "" {
+			continue
+		}
+		fams, err := scrape(ctx, p.adminAddr())
 		if err != nil {
 			fmt.Fprintf(out, "hops: %s: %v\n", p.name, err)
 			continue
@@ -150,7 +153,10 @@ type goHeap struct {
 func (s *system) goHeaps(ctx context.Context) map[string]goHeap {
 	out := map[string]goHeap{}
 	for _, p := range s.procs {
-		fams, err := scrape(ctx, envValue(p.env, "CONTRACK_ADMIN_ADDR"))
+		if p.adminAddr() == "" {
+			continue
+		}
+		fams, err := scrape(ctx, p.adminAddr())
 		if err != nil {
 			continue
 		}

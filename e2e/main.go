@@ -335,7 +335,8 @@ func startTopology(ctx context.Context, sys *system, topology string, plan []sca
 		var brokers []string // the processes' Kafka: the run's cluster (in sys.env), or a broker process
 		if sys.kafka == nil {
 			kafkaAddr := envValue(sys.env, "CONTRACK_EMBEDDED_KAFKA_ADDR")
-			if err := sys.start("broker", nil, "broker"); err != nil {
+			// The broker serves no admin listener: nothing to scrape.
+			if err := sys.start("broker", []string{"CONTRACK_ADMIN_ADDR=off"}, "broker"); err != nil {
 				return nil, err
 			}
 			if err := waitTCP(ctx, kafkaAddr, 30*time.Second); err != nil {

@@ -62,6 +62,15 @@ type proc struct {
 	exits  []procExit
 }
 
+// adminAddr is the address of the process's admin listener; "" when it
+// serves none (CONTRACK_ADMIN_ADDR=off: the broker).
+func (p *proc) adminAddr() string {
+	if a := envValue(p.env, "CONTRACK_ADMIN_ADDR"); !strings.EqualFold(a, "off") {
+		return a
+	}
+	return ""
+}
+
 // procExit is a process ending that no fault asked for.
 type procExit struct {
 	at       time.Time
@@ -422,7 +431,12 @@ func (s *system) profile(ctx context.Context, dir string, d time.Duration) error
 	var errs []error
 	done := make(chan error, 2*len(s.procs))
 	for name, p := range s.procs {
-		admin := envValue(p.env, "CONTRACK_ADMIN_ADDR")
+		admin := p.adminAddr()
+		if admin == "" {
+			done <- nil
+			done <- nil
+			continue
+		}
 		go func() { done <- s.profileOne(ctx, filepath.Join(dir, name+".pprof"), admin, "profile", d) }()
 		go func() { done <- s.profileOne(ctx, filepath.Join(dir, name+".allocs.pprof"), admin, "allocs", d) }()
 	}
