@@ -22,10 +22,10 @@ import (
 // listener — on one broker, one Postgres and one ClickHouse, without
 // CONTRACK_SECRET_KEY (each role needing it reads the key generated once
 // into the shared data directory). Every role turns ready, and a sandbox
-// subscription's events reach the pull API (projector) and the account
-// feed (`GET /subscriptions/events`, the feed role) with its ship's
-// positions (the vessels role), and the alerts role sweeps: with no feed
-// role, the feed stays empty.
+// subscription's events reach the pull API (projector), its webhook
+// (delivery) and the account feed (`GET /subscriptions/events`, the feed
+// role) with its ship's positions (the vessels role), and the alerts role
+// sweeps: with no feed role, the feed stays empty.
 func TestSplitDeploymentRunsEveryStage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -109,6 +109,7 @@ func TestSplitDeploymentRunsEveryStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hook := newActivatedHook(t, s, key, `{"targetUrl":"URL"}`) // delivery's verification message
 	if code, body := s.do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"any"}}`); code != 200 {
 		t.Fatalf("credentials: %d %v", code, body)
 	}
@@ -150,6 +151,14 @@ func TestSplitDeploymentRunsEveryStage(t *testing.T) {
 			t.Errorf("position of another ship: %+v, want IMO %s", v, sea.leg.Vessel.IMO)
 		}
 	}
+	// Push: the subscription's events delivered to its webhook (delivery).
+	testkit.Eventually(t, 30*time.Second, "a webhook delivery of the subscription's events", func() bool {
+		hook.mu.Lock()
+		defer hook.mu.Unlock()
+		return slices.ContainsFunc(hook.payloads, func(p alertPayload) bool {
+			return p.Type == "" && p.References["subscriptionReference"] == "split-1" && len(p.Events) > 0
+		})
+	})
 	// The alerts role sweeps the stores: its loop's successful rounds, on
 	// its own admin listener.
 	sweep := regexp.MustCompile(`(?m)^contrack_loop_last_success_timestamp_seconds\{loop="alerts-sweep"\} [1-9]`)
