@@ -21,9 +21,12 @@ import (
 //     counts from there. It returns the events' fingerprint when it differs
 //     from the stored one (c.fingerprint), "" otherwise; the poll's finish
 //     writes it and the time in the same statement as the next due time.
-//   - trackings.journey_ended_at: when a poll last saw the journey ended
-//     (journeyEnded), if not already seen since the newest open
-//     subscription was created, written here.
+//   - trackings.journey_ended_at: when the journey a poll sees ended
+//     (journeyEnded: the last container's empty return, as the carrier
+//     dates it), written here when later than the one recorded. The
+//     lifecycle closes only the subscriptions made before that time: a
+//     journey that had ended before someone subscribed does not close the
+//     subscription, which waits for the number's next journey.
 //
 // Without a parser for the result's format, or with a page it cannot
 // read, nothing is recorded.
@@ -36,12 +39,12 @@ func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, c claim, pp
 	if fp := fingerprint(events); fp != c.fingerprint {
 		changed = fp
 	}
-	if !journeyEnded(events) {
+	ended, ok := journeyEnded(events)
+	if !ok {
 		return changed
 	}
-	tag, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET journey_ended_at = now()
-		WHERE id = $1 AND (journey_ended_at IS NULL OR journey_ended_at <
-			(SELECT max(created_at) FROM subscriptions WHERE tracking_id = $1 AND status = 'OPEN'))`, c.id)
+	tag, err := p.deps.Pool.Exec(ctx, `UPDATE trackings SET journey_ended_at = $2
+		WHERE id = $1 AND (journey_ended_at IS NULL OR journey_ended_at < $2)`, c.id, ended)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Error("record journey end", "err", err)
@@ -68,7 +71,7 @@ func fingerprint(events []dcsa.Event) string {
 }
 
 // journeyEnded reports whether every container of a shipment has been
-// returned empty after its last discharge, in DCSA 2.0.2 terms: for each
+// returned empty after its last discharge, and when the last of them was, in DCSA 2.0.2 terms: for each
 // equipmentReference with an actual (ACT) EQUIPMENT event, there is an
 // actual DISC, and after the latest actual DISC an actual GTIN (gate in) or
 // DROP with emptyIndicatorCode EMPTY — the empty return to the depot that
@@ -76,7 +79,7 @@ func fingerprint(events []dcsa.Event) string {
 // The empty pick-up before loading (GTOT EMPTY) precedes any discharge and
 // so never counts; a new cycle of the same number starts without a
 // discharge and is not ended. Estimated and planned events never count.
-func journeyEnded(events []dcsa.Event) bool {
+func journeyEnded(events []dcsa.Event) (time.Time, bool) {
 	type state struct{ lastDisc, lastEmptyIn time.Time }
 	byContainer := map[string]*state{}
 	for _, ev := range events {
@@ -104,12 +107,16 @@ func journeyEnded(events []dcsa.Event) bool {
 		}
 	}
 	if len(byContainer) == 0 {
-		return false
+		return time.Time{}, false
 	}
+	var last time.Time
 	for _, st := range byContainer {
 		if st.lastDisc.IsZero() || !st.lastEmptyIn.After(st.lastDisc) {
-			return false
+			return time.Time{}, false
+		}
+		if st.lastEmptyIn.After(last) {
+			last = st.lastEmptyIn
 		}
 	}
-	return true
+	return last, true
 }

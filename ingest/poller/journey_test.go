@@ -2,6 +2,7 @@ package poller
 
 import (
 	"testing"
+	"time"
 
 	"github.com/contrack/contrack/schemas/dcsa"
 )
@@ -12,7 +13,8 @@ func eq(container, classifier, code, empty, at string) dcsa.Event {
 }
 
 // The journey ends when every container has an actual empty gate-in (or
-// drop) after its last actual discharge; nothing else ends it.
+// drop) after its last actual discharge; nothing else ends it. It ended
+// when the last container was returned.
 func TestJourneyEnded(t *testing.T) {
 	pickup := eq("A", "ACT", "GTOT", "EMPTY", "2026-01-01T08:00:00Z")
 	disc := eq("A", "ACT", "DISC", "LADEN", "2026-02-01T08:00:00Z")
@@ -20,24 +22,29 @@ func TestJourneyEnded(t *testing.T) {
 	cases := []struct {
 		name   string
 		events []dcsa.Event
-		want   bool
+		want   string // when it ended; "" not ended
 	}{
-		{"no events", nil, false},
-		{"empty pick-up only", []dcsa.Event{pickup}, false},
-		{"discharged, not returned", []dcsa.Event{pickup, disc}, false},
-		{"returned after discharge", []dcsa.Event{pickup, disc, ret}, true},
-		{"empty drop after discharge", []dcsa.Event{disc, eq("A", "ACT", "DROP", "EMPTY", "2026-02-05T08:00:00Z")}, true},
-		{"estimated return", []dcsa.Event{disc, eq("A", "EST", "GTIN", "EMPTY", "2026-02-05T08:00:00Z")}, false},
-		{"laden gate-in after discharge", []dcsa.Event{disc, eq("A", "ACT", "GTIN", "LADEN", "2026-02-05T08:00:00Z")}, false},
-		{"empty gate-in before a later discharge (transshipment)", []dcsa.Event{eq("A", "ACT", "GTIN", "EMPTY", "2026-01-20T08:00:00Z"), disc}, false},
-		{"one of two containers returned", []dcsa.Event{disc, ret, eq("B", "ACT", "DISC", "LADEN", "2026-02-01T09:00:00Z")}, false},
-		{"both returned", []dcsa.Event{disc, ret, eq("B", "ACT", "DISC", "LADEN", "2026-02-01T09:00:00Z"), eq("B", "ACT", "GTIN", "EMPTY", "2026-02-06T09:00:00Z")}, true},
-		{"transport events only", []dcsa.Event{{EventType: dcsa.EventTypeTransport, EventClassifierCode: "ACT", EventDateTime: "2026-02-01T08:00:00Z"}}, false},
+		{"no events", nil, ""},
+		{"empty pick-up only", []dcsa.Event{pickup}, ""},
+		{"discharged, not returned", []dcsa.Event{pickup, disc}, ""},
+		{"returned after discharge", []dcsa.Event{pickup, disc, ret}, "2026-02-05T07:00:00Z"},
+		{"empty drop after discharge", []dcsa.Event{disc, eq("A", "ACT", "DROP", "EMPTY", "2026-02-05T08:00:00Z")}, "2026-02-05T08:00:00Z"},
+		{"estimated return", []dcsa.Event{disc, eq("A", "EST", "GTIN", "EMPTY", "2026-02-05T08:00:00Z")}, ""},
+		{"laden gate-in after discharge", []dcsa.Event{disc, eq("A", "ACT", "GTIN", "LADEN", "2026-02-05T08:00:00Z")}, ""},
+		{"empty gate-in before a later discharge (transshipment)", []dcsa.Event{eq("A", "ACT", "GTIN", "EMPTY", "2026-01-20T08:00:00Z"), disc}, ""},
+		{"one of two containers returned", []dcsa.Event{disc, ret, eq("B", "ACT", "DISC", "LADEN", "2026-02-01T09:00:00Z")}, ""},
+		{"both returned", []dcsa.Event{disc, ret, eq("B", "ACT", "DISC", "LADEN", "2026-02-01T09:00:00Z"), eq("B", "ACT", "GTIN", "EMPTY", "2026-02-06T09:00:00Z")}, "2026-02-06T09:00:00Z"},
+		{"transport events only", []dcsa.Event{{EventType: dcsa.EventTypeTransport, EventClassifierCode: "ACT", EventDateTime: "2026-02-01T08:00:00Z"}}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := journeyEnded(c.events); got != c.want {
-				t.Fatalf("journeyEnded = %v, want %v", got, c.want)
+			at, ended := journeyEnded(c.events)
+			got := ""
+			if ended {
+				got = at.UTC().Format(time.RFC3339)
+			}
+			if got != c.want {
+				t.Fatalf("journeyEnded = %q, want %q", got, c.want)
 			}
 		})
 	}

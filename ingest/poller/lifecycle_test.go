@@ -14,6 +14,7 @@ import (
 	"github.com/contrack/contrack/commandapi/relay"
 	"github.com/contrack/contrack/commandapi/subscription"
 	"github.com/contrack/contrack/ingest/poller"
+	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/ingest/sandbox/journey"
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/normalize/tnt22"
@@ -33,9 +34,12 @@ type pipeline struct {
 	sim *sim
 }
 
-func newPipeline(t *testing.T) *pipeline {
+func newPipeline(t *testing.T) *pipeline { return newPipelineWith(t, sandbox.Config{}) }
+
+// newPipelineWith is newPipeline with the sandbox carriers configured as cfg.
+func newPipelineWith(t *testing.T, cfg sandbox.Config) *pipeline {
 	w := newWorld(t, 1)
-	s := newSim(t)
+	s := newSimWith(t, cfg)
 	api := testenv.NewAPI(t, w.db.Pool, func(srv *fuego.Server) {
 		commandapi.Register(srv, commandapi.Config{}, commandapi.Deps{Pool: w.db.Pool, Box: w.box, Log: testenv.Log(t)})
 	})
@@ -61,10 +65,10 @@ func newPipeline(t *testing.T) *pipeline {
 		}
 	})
 	p := &pipeline{world: w, api: api, key: key, sim: s}
-	cfg := fastConfig()
-	cfg.Interval = map[string]time.Duration{"sandbox": 300 * time.Millisecond}
-	cfg.MinInterval = 100 * time.Millisecond // the parsers bring polls forward no sooner
-	runWith(t, w, s, cfg, func(d *poller.Deps) {
+	pcfg := fastConfig()
+	pcfg.Interval = map[string]time.Duration{"sandbox": 300 * time.Millisecond}
+	pcfg.MinInterval = 100 * time.Millisecond // the parsers bring polls forward no sooner
+	runWith(t, w, s, pcfg, func(d *poller.Deps) {
 		d.Parsers = map[carriers.Format]normalize.Parser{carriers.FormatTNT22: tnt22.Parse}
 	})
 	return p
@@ -183,40 +187,71 @@ func underWay(t *testing.T, prefix string) string {
 	return ""
 }
 
-// sandboxContainers finds a sandbox container whose journey ended and stays
-// ended for a day, and one still travelling.
-func sandboxContainers(t *testing.T) (delivered, travelling string) {
-	now := time.Now()
-	for i := 0; i < 5000 && delivered == ""; i++ {
-		c := journey.CompleteContainer(fmt.Sprintf("JRNU%06d", i))
-		if journeyEnded(c, now) && journeyEnded(c, now.Add(24*time.Hour)) {
-			delivered = c
-		}
-	}
-	if delivered == "" {
-		t.Fatalf("no delivered sandbox container at %s", now)
-	}
-	return delivered, underWay(t, "JRNU")
+// journeyAt is MAEU's sandbox journey of container c at journey time at.
+func journeyAt(c string, at time.Time) journey.Journey {
+	return journey.Generate("MAEU", journey.KindContainer, c, at)
 }
 
-// A tracking whose container was returned empty after discharge stops:
-// its subscription closes (JOURNEY_ENDED) and polling stops; a container
-// still under way keeps its subscription open and keeps being polled.
+// firstContainer is the first MAEU sandbox container of owner prefix whose
+// journeys fit.
+func firstContainer(t *testing.T, prefix, what string, fit func(c string) bool) string {
+	t.Helper()
+	for i := 0; i < 20000; i++ {
+		if c := journey.CompleteContainer(fmt.Sprintf("%s%06d", prefix, i)); fit(c) {
+			return c
+		}
+	}
+	t.Fatalf("no %s sandbox container %s", prefix, what)
+	return ""
+}
+
+// A subscription closes when its journey ends (JOURNEY_ENDED: every
+// container returned empty after discharge) after it was made, and polling
+// stops. A journey that had ended before the subscription was made does not
+// close it (it waits for the number's next journey), nor does one still
+// under way. The sandbox runs 1,800 times faster than real time from the
+// test's start, so a journey ends within seconds.
 func TestJourneyEndClosesSubscriptionAndStopsPolling(t *testing.T) {
-	p := newPipeline(t)
-	delivered, travelling := sandboxContainers(t)
-	p.subscribe(t, "delivered", delivered)
-	p.subscribe(t, "under-way", travelling)
-	testkit.Eventually(t, 20*time.Second, "the delivered journey's subscription to close", func() bool {
-		st, _ := p.subscription(t, "delivered")
-		return st == "CLOSED"
+	start := time.Now()
+	ending := firstContainer(t, "JRNU", "returned empty within 5 journey hours", func(c string) bool {
+		return !journeyEnded(c, start.Add(10*time.Minute)) && journeyEnded(c, start.Add(5*time.Hour)) && journeyEnded(c, start.Add(48*time.Hour))
 	})
-	if _, reason := p.subscription(t, "delivered"); reason != subscription.ClosedJourneyEnded {
+	delivered := firstContainer(t, "DLVU", "returned empty before the test", func(c string) bool {
+		return journeyEnded(c, start) && journeyEnded(c, start.Add(48*time.Hour))
+	})
+	p := newPipelineWith(t, sandbox.Config{Accelerate: 1800, Epoch: start})
+	p.subscribe(t, "ending", ending)
+	p.subscribe(t, "delivered", delivered)
+	travelling := underWay(t, "JRNU")
+	p.subscribe(t, "under-way", travelling)
+	testkit.Wait(t, 30*time.Second, "the ended journey's subscription to close", func() (bool, any) {
+		st, reason := p.subscription(t, "ending")
+		return st == "CLOSED", st + " " + reason
+	})
+	if _, reason := p.subscription(t, "ending"); reason != subscription.ClosedJourneyEnded {
 		t.Fatalf("closed for %s", reason)
 	}
-	p.assertPollingStopped(t, delivered, underWay(t, "SNTU"))
-	if st, _ := p.subscription(t, "under-way"); st != "OPEN" {
-		t.Fatalf("the under-way subscription is %s", st)
+	var endedAt time.Time
+	if err := p.db.Pool.QueryRow(context.Background(), `SELECT journey_ended_at FROM trackings WHERE identifier = $1`, ending).Scan(&endedAt); err != nil {
+		t.Fatal(err)
+	}
+	var ret time.Time
+	for _, e := range journeyAt(ending, start.Add(48*time.Hour)).Events {
+		if e.Code == journey.CodeGateIn && e.Empty && e.Classifier == journey.ACT {
+			ret = e.Time
+		}
+	}
+	if !endedAt.Equal(ret.Truncate(time.Second)) {
+		t.Errorf("journey_ended_at %s, want the empty return's time %s", endedAt, ret)
+	}
+	p.assertPollingStopped(t, ending, underWay(t, "SNTU"))
+	for _, ref := range []string{"delivered", "under-way"} {
+		if st, reason := p.subscription(t, ref); st != "OPEN" {
+			t.Errorf("the %s subscription is %s (%s)", ref, st, reason)
+		}
+	}
+	if p.sim.count(delivered) < 2 {
+		t.Errorf("the delivered container was polled %d times: its open subscription must keep it polled", p.sim.count(delivered))
 	}
 	var changed *time.Time
 	if err := p.db.Pool.QueryRow(context.Background(), `SELECT events_changed_at FROM trackings WHERE identifier = $1`, travelling).Scan(&changed); err != nil {

@@ -35,9 +35,16 @@ type sim struct {
 	times    map[string][]time.Time
 }
 
-func newSim(t testing.TB) *sim {
+func newSim(t testing.TB) *sim { return newSimWith(t, sandbox.Config{}) }
+
+// newSimWith is newSim with the sandbox configured as cfg (a SlowDelay of
+// 50 ms unless cfg sets one).
+func newSimWith(t testing.TB, cfg sandbox.Config) *sim {
 	s := &sim{inflight: map[string]int{}, requests: map[string]int{}, times: map[string][]time.Time{}}
-	h := sandbox.NewHandler(sandbox.Config{SlowDelay: 50 * time.Millisecond})
+	if cfg.SlowDelay == 0 {
+		cfg.SlowDelay = 50 * time.Millisecond
+	}
+	h := sandbox.NewHandler(cfg)
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.URL.Query().Get("equipmentReference")
 		s.mu.Lock()
