@@ -111,7 +111,16 @@ func TestSubscribeReadAndDuplicate(t *testing.T) {
 	if dup.Status != 400 || dup.Message() != "Subscription Reference Already Exists" || dup.JSON["dateOfRequest"] == nil {
 		t.Fatalf("duplicate: %d %s", dup.Status, dup.Raw)
 	}
+	if _, ok := g.JSON["closedReason"]; ok || g.JSON["closedDateTime"] != nil {
+		t.Errorf("an open subscription says it closed: %s", g.Raw)
+	}
 	api.Do("DELETE", "/subscription/PO-1", key, nil)
+	// A closed subscription says when and why it closed.
+	g = api.Do("GET", "/subscription/PO-1", key, nil)
+	closedAt, err := time.Parse(time.RFC3339, fmt.Sprint(g.JSON["closedDateTime"]))
+	if g.JSON["subscriptionStatus"] != "CLOSED" || g.JSON["closedReason"] != "DELETED" || err != nil || closedAt.Before(created) {
+		t.Errorf("closed: %s", g.Raw)
+	}
 	dup = api.Do("POST", "/subscription/equipment", key, sub("PO-1", "bookingNumber", "BK1"))
 	if dup.Status != 400 || dup.Message() != "Subscription Reference Already Exists" {
 		t.Fatalf("duplicate of closed: %d %s", dup.Status, dup.Raw)

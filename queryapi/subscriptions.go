@@ -46,6 +46,11 @@ type SubscriptionRecord struct {
 	SubscriptionExpiryDate   httpapi.Time `json:"subscriptionExpiryDate"`
 	SubscriptionStatus       string       `json:"subscriptionStatus"`
 	ConnectionStatus         string       `json:"connectionStatus"`
+	// ClosedDateTime and ClosedReason say when and why a CLOSED
+	// subscription closed (absent while OPEN): DELETED, EXPIRED,
+	// JOURNEY_ENDED or IDLE (docs/api.md).
+	ClosedDateTime *httpapi.Time `json:"closedDateTime,omitempty"`
+	ClosedReason   string        `json:"closedReason,omitempty"`
 }
 
 // SubscriptionList is GET /subscriptions' body.
@@ -99,16 +104,24 @@ type subscriptionQueries struct{ deps Deps }
 
 const selectSubscription = `
 	SELECT s.reference, s.container_number, s.booking_number, s.bill_number, s.scac,
-	       s.created_at, s.expires_at, s.status, t.connection_status, s.seq
+	       s.created_at, s.expires_at, s.status, t.connection_status, s.seq,
+	       s.closed_at, coalesce(s.closed_reason, '')
 	FROM subscriptions s JOIN trackings t ON t.id = s.tracking_id`
 
 func scanSubscription(row pgx.CollectableRow) (pagedRecord, error) {
 	var r pagedRecord
 	var created, expires time.Time
+	var closed *time.Time
 	err := row.Scan(&r.SubscriptionReference, &r.EquipmentNumber, &r.BookingNumber, &r.BillNumber, &r.ScacCode,
-		&created, &expires, &r.SubscriptionStatus, &r.ConnectionStatus, &r.seq)
+		&created, &expires, &r.SubscriptionStatus, &r.ConnectionStatus, &r.seq, &closed, &r.ClosedReason)
 	r.SubscriptionCreationDate = httpapi.Time(created)
 	r.SubscriptionExpiryDate = httpapi.Time(expires)
+	if closed != nil && r.SubscriptionStatus == "CLOSED" {
+		at := httpapi.Time(*closed)
+		r.ClosedDateTime = &at
+	} else {
+		r.ClosedReason = ""
+	}
 	return r, err
 }
 

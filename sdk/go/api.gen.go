@@ -103,9 +103,13 @@ type AttentionList struct {
 
 // AttentionSubscription defines model for AttentionSubscription.
 type AttentionSubscription struct {
-	Attention        []string             `json:"attention"`
-	BillNumber       string               `json:"billNumber"`
-	BookingNumber    string               `json:"bookingNumber"`
+	Attention     []string `json:"attention"`
+	BillNumber    string   `json:"billNumber"`
+	BookingNumber string   `json:"bookingNumber"`
+
+	// ClosedDateTime RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	ClosedDateTime   Time                 `json:"closedDateTime,omitempty"`
+	ClosedReason     string               `json:"closedReason,omitempty"`
 	ConnectionStatus string               `json:"connectionStatus"`
 	Containers       []AttentionContainer `json:"containers"`
 	EquipmentNumber  string               `json:"equipmentNumber"`
@@ -662,8 +666,12 @@ type SubscriptionList struct {
 
 // SubscriptionRecord defines model for SubscriptionRecord.
 type SubscriptionRecord struct {
-	BillNumber       string `json:"billNumber"`
-	BookingNumber    string `json:"bookingNumber"`
+	BillNumber    string `json:"billNumber"`
+	BookingNumber string `json:"bookingNumber"`
+
+	// ClosedDateTime RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	ClosedDateTime   Time   `json:"closedDateTime,omitempty"`
+	ClosedReason     string `json:"closedReason,omitempty"`
 	ConnectionStatus string `json:"connectionStatus"`
 	EquipmentNumber  string `json:"equipmentNumber"`
 	ScacCode         string `json:"scacCode"`

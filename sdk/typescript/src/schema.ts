@@ -575,6 +575,8 @@ export interface components {
             attention: string[] | null;
             billNumber: string;
             bookingNumber: string;
+            closedDateTime?: components["schemas"]["Time"];
+            closedReason?: string;
             connectionStatus: string;
             containers: components["schemas"]["AttentionContainer"][] | null;
             equipmentNumber: string;
@@ -1037,6 +1039,8 @@ export interface components {
         SubscriptionRecord: {
             billNumber: string;
             bookingNumber: string;
+            closedDateTime?: components["schemas"]["Time"];
+            closedReason?: string;
             connectionStatus: string;
             equipmentNumber: string;
             scacCode: string;

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.attention_container import AttentionContainer
 
@@ -31,6 +33,9 @@ class AttentionSubscription:
             2026-11-22T20:13:50.870Z
         subscription_reference (str):
         subscription_status (str):
+        closed_date_time (datetime.datetime | Unset): RFC 3339 time in UTC with milliseconds, e.g.
+            2026-11-22T20:13:50.870Z
+        closed_reason (str | Unset):
     """
 
     attention: list[str] | None
@@ -44,6 +49,8 @@ class AttentionSubscription:
     subscription_expiry_date: datetime.datetime
     subscription_reference: str
     subscription_status: str
+    closed_date_time: datetime.datetime | Unset = UNSET
+    closed_reason: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +89,12 @@ class AttentionSubscription:
 
         subscription_status = self.subscription_status
 
+        closed_date_time: str | Unset = UNSET
+        if not isinstance(self.closed_date_time, Unset):
+            closed_date_time = self.closed_date_time.isoformat()
+
+        closed_reason = self.closed_reason
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -99,6 +112,10 @@ class AttentionSubscription:
                 "subscriptionStatus": subscription_status,
             }
         )
+        if closed_date_time is not UNSET:
+            field_dict["closedDateTime"] = closed_date_time
+        if closed_reason is not UNSET:
+            field_dict["closedReason"] = closed_reason
 
         return field_dict
 
@@ -167,6 +184,15 @@ class AttentionSubscription:
 
         subscription_status = d.pop("subscriptionStatus")
 
+        _closed_date_time = d.pop("closedDateTime", UNSET)
+        closed_date_time: datetime.datetime | Unset
+        if isinstance(_closed_date_time, Unset):
+            closed_date_time = UNSET
+        else:
+            closed_date_time = datetime.datetime.fromisoformat(_closed_date_time)
+
+        closed_reason = d.pop("closedReason", UNSET)
+
         attention_subscription = cls(
             attention=attention,
             bill_number=bill_number,
@@ -179,6 +205,8 @@ class AttentionSubscription:
             subscription_expiry_date=subscription_expiry_date,
             subscription_reference=subscription_reference,
             subscription_status=subscription_status,
+            closed_date_time=closed_date_time,
+            closed_reason=closed_reason,
         )
 
         attention_subscription.additional_properties = d

@@ -7,6 +7,8 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="SubscriptionRecord")
 
 
@@ -25,6 +27,9 @@ class SubscriptionRecord:
             2026-11-22T20:13:50.870Z
         subscription_reference (str):
         subscription_status (str):
+        closed_date_time (datetime.datetime | Unset): RFC 3339 time in UTC with milliseconds, e.g.
+            2026-11-22T20:13:50.870Z
+        closed_reason (str | Unset):
     """
 
     bill_number: str
@@ -36,6 +41,8 @@ class SubscriptionRecord:
     subscription_expiry_date: datetime.datetime
     subscription_reference: str
     subscription_status: str
+    closed_date_time: datetime.datetime | Unset = UNSET
+    closed_reason: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,6 +64,12 @@ class SubscriptionRecord:
 
         subscription_status = self.subscription_status
 
+        closed_date_time: str | Unset = UNSET
+        if not isinstance(self.closed_date_time, Unset):
+            closed_date_time = self.closed_date_time.isoformat()
+
+        closed_reason = self.closed_reason
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -72,6 +85,10 @@ class SubscriptionRecord:
                 "subscriptionStatus": subscription_status,
             }
         )
+        if closed_date_time is not UNSET:
+            field_dict["closedDateTime"] = closed_date_time
+        if closed_reason is not UNSET:
+            field_dict["closedReason"] = closed_reason
 
         return field_dict
 
@@ -100,6 +117,15 @@ class SubscriptionRecord:
 
         subscription_status = d.pop("subscriptionStatus")
 
+        _closed_date_time = d.pop("closedDateTime", UNSET)
+        closed_date_time: datetime.datetime | Unset
+        if isinstance(_closed_date_time, Unset):
+            closed_date_time = UNSET
+        else:
+            closed_date_time = datetime.datetime.fromisoformat(_closed_date_time)
+
+        closed_reason = d.pop("closedReason", UNSET)
+
         subscription_record = cls(
             bill_number=bill_number,
             booking_number=booking_number,
@@ -110,6 +136,8 @@ class SubscriptionRecord:
             subscription_expiry_date=subscription_expiry_date,
             subscription_reference=subscription_reference,
             subscription_status=subscription_status,
+            closed_date_time=closed_date_time,
+            closed_reason=closed_reason,
         )
 
         subscription_record.additional_properties = d
