@@ -660,7 +660,8 @@ func parsers() map[carriers.Format]normalize.Parser {
 }
 
 func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
-	return stage.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream, Loops: in.loops}
+	return stage.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream, Loops: in.loops,
+		Registry: in.metrics}
 }
 
 func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {

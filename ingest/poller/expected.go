@@ -25,12 +25,11 @@ func (p *poller) parsePoll(res carrier.Result, trackingID, scac string, now time
 	pp := parsedPoll{all: true, ok: true}
 	env := normalize.Envelope{SCAC: scac, TrackingID: trackingID, ReceivedAt: now}
 	for _, page := range res.Pages {
-		events, err := parse(page, env)
-		if err != nil {
+		res, err := parse(page, env)
+		if err != nil || len(res.Refused) > 0 {
 			pp.all = false // the normaliser dead-letters it; polling goes on as usual
-			continue
 		}
-		pp.events = append(pp.events, events...)
+		pp.events = append(pp.events, res.Events...)
 	}
 	return pp
 }

@@ -27,11 +27,11 @@ func BenchmarkParse(b *testing.B) {
 		raw  []byte
 	}{{"compact", compact.Bytes()}, {"indented", indented}} {
 		b.Run(bc.name, func(b *testing.B) {
-			events, err := Parse(bc.raw, testEnv)
+			res, err := Parse(bc.raw, testEnv)
 			if err != nil {
 				b.Fatal(err)
 			}
-			n := len(events)
+			n := len(res.Events)
 			b.SetBytes(int64(len(bc.raw)))
 			b.ReportAllocs()
 			b.ResetTimer()

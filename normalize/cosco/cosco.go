@@ -10,7 +10,9 @@
 //     any other code are not tracking data and fail as a ParseError, so the
 //     record is dead-lettered where someone sees it.
 //   - An event code COSCO adds later is left out and counted in
-//     Stats.Unknown; it does not fail the response.
+//     Stats.Unknown and as a repair (normalize.RepairUnknownCode, the code
+//     kept); it does not fail the response. An event that cannot be read
+//     is refused on its own (Result.Refused), the others come out.
 //   - eventClassifierCode comes from eventStatus (A, E, P); isActual is only
 //     read when eventStatus is missing. eventDateTime is eventTime in
 //     timeZone: both are required, as a time without its zone cannot be placed.
@@ -84,31 +86,34 @@ type Stats struct {
 	Unknown map[string]int
 }
 
-// Parse is the normalize.Parser for COSCO JSON; ParseStats also says what it
-// left out.
-func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
-	events, _, err := ParseStats(raw, env)
-	return events, err
+// Parse is the normalize.Parser for COSCO JSON; ParseStats also counts.
+// A refused element's Element is the index of the event among all the
+// response's container events (a container's first event for a fault of
+// the container itself).
+func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
+	res, _, err := ParseStats(raw, env)
+	return res, err
 }
 
 // ParseStats parses one COSCO response. On error it returns no events.
-func ParseStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error) {
+func ParseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, error) {
 	var st Stats
+	var res normalize.Result
 	var resp cosco.Response
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, st, parseErr("", "not a COSCO response: "+jsonReason(err))
+		return res, st, parseErr("", "not a COSCO response: "+jsonReason(err))
 	}
 	switch resp.Code {
 	case cosco.CodeOK:
 	case cosco.CodeNotFound:
-		return nil, st, nil
+		return res, st, nil
 	case "":
-		return nil, st, parseErr("code", "missing: not a COSCO response")
+		return res, st, parseErr("code", "missing: not a COSCO response")
 	default:
-		return nil, st, parseErr("code", "COSCO answered "+strconv.Quote(clip(resp.Code))+" ("+clip(resp.Message)+"): not tracking data")
+		return res, st, parseErr("code", "COSCO answered "+strconv.Quote(clip(resp.Code))+" ("+clip(resp.Message)+"): not tracking data")
 	}
 	if resp.Data == nil {
-		return nil, st, nil
+		return res, st, nil
 	}
 	c := &resp.Data.Content
 	docs := documents(c)
@@ -117,13 +122,19 @@ func ParseStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error)
 		n += len(c.Containers[i].Events)
 	}
 	events := make([]dcsa.Event, 0, n)
+	element := 0 // the flat index of the next container event
 	for i := range c.Containers {
 		ctr := &c.Containers[i]
 		path := "data.content.containers[" + strconv.Itoa(i) + "]"
 		st.Containers++
+		first := element
+		element += len(ctr.Events)
 		id := strings.ToUpper(strings.TrimSpace(ctr.ContainerNo))
 		if len(id) > validate.MaxEquipmentReference {
-			return nil, st, parseErr(path+".containerNo", strconv.Quote(clip(id))+" is longer than 15 characters")
+			pe := parseErr(path+".containerNo", strconv.Quote(clip(id))+" is longer than 15 characters")
+			pe.Element = first
+			res.Refused = append(res.Refused, pe)
+			continue
 		}
 		iso := strings.ToUpper(strings.TrimSpace(ctr.IsoCode))
 		if len(iso) != validate.MaxISOEquipmentCode || !alnum(iso) {
@@ -137,17 +148,26 @@ func ParseStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error)
 					st.Unknown = map[string]int{}
 				}
 				st.Unknown[ev.EventCode]++
+				res.Repairs = append(res.Repairs, normalize.Repair{Kind: normalize.RepairUnknownCode,
+					Path: path + ".events[" + strconv.Itoa(j) + "].eventCode", Value: ev.EventCode})
 				continue
 			}
 			e, err := event(ev, m, id, iso, docs, env, path+".events["+strconv.Itoa(j)+"]")
 			if err != nil {
-				return nil, st, err
+				var pe *normalize.ParseError
+				if errors.As(err, &pe) {
+					pe.Element = first + j
+					res.Refused = append(res.Refused, pe)
+					continue
+				}
+				return normalize.Result{}, st, err
 			}
 			events = append(events, e)
 		}
 	}
 	st.Events = len(events)
-	return events, st, nil
+	res.Events = events
+	return res, st, nil
 }
 
 func event(ev *cosco.Event, m mapping, container, iso string, docs []dcsa.DocumentReference, env normalize.Envelope, path string) (dcsa.Event, error) {

@@ -26,7 +26,7 @@ var testEnv = normalize.Envelope{SCAC: "COSU", TrackingID: "trk-1", ReceivedAt: 
 func TestGolden(t *testing.T) {
 	validatetest.GoldenOutcomes(t, "testdata/*.json", ".json",
 		func(name string) string { return filepath.Join("testdata", "golden", name+".json") }, *update,
-		func(raw []byte) ([]dcsa.Event, Stats, error) { return ParseStats(raw, testEnv) })
+		func(raw []byte) (normalize.Result, Stats, error) { return ParseStats(raw, testEnv) })
 }
 
 // TestEventCodes pins what each COSCO code becomes, restating schemas/cosco's
@@ -76,12 +76,17 @@ func TestBookingInTransit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, st, err := ParseStats(raw, testEnv)
+	res, st, err := ParseStats(raw, testEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
+	events := res.Events
 	if st.Containers != 2 || st.Events != 13 || st.Unknown["CUS"] != 1 || len(events) != 13 {
 		t.Fatalf("stats %+v, %d events", st, len(events))
+	}
+	// The unknown code is left out, counted and kept.
+	if len(res.Repairs) != 1 || res.Repairs[0].Kind != normalize.RepairUnknownCode || res.Repairs[0].Value != "CUS" {
+		t.Errorf("repairs %+v, want the CUS event left out as unknown_code_left_out", res.Repairs)
 	}
 	byClass := map[string]int{}
 	for _, e := range events {
@@ -100,7 +105,7 @@ func TestBookingInTransit(t *testing.T) {
 	}
 	// eventId case does not change the id (upper-case EPU id, lower-case others).
 	again := strings.Replace(string(raw), "8F3C2A10-1B2C-4D5E-9F00-0A1B2C3D4E01", "8f3c2a10-1b2c-4d5e-9f00-0a1b2c3d4e01", 1)
-	ev2, err := Parse([]byte(again), testEnv)
+	ev2, err := normalize.Strict(Parse([]byte(again), testEnv))
 	if err != nil || ev2[0].EventID != events[0].EventID {
 		t.Errorf("eventId case changed the id: %v", err)
 	}
@@ -201,14 +206,18 @@ func TestNoData(t *testing.T) {
 		`{"code":"200","message":"success","data":null}`,
 		`{"code":"200","message":"success","data":{"content":{"trackingType":"CONTAINER","trackingNo":"X","containers":[{"containerNo":"CSNU1234560","events":[]}]}}}`,
 	} {
-		events, err := Parse([]byte(raw), testEnv)
+		events, err := normalize.Strict(Parse([]byte(raw), testEnv))
 		if err != nil || len(events) != 0 {
 			t.Errorf("%s: %d events, %v", raw, len(events), err)
 		}
 	}
 }
 
+// TestErrors: a response that is not tracking data fails whole; an event
+// (or container) that cannot be read is refused alone with its index, and
+// the response's other events come out.
 func TestErrors(t *testing.T) {
+	const good = `{"eventId":"g1","eventCode":"GTO","eventTime":"2026-03-02 09:00:00","timeZone":"+01:00","eventStatus":"A"}`
 	tests := []struct {
 		name, raw, path, reason string
 	}{
@@ -217,8 +226,8 @@ func TestErrors(t *testing.T) {
 		{"no code", `{"message":"x"}`, "code", "missing"},
 		{"401", `{"code":"401","message":"Invalid signature","data":null}`, "code", `"401" (Invalid signature)`},
 		{"503", `{"code":"503","message":"busy","data":null}`, "code", "not tracking data"},
-		{"bad eventStatus", string(response(`{"eventCode":"GTI","eventTime":"2026-03-01 14:20:00","timeZone":"+01:00","eventStatus":"X"}`)), "data.content.containers[0].events[0].eventStatus", "not A, E or P"},
-		{"bad eventTime", string(response(`{"eventCode":"GTI","eventTime":"01/03/2026 14:20","timeZone":"+01:00","eventStatus":"A"}`)), "data.content.containers[0].events[0].eventTime", "is not"},
+		{"bad eventStatus", string(response(`{"eventCode":"GTI","eventTime":"2026-03-01 14:20:00","timeZone":"+01:00","eventStatus":"X"}`, good)), "data.content.containers[0].events[0].eventStatus", "not A, E or P"},
+		{"bad eventTime", string(response(good, `{"eventCode":"GTI","eventTime":"01/03/2026 14:20","timeZone":"+01:00","eventStatus":"A"}`)), "data.content.containers[0].events[1].eventTime", "is not"},
 		{"missing timeZone", string(response(`{"eventCode":"GTI","eventTime":"2026-03-01 14:20:00","eventStatus":"A"}`)), "data.content.containers[0].events[0].eventTime", "timeZone"},
 		{"bad updateTime", string(response(`{"eventCode":"GTI","eventTime":"2026-03-01 14:20:00","timeZone":"+01:00","eventStatus":"A","updateTime":"yesterday"}`)), "data.content.containers[0].events[0].updateTime", "is not"},
 		{"placeholder time", string(response(`{"eventCode":"GTI","eventTime":"1970-01-01 00:00:00","timeZone":"+00:00","eventStatus":"A"}`)), "data.content.containers[0].events[0].eventTime", "not a real event time"},
@@ -227,17 +236,33 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			events, err := Parse([]byte(tt.raw), testEnv)
+			res, err := Parse([]byte(tt.raw), testEnv)
+			whole := strings.Count(tt.path, "[") == 0
+			if !whole {
+				// One element refused; the good one (if any) comes out.
+				if err != nil || len(res.Refused) != 1 {
+					t.Fatalf("got %v, refusals %v; want one refused element", err, res.Refused)
+				}
+				if wantGood := strings.Contains(tt.raw, `"g1"`); (len(res.Events) == 1) != wantGood {
+					t.Errorf("%d events, want the good one: %v", len(res.Events), wantGood)
+				}
+				err = res.Refused[0]
+			} else if res.Events != nil || res.Refused != nil {
+				t.Errorf("events or refusals with the response's error")
+			}
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
-				t.Fatalf("got %v, %d events; want a ParseError", err, len(events))
+				t.Fatalf("got %v; want a ParseError", err)
 			}
-			if events != nil || pe.Format != Format || pe.Path != tt.path || !strings.Contains(pe.Reason, tt.reason) {
+			if tt.name == "bad eventTime" && pe.Element != 1 {
+				t.Errorf("Element = %d, want 1 (the second event)", pe.Element)
+			}
+			if pe.Format != Format || pe.Path != tt.path || !strings.Contains(pe.Reason, tt.reason) {
 				t.Errorf("got %q %q %q, want path %q, reason containing %q", pe.Format, pe.Path, pe.Reason, tt.path, tt.reason)
 			}
 		})
 	}
-	if _, err := Parse(response(`{"eventCode":"GTI","eventTime":"2026-03-01 14:20:00","timeZone":"+01:00","eventStatus":"A"}`), normalize.Envelope{SCAC: "COSU"}); err == nil {
+	if _, err := normalize.Strict(Parse(response(`{"eventCode":"GTI","eventTime":"2026-03-01 14:20:00","timeZone":"+01:00","eventStatus":"A"}`), normalize.Envelope{SCAC: "COSU"})); err == nil {
 		t.Error("no updateTime and no receipt time: no error")
 	}
 }
@@ -250,7 +275,7 @@ func response(events ...string) []byte {
 
 func only(t *testing.T, raw []byte) dcsa.Event {
 	t.Helper()
-	events, err := Parse(raw, testEnv)
+	events, err := normalize.Strict(Parse(raw, testEnv))
 	if err != nil {
 		t.Fatal(err)
 	}

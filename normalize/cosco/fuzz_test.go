@@ -25,7 +25,13 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add(response(`{"eventId":"x","eventCode":"VAD","eventTime":"2026-03-01 14:20:00","timeZone":"+01:00","eventStatus":"E","transportMode":"BARGE","vesselImo":"9783502","location":{"unlocode":"NLRTM","latitude":"51.9","longitude":"4.1"}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		events, err := Parse(raw, testEnv)
+		res, err := Parse(raw, testEnv)
+		events := res.Events
+		for _, r := range res.Refused {
+			if !errors.Is(r, normalize.ErrMalformed) {
+				t.Fatalf("refusal %v is not a ParseError", r)
+			}
+		}
 		if err != nil {
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {

@@ -3,6 +3,8 @@ package iftsta
 import (
 	"os"
 	"testing"
+
+	"github.com/contrack/contrack/normalize"
 )
 
 // BenchmarkParse measures parse and map of realistic interchanges, reported
@@ -16,7 +18,7 @@ func BenchmarkParse(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			events, err := Parse(raw, testEnv)
+			events, err := normalize.Strict(Parse(raw, testEnv))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -25,7 +27,7 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Parse(raw, testEnv); err != nil {
+				if _, err := normalize.Strict(Parse(raw, testEnv)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -28,7 +28,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(msg("EQD+CN+ABCU1234560+45G1+2+2+5", "STS+1+UV", "STS+1+OA", "DTM+7:202603100000:203", "DTM+ZZZ:+0100:406"))
 	f.Add([]byte("UNA:+.? 'UNH+1+IFTSTA'"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		events, err := Parse(raw, testEnv)
+		events, err := normalize.Strict(Parse(raw, testEnv))
 		if err != nil {
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {

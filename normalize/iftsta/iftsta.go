@@ -9,11 +9,16 @@
 //
 // One event is emitted per status and container. What each STS status code
 // becomes is decided in one table (statusTable, also in docs/iftsta.md);
-// statuses with a code the table skips or does not know are left out without
-// error and counted in Stats, so one exotic status does not dead-letter an
-// interchange's worth of good events. Syntax errors, broken envelopes (UNH
-// without UNT, wrong segment counts) and unreadable dates of statuses that
-// are mapped fail the whole payload with a *normalize.ParseError.
+// statuses with a code the table skips are left out and counted in Stats;
+// those with a code it does not know are left out, counted in Stats and
+// reported as repairs (normalize.RepairUnknownCode, the code kept), so one
+// exotic status does not dead-letter an interchange's worth of good events
+// and none goes unseen. A status that cannot be read (an unreadable or
+// implausible date, no date at all) is refused on its own
+// (normalize.Result.Refused, Element its index among the payload's STS
+// segments); a message without a creation time has all its statuses
+// refused. Syntax errors and broken envelopes (UNH without UNT, wrong
+// segment counts) fail the whole payload with a *normalize.ParseError.
 package iftsta
 
 import (
@@ -43,26 +48,36 @@ type Stats struct {
 	Skipped map[string]int
 	// Unknown counts statuses per code that the table does not know.
 	Unknown map[string]int
-	// Undated counts mapped statuses with no DTM that could date them.
+	// Undated counts mapped statuses with no DTM that could date them
+	// (each also refused).
 	Undated int
 }
 
 // Parse is the normalize.Parser for IFTSTA; ParseStats also says what it left out.
-func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
-	events, _, err := ParseStats(raw, env)
-	return events, err
+func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
+	res, _, err := ParseStats(raw, env)
+	return res, err
 }
 
 // ParseStats parses one payload, which may hold several interchanges (UNB ...
 // UNZ) or bare messages (UNH ... UNT). On error it returns no events.
-func ParseStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error) {
+func ParseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, error) {
+	res, st, err := parseStats(raw, env)
+	if err != nil {
+		return normalize.Result{}, st, err
+	}
+	return res, st, nil
+}
+
+func parseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, error) {
 	var st Stats
+	var none normalize.Result
 	segs, err := splitSegments(raw)
 	if err != nil {
-		return nil, st, err
+		return none, st, err
 	}
 	if len(segs) == 0 {
-		return nil, st, parseErr("", "empty payload")
+		return none, st, parseErr("", "empty payload")
 	}
 	b := builder{env: env, stats: &st}
 	var (
@@ -75,81 +90,81 @@ func ParseStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error)
 	for i := range segs {
 		s := &segs[i]
 		if msg == nil && s.tag != "UNH" && s.tag != "UNB" && s.tag != "UNZ" && s.tag != "UNG" && s.tag != "UNE" {
-			return nil, st, parseErr(s.path(), "segment outside a message (no UNH before it)")
+			return none, st, parseErr(s.path(), "segment outside a message (no UNH before it)")
 		}
 		switch s.tag {
 		case "UNB":
 			if unb != nil {
-				return nil, st, parseErr(s.path(), "UNB inside an interchange that has no UNZ yet")
+				return none, st, parseErr(s.path(), "UNB inside an interchange that has no UNZ yet")
 			}
 			if msg != nil {
-				return nil, st, parseErr(s.path(), "UNB inside message "+clip(msg.ref))
+				return none, st, parseErr(s.path(), "UNB inside message "+clip(msg.ref))
 			}
 			t, err := unbTime(s)
 			if err != nil {
-				return nil, st, err
+				return none, st, err
 			}
 			unb, unbCreated, msgs, grps = s, t, 0, 0
 		case "UNZ":
 			if unb == nil {
-				return nil, st, parseErr(s.path(), "UNZ without UNB")
+				return none, st, parseErr(s.path(), "UNZ without UNB")
 			}
 			if msg != nil {
-				return nil, st, parseErr(s.path(), "UNZ before the UNT of message "+clip(msg.ref))
+				return none, st, parseErr(s.path(), "UNZ before the UNT of message "+clip(msg.ref))
 			}
 			if n, ok := normalize.Digits(s.get(0, 0)); !ok || (n != msgs && (grps == 0 || n != grps)) {
-				return nil, st, parseErr(s.path(), "interchange control count "+clip(s.get(0, 0))+" but the interchange has "+strconv.Itoa(msgs)+" messages")
+				return none, st, parseErr(s.path(), "interchange control count "+clip(s.get(0, 0))+" but the interchange has "+strconv.Itoa(msgs)+" messages")
 			}
 			if s.get(1, 0) != unb.get(4, 0) {
-				return nil, st, parseErr(s.path(), "interchange reference "+clip(s.get(1, 0))+" does not match UNB "+clip(unb.get(4, 0)))
+				return none, st, parseErr(s.path(), "interchange reference "+clip(s.get(1, 0))+" does not match UNB "+clip(unb.get(4, 0)))
 			}
 			unb, unbCreated = nil, time.Time{}
 		case "UNG", "UNE":
 			if msg != nil {
-				return nil, st, parseErr(s.path(), s.tag+" inside message "+clip(msg.ref))
+				return none, st, parseErr(s.path(), s.tag+" inside message "+clip(msg.ref))
 			}
 			if s.tag == "UNG" {
 				grps++
 			}
 		case "UNH":
 			if msg != nil {
-				return nil, st, parseErr(s.path(), "UNH before the UNT of message "+clip(msg.ref))
+				return none, st, parseErr(s.path(), "UNH before the UNT of message "+clip(msg.ref))
 			}
 			if typ := s.get(1, 0); typ != "IFTSTA" {
-				return nil, st, parseErr(s.path(), "message type "+clip(typ)+" is not IFTSTA")
+				return none, st, parseErr(s.path(), "message type "+clip(typ)+" is not IFTSTA")
 			}
 			msg, msgStart = newMessage(s.get(0, 0)), i
 			msgs++
 		case "UNT":
 			if n, ok := normalize.Digits(s.get(0, 0)); !ok || n != i-msgStart+1 {
-				return nil, st, parseErr(s.path(), "segment count "+clip(s.get(0, 0))+" but the message has "+strconv.Itoa(i-msgStart+1)+" segments")
+				return none, st, parseErr(s.path(), "segment count "+clip(s.get(0, 0))+" but the message has "+strconv.Itoa(i-msgStart+1)+" segments")
 			}
 			if s.get(1, 0) != msg.ref {
-				return nil, st, parseErr(s.path(), "message reference "+clip(s.get(1, 0))+" does not match UNH "+clip(msg.ref))
+				return none, st, parseErr(s.path(), "message reference "+clip(s.get(1, 0))+" does not match UNH "+clip(msg.ref))
 			}
 			st.Messages++
 			if err := b.message(msg, unbCreated); err != nil {
-				return nil, st, err
+				return none, st, err
 			}
 			msg = nil
 		default:
 			if err := msg.add(s); err != nil {
-				return nil, st, err
+				return none, st, err
 			}
 		}
 	}
 	last := &segs[len(segs)-1]
 	if msg != nil {
-		return nil, st, parseErr(last.path(), "message "+clip(msg.ref)+" has no UNT: payload truncated")
+		return none, st, parseErr(last.path(), "message "+clip(msg.ref)+" has no UNT: payload truncated")
 	}
 	if unb != nil {
-		return nil, st, parseErr(last.path(), "interchange has no UNZ: payload truncated")
+		return none, st, parseErr(last.path(), "interchange has no UNZ: payload truncated")
 	}
 	if st.Messages == 0 {
-		return nil, st, parseErr("", "no IFTSTA message in the payload")
+		return none, st, parseErr("", "no IFTSTA message in the payload")
 	}
-	st.Events = len(b.events)
-	return b.events, st, nil
+	st.Events = len(b.res.Events)
+	return b.res, st, nil
 }
 
 // unbTime reads the UNB preparation date and time (YYMMDD or CCYYMMDD, HHMM),
@@ -176,9 +191,30 @@ func parseErr(path, reason string) *normalize.ParseError {
 
 // builder turns messages into events.
 type builder struct {
-	env    normalize.Envelope
-	stats  *Stats
-	events []dcsa.Event
+	env   normalize.Envelope
+	stats *Stats
+	res   normalize.Result
+}
+
+// refuseMessage refuses every status of a message for err, a fault of the
+// message itself; a message without statuses is refused once, so the
+// fault is seen.
+func (b *builder) refuseMessage(m *message, err *normalize.ParseError) {
+	if len(m.statuses) == 0 {
+		b.refuse(b.stats.Statuses, err)
+		return
+	}
+	for range m.statuses {
+		b.stats.Statuses++
+		e := *err
+		b.refuse(b.stats.Statuses-1, &e)
+	}
+}
+
+// refuse records the status as refused: err is its *normalize.ParseError.
+func (b *builder) refuse(element int, err *normalize.ParseError) {
+	err.Element = element
+	b.res.Refused = append(b.res.Refused, err)
 }
 
 // message emits the events of one message. eventCreatedDateTime is the
@@ -191,7 +227,8 @@ func (b *builder) message(m *message, unbCreated time.Time) error {
 	case m.created != nil:
 		t, err := parseDTM(m.created.value, m.created.format, m.created.zone)
 		if err != nil {
-			return dateErr(m.created, err)
+			b.refuseMessage(m, dateErr(m.created, err))
+			return nil
 		}
 		created, createdPath = t, segPath(m.created.num, "DTM")
 	case !unbCreated.IsZero():
@@ -199,17 +236,18 @@ func (b *builder) message(m *message, unbCreated time.Time) error {
 	case !b.env.ReceivedAt.IsZero():
 		created = b.env.ReceivedAt.UTC().Truncate(time.Second)
 	default:
-		return parseErr(createdPath, "no creation time: no DTM 137, no UNB date and no receipt time")
+		b.refuseMessage(m, parseErr(createdPath, "no creation time: no DTM 137, no UNB date and no receipt time"))
+		return nil
 	}
 	c := createdAt{t: created, s: formatTime(created), path: createdPath}
 	n := 0
 	for _, st := range m.statuses {
 		n += max(1, len(st.equipment))
 	}
-	b.events = slices.Grow(b.events, n)
+	b.res.Events = slices.Grow(b.res.Events, n)
 	for _, st := range m.statuses {
 		if err := b.status(m, st, c); err != nil {
-			return err
+			b.refuse(b.stats.Statuses-1, err)
 		}
 	}
 	return nil
@@ -221,7 +259,7 @@ type createdAt struct {
 	path string
 }
 
-func dateErr(x *dtm, err error) error {
+func dateErr(x *dtm, err error) *normalize.ParseError {
 	reason := "date " + clip(x.value) + " does not match format " + clip(x.format)
 	if err == errUnsupportedFormat {
 		reason = "date format " + clip(x.format) + " is not supported (102, 203, 204, 205, 303, 304, 101, 201, 202)"
@@ -229,12 +267,14 @@ func dateErr(x *dtm, err error) error {
 	return parseErr(segPath(x.num, "DTM"), reason)
 }
 
-func (b *builder) status(m *message, st *status, created createdAt) error {
+// status emits the events of one status, or returns why it is refused.
+func (b *builder) status(m *message, st *status, created createdAt) *normalize.ParseError {
 	b.stats.Statuses++
 	mp, ok := statusTable[st.code]
 	switch {
 	case !ok:
 		b.stats.Unknown = inc(b.stats.Unknown, st.code)
+		b.res.Repairs = append(b.res.Repairs, normalize.Repair{Kind: normalize.RepairUnknownCode, Path: segPath(st.num, "STS"), Value: st.code})
 		return nil
 	case mp.eventType == "":
 		b.stats.Skipped = inc(b.stats.Skipped, st.code)
@@ -244,7 +284,7 @@ func (b *builder) status(m *message, st *status, created createdAt) error {
 	x := eventDTM(st, mp, tdt)
 	if x == nil {
 		b.stats.Undated++
-		return nil
+		return parseErr(segPath(st.num, "STS"), "status "+clip(st.code)+" has no DTM that dates it")
 	}
 	happened, err := parseDTM(x.value, x.format, x.zone)
 	if err != nil {
@@ -310,7 +350,7 @@ func (b *builder) status(m *message, st *status, created createdAt) error {
 			e.TransportEventTypeCode = mp.code
 		}
 		e.EventID = identity.EventIDFromFields(e, b.env.SCAC)
-		b.events = append(b.events, e)
+		b.res.Events = append(b.res.Events, e)
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ var testEnv = normalize.Envelope{SCAC: "OOLU", ReceivedAt: time.Date(2026, 4, 22
 func TestGolden(t *testing.T) {
 	validatetest.GoldenOutcomes(t, "testdata/*.edi", ".edi",
 		func(name string) string { return filepath.Join("testdata", name+".golden.json") }, *update,
-		func(raw []byte) ([]dcsa.Event, Stats, error) { return ParseStats(raw, testEnv) })
+		func(raw []byte) (normalize.Result, Stats, error) { return ParseStats(raw, testEnv) })
 }
 
 // TestBookingTwoContainers spells out, independently of the golden file,
@@ -35,7 +35,7 @@ func TestBookingTwoContainers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, st, err := ParseStats(raw, testEnv)
+	events, st, err := strictStats(raw, testEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +116,13 @@ func TestDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Parse(raw, testEnv)
+	a, err := normalize.Strict(Parse(raw, testEnv))
 	if err != nil {
 		t.Fatal(err)
 	}
 	later := testEnv
 	later.ReceivedAt = later.ReceivedAt.Add(time.Hour)
-	b, err := Parse(raw, later)
+	b, err := normalize.Strict(Parse(raw, later))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,4 +131,12 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("event %d: ids %q and %q", i, a[i].EventID, b[i].EventID)
 		}
 	}
+}
+
+// strictStats is ParseStats read whole: the events, or the payload's error
+// or else its first refused status.
+func strictStats(raw []byte, env normalize.Envelope) ([]dcsa.Event, Stats, error) {
+	res, st, err := ParseStats(raw, env)
+	events, err := normalize.Strict(res, err)
+	return events, st, err
 }

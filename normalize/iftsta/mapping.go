@@ -55,7 +55,8 @@ type mapping struct {
 // in IFTSTA; those are the keys. docs/iftsta.md shows this table with the
 // reasoning; TestStatusTableDocumented keeps both in step.
 //
-// Codes in no row are counted in Stats.Unknown; rows with skip in
+// Codes in no row are counted in Stats.Unknown and reported as repairs
+// (normalize.RepairUnknownCode, with the code); rows with skip in
 // Stats.Skipped. Neither fails the interchange.
 var statusTable = map[string]mapping{
 	// Export side.
@@ -75,6 +76,9 @@ var statusTable = map[string]mapping{
 	"AR": {name: "rail arrival at destination ramp", eventType: dcsa.EventTypeTransport, code: trArri, mode: modeRail, side: sideArrival},
 	"A":  {name: "arrived at destination ramp", eventType: dcsa.EventTypeTransport, code: trArri, mode: modeRail, side: sideArrival},
 	"UR": {name: "unloaded from rail", eventType: dcsa.EventTypeEquipment, code: eqDisc, empty: laden, mode: modeRail, side: sideArrival},
+	"P":  {name: "departed (from origin ramp)", eventType: dcsa.EventTypeTransport, code: trDepa, mode: modeRail, side: sideDeparture},
+	// Truck legs.
+	"AM": {name: "loaded on truck", eventType: dcsa.EventTypeEquipment, code: eqLoad, empty: laden, mode: modeTruck, side: sideDeparture},
 
 	// Statuses of documents and permissions, not of a container's movement:
 	// DCSA has them as shipment events, which contrack does not emit.
@@ -86,6 +90,9 @@ var statusTable = map[string]mapping{
 	"C":  {name: "estimated time of departure delay", skip: "a delay notice: the departure itself comes as VD with an estimated date"},
 	"E":  {name: "estimated time of arrival delay", skip: "a delay notice: the arrival itself comes as VA with an estimated date"},
 	"AA": {name: "pick-up appointment", skip: "an appointment is no DCSA 2.0.2 event"},
+	"AD": {name: "delivery appointment", skip: "an appointment is no DCSA 2.0.2 event"},
+	"CU": {name: "carrier and customs release", skip: "releases are DCSA shipment events"},
+	"AG": {name: "estimated delivery", skip: "an estimate notice: the delivery itself comes as D with an estimated date"},
 }
 
 // eventQualifiers are the LOC qualifiers (3227) carriers use for the place

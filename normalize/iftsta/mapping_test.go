@@ -48,6 +48,8 @@ func TestStatusCodes(t *testing.T) {
 		{"AR", "TRANSPORT", "ARRI", "", "RAIL"},
 		{"A", "TRANSPORT", "ARRI", "", "RAIL"},
 		{"UR", "EQUIPMENT", "DISC", "LADEN", "RAIL"},
+		{"P", "TRANSPORT", "DEPA", "", "RAIL"},
+		{"AM", "EQUIPMENT", "LOAD", "LADEN", "TRUCK"},
 	}
 	mapped := 0
 	for _, m := range statusTable {
@@ -60,7 +62,7 @@ func TestStatusCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
-			events, err := Parse(oneStatus(tt.code), testEnv)
+			events, err := normalize.Strict(Parse(oneStatus(tt.code), testEnv))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,16 +98,21 @@ func TestStatusCodes(t *testing.T) {
 }
 
 func TestSkippedAndUnknownCodes(t *testing.T) {
-	for _, code := range []string{"CT", "CR", "IB", "AV", "NF", "C", "E", "AA"} {
-		events, st, err := ParseStats(oneStatus(code), testEnv)
+	for _, code := range []string{"CT", "CR", "IB", "AV", "NF", "C", "E", "AA", "AD", "CU", "AG"} {
+		events, st, err := strictStats(oneStatus(code), testEnv)
 		if err != nil || len(events) != 0 || st.Skipped[code] != 1 || st.Statuses != 1 {
 			t.Errorf("%s: %d events, stats %+v, err %v", code, len(events), st, err)
 		}
 	}
+	// An unknown code is left out, counted, and kept as a repair naming
+	// its STS segment and the code: never silently dropped.
 	for _, code := range []string{"ZZ", "24", ""} {
-		events, st, err := ParseStats(oneStatus(code), testEnv)
-		if err != nil || len(events) != 0 || st.Unknown[code] != 1 {
-			t.Errorf("%q: %d events, stats %+v, err %v", code, len(events), st, err)
+		res, st, err := ParseStats(oneStatus(code), testEnv)
+		if err != nil || len(res.Events) != 0 || len(res.Refused) != 0 || st.Unknown[code] != 1 {
+			t.Errorf("%q: %d events, stats %+v, err %v", code, len(res.Events), st, err)
+		}
+		if len(res.Repairs) != 1 || res.Repairs[0] != (normalize.Repair{Kind: normalize.RepairUnknownCode, Path: "segment 5 (STS)", Value: code}) {
+			t.Errorf("%q: repairs %+v, want the code kept as unknown_code_left_out", code, res.Repairs)
 		}
 	}
 }
@@ -124,7 +131,7 @@ func TestFullEmpty(t *testing.T) {
 	}
 	for _, tt := range tests {
 		raw := msg("CNI+1+BL1", "STS+1+"+tt.code, "DTM+7:202603100000:203", tt.eqd)
-		events, err := Parse(raw, testEnv)
+		events, err := normalize.Strict(Parse(raw, testEnv))
 		if err != nil || len(events) != 1 {
 			t.Fatalf("%s: %v %v", tt.eqd, events, err)
 		}
@@ -217,7 +224,7 @@ func TestPlaces(t *testing.T) {
 func TestContainers(t *testing.T) {
 	t.Run("RFF+EQ when the status has no EQD", func(t *testing.T) {
 		raw := msg("CNI+1+BL1", "STS+1+I", "RFF+EQ:abcu1234560", "RFF+EQ:ABCU7654321", "DTM+7:202603100000:203")
-		events, err := Parse(raw, testEnv)
+		events, err := normalize.Strict(Parse(raw, testEnv))
 		if err != nil || len(events) != 2 || events[0].EquipmentReference != "ABCU1234560" || events[1].EquipmentReference != "ABCU7654321" {
 			t.Fatalf("%+v %v", events, err)
 		}
@@ -231,7 +238,7 @@ func TestContainers(t *testing.T) {
 	})
 	t.Run("chassis EQD is not a container", func(t *testing.T) {
 		raw := msg("CNI+1+BL1", "STS+1+I", "DTM+7:202603100000:203", "EQD+CN+ABCU1234560", "EQD+CH+CHAS123")
-		events, err := Parse(raw, testEnv)
+		events, err := normalize.Strict(Parse(raw, testEnv))
 		if err != nil || len(events) != 2 || events[1].EquipmentReference != "" {
 			t.Fatalf("%+v %v", events, err)
 		}
@@ -243,7 +250,7 @@ func TestContainers(t *testing.T) {
 func TestEquipmentHeadedCluster(t *testing.T) {
 	raw := msg("EQD+CN+ABCU1234560+45G1+2+2+5", "STS+1+UV", "STS+1+OA", "DTM+7:202603100000:203", "LOC+175+NLRTM:139:6",
 		"EQD+CN+ABCU7654321+45G1+2+2+5", "STS+1+I", "DTM+7:202603110000:203")
-	events, err := Parse(raw, testEnv)
+	events, err := normalize.Strict(Parse(raw, testEnv))
 	if err != nil || len(events) != 3 {
 		t.Fatalf("%d events, %v", len(events), err)
 	}
@@ -258,9 +265,13 @@ func TestEquipmentHeadedCluster(t *testing.T) {
 
 func TestUndated(t *testing.T) {
 	raw := msg("CNI+1+BL1", "STS+1+AE", "DTM+137:202603100000:203", "EQD+CN+ABCU1234560", "STS+1+UV", "DTM+7:202603110000:203", "EQD+CN+ABCU1234560")
-	events, st, err := ParseStats(raw, testEnv)
-	if err != nil || len(events) != 1 || st.Undated != 1 || events[0].EquipmentEventTypeCode != "DISC" {
-		t.Fatalf("%+v %+v %v", events, st, err)
+	// The undated AE is refused on its own (dead-lettered); the UV comes out.
+	res, st, err := ParseStats(raw, testEnv)
+	if err != nil || len(res.Events) != 1 || st.Undated != 1 || res.Events[0].EquipmentEventTypeCode != "DISC" {
+		t.Fatalf("%+v %+v %v", res.Events, st, err)
+	}
+	if len(res.Refused) != 1 || res.Refused[0].Element != 0 || res.Refused[0].Path != "segment 5 (STS)" || !strings.Contains(res.Refused[0].Reason, "no DTM") {
+		t.Errorf("refused %v, want the AE status (element 0) refused for its missing date", res.Refused)
 	}
 }
 
@@ -274,7 +285,7 @@ func TestCreatedDateTime(t *testing.T) {
 	if e := only(t, withUNB); e.EventCreatedDateTime != "2026-03-11T09:30:00Z" {
 		t.Errorf("UNB time not used: %q", e.EventCreatedDateTime)
 	}
-	_, err := Parse(bare, normalize.Envelope{SCAC: "OOLU"})
+	_, err := normalize.Strict(Parse(bare, normalize.Envelope{SCAC: "OOLU"}))
 	var pe *normalize.ParseError
 	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "no creation time") {
 		t.Errorf("no creation time anywhere: %v", err)
@@ -284,7 +295,7 @@ func TestCreatedDateTime(t *testing.T) {
 func TestSeveralInterchanges(t *testing.T) {
 	one := "UNB+UNOA:2+S+R+260311:0930+R1'UNH+1+IFTSTA:D:99B:UN'CNI+1+X'STS+1+I'DTM+7:202603100000:203'EQD+CN+ABCU1234560'UNT+6+1'UNZ+1+R1'\n"
 	two := strings.ReplaceAll(strings.ReplaceAll(one, "R1", "R2"), "ABCU1234560", "ABCU7654321")
-	events, st, err := ParseStats([]byte(one+two), testEnv)
+	events, st, err := strictStats([]byte(one+two), testEnv)
 	if err != nil || len(events) != 2 || st.Messages != 2 || events[1].EquipmentReference != "ABCU7654321" {
 		t.Fatalf("%+v %+v %v", events, st, err)
 	}
@@ -292,7 +303,7 @@ func TestSeveralInterchanges(t *testing.T) {
 
 func only(t *testing.T, raw []byte) dcsa.Event {
 	t.Helper()
-	events, err := Parse(raw, testEnv)
+	events, err := normalize.Strict(Parse(raw, testEnv))
 	if err != nil {
 		t.Fatal(err)
 	}

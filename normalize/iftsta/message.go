@@ -55,6 +55,7 @@ type equipGroup struct {
 
 type status struct {
 	code string
+	num  int // the STS segment's number, for paths
 	// detail holds the status group's own segments. In an EQD-headed group,
 	// consecutive STS segments share one detail: D.14A puts up to nine STS
 	// right after the EQD and the dates and places after all of them.
@@ -112,7 +113,7 @@ func (m *message) add(s *segment) error {
 		m.status, m.tdt = nil, nil
 		m.target = &m.group.scope
 	case "STS":
-		st := &status{code: strings.TrimSpace(s.get(1, 0)), group: m.group, cons: m.cons}
+		st := &status{code: strings.TrimSpace(s.get(1, 0)), num: s.num, group: m.group, cons: m.cons}
 		if m.group != nil && wasSTS && m.status != nil {
 			st.detail = m.status.detail
 		} else {

@@ -88,6 +88,8 @@ func TestErrors(t *testing.T) {
 		{"UNZ missing", "UNB+UNOA:2+S+R+260311:0930+R1'UNH+1+IFTSTA:D:99B:UN'UNT+2+1'", "segment 3 (UNT)", "no UNZ"},
 		{"UNB date", "UNB+UNOA:2+S+R+261311:0930+R1'UNZ+0+R1'", "segment 1 (UNB)", "preparation date"},
 		{"no message", "UNB+UNOA:2+S+R+260311:0930+R1'UNZ+0+R1'", "", "no IFTSTA message"},
+		// A status whose date cannot be used is refused alone; so are the
+		// statuses of a message whose own date cannot be read.
 		{"bad event date", string(oneStatusWithDTM("DTM+7:202602301000:203")), "segment 6 (DTM)", "does not match format"},
 		{"unsupported date format", string(oneStatusWithDTM("DTM+7:2026W10:718")), "segment 6 (DTM)", "not supported"},
 		{"unknown zone name", string(oneStatusWithDTM("DTM+7:202603101000CET:303")), "segment 6 (DTM)", "does not match format"},
@@ -97,14 +99,20 @@ func TestErrors(t *testing.T) {
 		{"bad document date", "UNH+1+IFTSTA:D:99B:UN'BGM+23+T1+9'DTM+137:2026031:102'CNI+1+X'UNT+5+1'", "segment 3 (DTM)", "does not match format"},
 		{"container number too long", string(msg("CNI+1+X", "STS+1+AE", "DTM+7:202603100000:203", "EQD+CN+ABCU12345601234567")), "segment 7 (EQD)", "longer than 15"},
 	}
+	refused := map[string]bool{"bad event date": true, "unsupported date format": true, "unknown zone name": true,
+		"placeholder date": true, "actual event after the message": true, "bad document date": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			events, err := Parse([]byte(tt.in), testEnv)
-			if err == nil {
-				t.Fatalf("no error; %d events", len(events))
-			}
-			if events != nil {
-				t.Errorf("events returned with an error")
+			res, err := Parse([]byte(tt.in), testEnv)
+			if refused[tt.name] {
+				if err != nil || len(res.Refused) != 1 {
+					t.Fatalf("got %v, refusals %v; want one refused status", err, res.Refused)
+				}
+				err = res.Refused[0]
+			} else if err == nil {
+				t.Fatalf("no error; %d events, refusals %v", len(res.Events), res.Refused)
+			} else if res.Events != nil || res.Refused != nil {
+				t.Errorf("events or refusals returned with an error")
 			}
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
@@ -128,7 +136,7 @@ func oneStatusWithDTM(dtms ...string) []byte {
 // or with a qualifier that dates nothing, does not fail the payload.
 func TestUnusedDateNotChecked(t *testing.T) {
 	raw := msg("CNI+1+X", "STS+1+CT", "DTM+7:2026XX:203", "STS+1+I", "DTM+7:202603100000:203", "DTM+2:garbage:999", "EQD+CN+ABCU1234560")
-	events, st, err := ParseStats(raw, testEnv)
+	events, st, err := strictStats(raw, testEnv)
 	if err != nil || len(events) != 1 || st.Skipped["CT"] != 1 {
 		t.Fatalf("%v %+v %v", events, st, err)
 	}

@@ -1,6 +1,7 @@
 package pushed
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -20,25 +21,63 @@ func referencePrecheck(raw []byte) *normalize.ParseError {
 	if pe != nil {
 		return pe
 	}
-	if body[0] != '[' {
-		if msg := referenceCheckEvent(body); msg != "" {
-			return &normalize.ParseError{Format: Format, Reason: msg}
+	prefix := ""
+	if body[0] == '{' {
+		events, ok := referenceEnvelope(body)
+		if !ok {
+			if msg := referenceCheckEvent(body); msg != "" {
+				return &normalize.ParseError{Format: Format, Reason: msg}
+			}
+			return nil
 		}
-		return nil
+		body, prefix = events, "events"
+	} else if body[0] != '[' {
+		return &normalize.ParseError{Format: Format, Reason: MsgNotEquipOrTransport}
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(body, &elems); err != nil {
 		return &normalize.ParseError{Format: Format, Reason: MsgMalformedPrefix + err.Error()}
 	}
 	if len(elems) == 0 {
-		return &normalize.ParseError{Format: Format, Reason: MsgNoBody}
+		return &normalize.ParseError{Format: Format, Path: prefix, Reason: MsgNoBody}
 	}
 	for i, e := range elems {
 		if msg := referenceCheckEvent(e); msg != "" {
-			return &normalize.ParseError{Format: Format, Path: "[" + strconv.Itoa(i) + "]", Reason: msg}
+			return &normalize.ParseError{Format: Format, Path: prefix + "[" + strconv.Itoa(i) + "]", Element: i, Reason: msg}
 		}
 	}
 	return nil
+}
+
+// referenceEnvelope reads the object's members in order, with a decoder:
+// {"events": [...]} is an events member (any case; the last one counts)
+// that is an array, and no eventType member in any case.
+func referenceEnvelope(obj []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	var events json.RawMessage
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		switch strings.ToLower(tok.(string)) {
+		case "eventtype":
+			return nil, false
+		case "events":
+			events = nil
+			if v[0] == '[' {
+				events = v
+			}
+		}
+	}
+	return events, events != nil
 }
 
 func referenceCheckEvent(raw []byte) string {
@@ -92,6 +131,11 @@ var precheckCases = []string{
 	`[{"eventType":"EQUIPMENT","equipmentReference":"X"},{"nested":{"eventType":"EQUIPMENT"}}]`,
 	`{"eventType":"EQUIPMENT","equipmentReference":"X"`,
 	`[{"eventType":"EQUIPMENT","equipmentReference":"X"},]`,
+	`{"events":[]}`,
+	`{"events":[{"eventType":"EQUIPMENT","equipmentReference":"X"},{"eventType":"EQUIPMENT"}]}`,
+	`{"Events":[{"eventType":"SHIPMENT"}],"next":null}`,
+	`{"events":[{"eventType":"EQUIPMENT","equipmentReference":"X"}],"eventType":"EQUIPMENT"}`,
+	`{"events":{"eventType":"EQUIPMENT"}}`,
 }
 
 func TestPrecheckMatchesReference(t *testing.T) {

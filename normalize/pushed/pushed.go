@@ -41,20 +41,29 @@ const (
 )
 
 // Check is the cheap admission test of a POST /events body. It returns
-// ok=true when Parse will accept the body, else the message to answer with:
+// ok=true when Parse will accept every event of the body, else the message
+// to answer with:
 //
 //   - zero bytes or only whitespace: MsgNoBody; an empty array likewise;
 //   - not JSON: "Malformed JSON: <detail>";
 //   - then per event, in order, the first failure of: eventType is
 //     EQUIPMENT or TRANSPORT (else MsgNotEquipOrTransport — also for a
 //     non-object, `null` or `{}`); equipmentReference present and non-blank
-//     (else MsgNoEquipmentRef; an EQ reference does not stand in for it);
-//   - then anything Parse rejects: "Invalid event: <path>: <reason>".
+//     (else MsgNoEquipmentRef; an EQ reference does not stand in for it).
+//     In an array the message names the element: "[3].equipmentReference
+//     is required", "[3]: No equipment or transport event provided";
+//   - then anything Parse refuses: "Invalid event: <path>: <reason>".
+//
+// An array inside {"events": [...]} (a TNT 2.x notification so wrapped) is
+// read as the array, its elements named "events[3]".
 func Check(raw []byte) (msg string, ok bool) {
 	if pe := precheck(raw); pe != nil {
-		return pe.Reason, false
+		return Message(pe), false
 	}
-	_, err := tnt22.ParseWithOptions(raw, normalize.Envelope{ReceivedAt: time.Now()}, options(true))
+	res, err := tnt22.ParseWithOptions(raw, normalize.Envelope{ReceivedAt: time.Now()}, options(true))
+	if err == nil {
+		err = res.Err()
+	}
 	if err != nil {
 		var pe *normalize.ParseError
 		if errors.As(err, &pe) {
@@ -68,17 +77,43 @@ func Check(raw []byte) (msg string, ok bool) {
 	return "", true
 }
 
-// Parse is a normalize.Parser for pushed bodies. The spec's refusals come
-// back as *normalize.ParseError whose Reason is the spec message (and Path
-// the element, for arrays), so a dead letter reads like the HTTP answer.
+// Message is the answer to a refusal of the interface's rules (precheck's):
+// the interface's exact message for a single event, the element named
+// before it in an array.
+func Message(pe *normalize.ParseError) string {
+	switch {
+	case pe.Path == "":
+		return pe.Reason
+	case pe.Reason == MsgNoEquipmentRef:
+		return pe.Path + "." + pe.Reason
+	}
+	return pe.Path + ": " + pe.Reason
+}
+
+// Parse is a normalize.Parser for pushed bodies. An empty body or array and
+// one that is not JSON cannot be read at all (the error); an event the
+// interface's rules refuse is refused on its own, its Reason the spec
+// message and its Path the element ("[1]"), and the others come out, so a
+// dead letter reads like the HTTP answer.
 //
 // Pushed events are not polled for a tracking, so env.TrackingID is usually
 // empty; env.SCAC (the pushing key's carrier) seeds ids and carrierCode.
-func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
-	if pe := precheck(raw); pe != nil {
-		return nil, pe
+func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
+	body, pe := validBody(raw)
+	if pe != nil {
+		return normalize.Result{}, pe
 	}
-	return tnt22.ParseWithOptions(raw, env, options(false))
+	arr, prefix := eventsArray(body)
+	switch {
+	case arr == nil && body[0] != '{':
+		// A scalar or null: no event at all.
+		return normalize.Result{}, &normalize.ParseError{Format: Format, Reason: MsgNotEquipOrTransport}
+	case arr != nil && skipSpace(arr, 1) < len(arr) && arr[skipSpace(arr, 1)] == ']':
+		return normalize.Result{}, &normalize.ParseError{Format: Format, Path: prefix, Reason: MsgNoBody}
+	}
+	opt := options(false)
+	opt.Admit = checkEvent
+	return tnt22.ParseWithOptions(raw, env, opt)
 }
 
 // options are the decoder's options for pushed bodies; verdictOnly (Check)
@@ -100,27 +135,68 @@ func precheck(raw []byte) *normalize.ParseError {
 	if pe != nil {
 		return pe
 	}
-	if body[0] != '[' {
+	arr, prefix := eventsArray(body)
+	if arr == nil {
 		if msg := checkEvent(body); msg != "" {
 			return &normalize.ParseError{Format: Format, Reason: msg}
 		}
 		return nil
 	}
-	i := skipSpace(body, 1)
-	if body[i] == ']' {
-		return &normalize.ParseError{Format: Format, Reason: MsgNoBody}
+	i := skipSpace(arr, 1)
+	if arr[i] == ']' {
+		return &normalize.ParseError{Format: Format, Path: prefix, Reason: MsgNoBody}
 	}
 	for n := 0; ; n++ {
-		end := skipValue(body, i)
-		if msg := checkEvent(body[i:end]); msg != "" {
-			return &normalize.ParseError{Format: Format, Path: "[" + strconv.Itoa(n) + "]", Reason: msg}
+		end := skipValue(arr, i)
+		if msg := checkEvent(arr[i:end]); msg != "" {
+			return &normalize.ParseError{Format: Format, Path: prefix + "[" + strconv.Itoa(n) + "]", Element: n, Reason: msg}
 		}
-		i = skipSpace(body, end)
-		if body[i] == ']' {
+		i = skipSpace(arr, end)
+		if arr[i] == ']' {
 			return nil
 		}
-		i = skipSpace(body, i+1) // the comma
+		i = skipSpace(arr, i+1) // the comma
 	}
+}
+
+// eventsArray is the body's array of events and the path of its elements'
+// prefix: the body itself ("") or, for {"events": [...]} — an object with
+// an events array and no eventType of its own, names in any letter case as
+// the decoder reads them — its events member ("events"). nil: the body is
+// one event (or not an event at all).
+func eventsArray(body []byte) ([]byte, string) {
+	switch body[0] {
+	case '[':
+		return body, ""
+	case '{':
+	default:
+		return nil, ""
+	}
+	var events []byte
+	i := skipSpace(body, 1)
+	for body[i] != '}' {
+		keyEnd := skipString(body, i)
+		key := strings.ToLower(unquote(body[i:keyEnd]))
+		i = skipSpace(body, skipSpace(body, keyEnd)+1) // past the colon
+		end := skipValue(body, i)
+		switch key {
+		case "eventtype":
+			return nil, ""
+		case "events":
+			events = nil
+			if body[i] == '[' {
+				events = body[i:end]
+			}
+		}
+		i = skipSpace(body, end)
+		if body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+	}
+	if events == nil {
+		return nil, ""
+	}
+	return events, "events"
 }
 
 // validBody is raw without surrounding whitespace, or the refusal of an

@@ -67,8 +67,8 @@ func TestCheck(t *testing.T) {
 		{"empty object", "{}", MsgNotEquipOrTransport},
 		{"number", "42", MsgNotEquipOrTransport},
 		{"string", `"EQUIPMENT"`, MsgNotEquipOrTransport},
-		{"array of scalars", `[1]`, MsgNotEquipOrTransport},
-		{"array with null", `[null]`, MsgNotEquipOrTransport},
+		{"array of scalars", `[1]`, "[0]: " + MsgNotEquipOrTransport},
+		{"array with null", `[null]`, "[0]: " + MsgNotEquipOrTransport},
 		{"shipment event", `{"eventType":"SHIPMENT","equipmentReference":"X"}`, MsgNotEquipOrTransport},
 		{"operations event", `{"eventType":"OPERATIONS","equipmentReference":"X"}`, MsgNotEquipOrTransport},
 		{"lower case type", `{"eventType":"equipment","equipmentReference":"X"}`, MsgNotEquipOrTransport},
@@ -80,15 +80,20 @@ func TestCheck(t *testing.T) {
 		{"EQ reference does not count", `{"eventType":"TRANSPORT","references":[{"referenceType":"EQ","referenceValue":"APZU4812090"}]}`, MsgNoEquipmentRef},
 		{"null equipmentReference", `{"eventType":"TRANSPORT","equipmentReference":null}`, MsgNoEquipmentRef},
 		{"blank equipmentReference", `{"eventType":"TRANSPORT","equipmentReference":"  "}`, MsgNoEquipmentRef},
-		{"array: first failure wins", `[` + ok1 + `,{"eventType":"EQUIPMENT"},{"eventType":"SHIPMENT"}]`, MsgNoEquipmentRef},
-		{"array: later element", `[` + ok1 + `,{"eventType":"SHIPMENT"}]`, MsgNotEquipOrTransport},
+		{"array: first failure wins, named", `[` + ok1 + `,{"eventType":"EQUIPMENT"},{"eventType":"SHIPMENT"}]`, "[1]." + MsgNoEquipmentRef},
+		{"array: later element, named", `[` + ok1 + `,{"eventType":"SHIPMENT"}]`, "[1]: " + MsgNotEquipOrTransport},
+		{"array: the interface's rules before the others", `[` + strings.Replace(ok1, `"LOAD"`, `"LOADED"`, 1) + `,{"eventType":"EQUIPMENT"}]`, "[1]." + MsgNoEquipmentRef},
+		{"2.x events in an envelope", `{"events":[` + ok1 + `]}`, ""},
+		{"2.x events in an envelope, one bad", `{"events":[` + ok1 + `,{"eventType":"TRANSPORT"}]}`, "events[1]." + MsgNoEquipmentRef},
+		{"empty envelope", `{"events":[]}`, "events: " + MsgNoBody},
 		{"malformed", `{"eventType":`, "Malformed JSON: unexpected end of JSON input"},
 		{"malformed array", `[` + ok1 + `,]`, "Malformed JSON: invalid character ']' looking for beginning of value"},
 		{"malformed before the spec checks", `{"eventType":"SHIPMENT"`, "Malformed JSON: unexpected end of JSON input"},
 		{"zone-less time is taken as UTC", strings.Replace(ok1, `"2024-06-22T04:40:00+02:00"`, `"2024-06-22T04:40:00"`, 1), ``},
 		{"invalid date", strings.Replace(ok1, `"2024-06-22T04:40:00+02:00"`, `"22/06/2024 04:40"`, 1), `Invalid event: eventDateTime: "22/06/2024 04:40" is not an RFC 3339 date-time: too short`},
 		{"invalid date in an array", `[` + ok1 + `,` + strings.Replace(ok1, `"LOAD"`, `"LOADED"`, 1) + `]`, `Invalid event: [1].equipmentEventTypeCode: "LOADED" is not a DCSA 2.0.2 code`},
-		{"equipmentReference not a string", `{"eventType":"EQUIPMENT","equipmentReference":7}`, "Invalid event: equipmentReference: expected string, got number"},
+		{"equipmentReference not a string", `{"eventType":"EQUIPMENT","equipmentReference":true}`, "Invalid event: equipmentReference: expected string, got boolean"},
+		{"equipmentReference a number is read as its digits", `{"eventType":"EQUIPMENT","equipmentReference":7}`, "Invalid event: eventClassifierCode: required"},
 		{"missing required field", `{"eventType":"TRANSPORT","equipmentReference":"X","eventClassifierCode":"ACT"}`, "Invalid event: eventDateTime: required"},
 		{"valid", ok1, ""},
 		{"valid array", `[` + ok1 + `]`, ""},
@@ -106,20 +111,36 @@ func TestCheck(t *testing.T) {
 }
 
 // TestParseRefusals: Parse refuses what Check refuses, with the same words
-// and the element's path.
+// and the element's path: a body that cannot be read at all is the error,
+// an event the rules refuse is refused alone and the others come out.
 func TestParseRefusals(t *testing.T) {
-	for _, c := range []struct{ body, path, reason string }{
-		{"", "", MsgNoBody},
-		{`[]`, "", MsgNoBody},
-		{`{"eventType":"SHIPMENT"}`, "", MsgNotEquipOrTransport},
-		{`[` + ok1 + `,{"eventType":"TRANSPORT"}]`, "[1]", MsgNoEquipmentRef},
-		{`{`, "", "Malformed JSON: unexpected end of JSON input"},
-		{strings.Replace(ok1, `"LADEN"`, `"FULL"`, 1), "emptyIndicatorCode", `"FULL" is not a DCSA 2.0.2 code`},
+	for _, c := range []struct {
+		body         string
+		whole        bool
+		events       int
+		path, reason string
+	}{
+		{"", true, 0, "", MsgNoBody},
+		{`[]`, true, 0, "", MsgNoBody},
+		{`42`, true, 0, "", MsgNotEquipOrTransport},
+		{`{`, true, 0, "", "Malformed JSON: unexpected end of JSON input"},
+		{`{"eventType":"SHIPMENT"}`, false, 0, "", MsgNotEquipOrTransport},
+		{`[` + ok1 + `,{"eventType":"TRANSPORT"}]`, false, 1, "[1]", MsgNoEquipmentRef},
+		{`[{"eventType":"TRANSPORT"},` + ok1 + `]`, false, 1, "[0]", MsgNoEquipmentRef},
+		{`{"events":[` + ok1 + `,{"eventType":"TRANSPORT"}]}`, false, 1, "events[1]", MsgNoEquipmentRef},
+		{strings.Replace(ok1, `"LADEN"`, `"FULL"`, 1), false, 0, "emptyIndicatorCode", `"FULL" is not a DCSA 2.0.2 code`},
 	} {
-		events, err := Parse([]byte(c.body), env)
+		res, err := Parse([]byte(c.body), env)
+		if !c.whole {
+			if err != nil || len(res.Events) != c.events || len(res.Refused) != 1 {
+				t.Errorf("%s: got %d events, refusals %v, error %v; want %d events and one refusal", c.body, len(res.Events), res.Refused, err, c.events)
+				continue
+			}
+			err = res.Refused[0]
+		}
 		var pe *normalize.ParseError
 		if err == nil || !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
-			t.Errorf("%s: got %v, %v; want a ParseError", c.body, events, err)
+			t.Errorf("%s: got %v, %v; want a ParseError", c.body, res, err)
 			continue
 		}
 		if pe.Format != Format || pe.Path != c.path || !strings.HasPrefix(pe.Reason, c.reason) {
@@ -133,13 +154,13 @@ func TestGolden(t *testing.T) {
 		if msg, ok := Check(raw); !ok {
 			t.Fatalf("Check refused the fixture: %s", msg)
 		}
-		return Parse(raw, env)
+		return normalize.Strict(Parse(raw, env))
 	})
 }
 
 func TestMapping(t *testing.T) {
 	raw, _ := os.ReadFile("testdata/callback.input.json")
-	events, err := Parse(raw, env)
+	events, err := normalize.Strict(Parse(raw, env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +175,7 @@ func TestMapping(t *testing.T) {
 		t.Errorf("root transportCallID not moved into the transport call: %q", load.TransportCall.TransportCallID)
 	}
 	single, _ := os.ReadFile("testdata/single.input.json")
-	evs, err := Parse(single, env)
+	evs, err := normalize.Strict(Parse(single, env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +204,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		now := normalize.Envelope{SCAC: "HLCU", ReceivedAt: time.Now()}
-		events, err := Parse(raw, now)
+		res, perr := Parse(raw, now)
+		events, err := normalize.Strict(res, perr)
 		msg, ok := Check(raw)
 		if ok != (err == nil) {
 			t.Fatalf("Check = %q, %v but Parse error = %v for %q", msg, ok, err, raw)
@@ -210,7 +232,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		again, err := Parse(raw, now)
-		if err != nil || !reflect.DeepEqual(events, again) {
+		if err != nil || !reflect.DeepEqual(res, again) {
 			t.Fatalf("second parse differs: %v", err)
 		}
 	})
@@ -242,11 +264,11 @@ func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		events, err := Parse(raw, env)
+		res, err := Parse(raw, env)
 		if err != nil {
 			b.Fatal(err)
 		}
-		n = len(events)
+		n = len(res.Events)
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/contrack/contrack/normalize"
-	"github.com/contrack/contrack/schemas/dcsa"
 )
 
 // A parser that panics dead-letters its record with the panic as the
@@ -25,6 +24,6 @@ func TestSafeParseLogsThePanicsStack(t *testing.T) {
 	}
 }
 
-func panickingParser([]byte, normalize.Envelope) ([]dcsa.Event, error) {
+func panickingParser([]byte, normalize.Envelope) (normalize.Result, error) {
 	panic("index out of range")
 }

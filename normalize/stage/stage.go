@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -127,6 +128,9 @@ type Deps struct {
 	// Loops, if set, supervises the stage's loops (the consumer, the
 	// routing follower, the dedupe saver) on the role's /readyz and registry.
 	Loops *loop.Supervisor
+	// Registry, if set, is the role's metrics registry, where the stage
+	// counts the carriers' repaired deviations and refused elements.
+	Registry prometheus.Registerer
 }
 
 // Run normalises until parent ends; nil on a clean shutdown. The routing
@@ -142,7 +146,11 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 		deps.Now = time.Now
 	}
 	log := deps.Log.With("stage", "normalize")
-	s := &stage{cfg: cfg, deps: deps, log: log, seen: newSeenStore(deps.Pool, cfg.SeenCapacity),
+	quality, err := newQualityMetrics(deps.Registry)
+	if err != nil {
+		return err
+	}
+	s := &stage{cfg: cfg, deps: deps, log: log, quality: quality, seen: newSeenStore(deps.Pool, cfg.SeenCapacity),
 		index: newRoutingIndex(deps.Pool, cfg.RoutingCacheKeys, time.Now().Add(cfg.RoutingWait), cfg.RoutingWait)}
 
 	g, ctx := errgroup.WithContext(parent)
@@ -166,7 +174,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	// Last: the saver writes what the final transactions emitted.
 	defer func() { close(stopSaver); <-saverDone }()
 
-	err := kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
+	err = kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
 		Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupNormalize), Topics: deps.Namespace.Topics(schemas.TopicCarrierRaw),
 		TransactionalID: deps.Namespace.TransactionalID(cfg.TransactionalID), Name: "normalize", Log: log, Metrics: deps.Metrics, Loops: deps.Loops,
 		MaxRecords: cfg.MaxTransaction, Linger: cfg.TransactionLinger,
@@ -181,11 +189,12 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 }
 
 type stage struct {
-	cfg   Config
-	deps  Deps
-	log   *slog.Logger
-	seen  *seenStore
-	index *routingIndex
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	quality *qualityMetrics
+	seen    *seenStore
+	index   *routingIndex
 }
 
 // batch turns fetched records into one transaction's output. Dedupe state
@@ -246,10 +255,14 @@ func (s *stage) batch(ctx context.Context, tx *kafka.TxBatch) error {
 	if err := s.seen.preload(ctx, keys); err != nil {
 		return fmt.Errorf("normalize: dedupe state: %w", err)
 	}
-	// Pushed events that reached no tracking are counted before the commit:
-	// a store error aborts the batch, so none is silently gone.
+	// Pushed events that reached no tracking, and the carriers' repaired
+	// deviations, are counted before the commit: a store error aborts the
+	// batch, so none is silently gone.
 	if err := s.countUnmatched(ctx, preps); err != nil {
 		return fmt.Errorf("normalize: count unmatched: %w", err)
+	}
+	if err := s.countRepairs(ctx, preps); err != nil {
+		return fmt.Errorf("normalize: count repairs: %w", err)
 	}
 	pending := map[string]string{} // in-batch dedupe
 	var updates []seenUpdate
@@ -271,8 +284,11 @@ type prepared struct {
 	// trace is the span context of the record's normalise span.
 	trace trace.SpanContext
 	// dead are the dead letters of the record's parts that did not parse
-	// (combined pushes), produced beside its events.
+	// (combined pushes) and of its refused elements, produced beside its
+	// events.
 	dead []*kgo.Record
+	// repairs are the deviations the parser repaired in the record.
+	repairs []normalize.Repair
 	// unmatched counts pushed events that reached no tracking;
 	// unmatchedRef names the last one's shipment.
 	unmatched    int
@@ -308,7 +324,24 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	}
 	env := normalize.Envelope{SCAC: raw.SCAC, TrackingID: raw.TrackingID, ReceivedAt: raw.ReceivedAt}
 	var events []dcsa.Event
-	var deadParts []*kgo.Record
+	var dead []*kgo.Record
+	var repairs []normalize.Repair
+	// read keeps what one payload gave: its events and repairs, a dead
+	// letter per refused element (carrying the payload it is in, its index
+	// and reason); false when the payload could not be read at all.
+	read := func(one schemas.CarrierRaw) (string, bool) {
+		res, err := safeParse(parse, one.Payload, env, s.log)
+		if err != nil {
+			return err.Error(), false
+		}
+		events = append(events, res.Events...)
+		repairs = append(repairs, res.Repairs...)
+		for _, e := range res.Refused {
+			s.quality.refused.WithLabelValues(raw.SCAC).Inc()
+			dead = append(dead, s.deadLetter(r, one, raw.Format, e.Error(), schemas.Header{Key: "element", Value: strconv.Itoa(e.Element)}))
+		}
+		return "", true
+	}
 	if raw.Parts > 0 {
 		events = make([]dcsa.Event, 0, raw.Parts)
 		// Pushes that shared one record: each parsed, and dead-lettered, alone.
@@ -317,27 +350,21 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 			return prepared{}, s.deadLetter(r, raw, raw.Format, "combined pushes: the payload is not an array of objects"), nil
 		}
 		for _, part := range parts {
-			evs, err := safeParse(parse, part, env, s.log)
-			if err != nil {
-				one := raw
-				one.Payload, one.Parts = part, 0
-				deadParts = append(deadParts, s.deadLetter(r, one, raw.Format, err.Error()))
-				continue
+			one := raw
+			one.Payload, one.Parts = part, 0
+			if reason, ok := read(one); !ok {
+				dead = append(dead, s.deadLetter(r, one, raw.Format, reason))
 			}
-			events = append(events, evs...)
 		}
-	} else {
-		var err error
-		if events, err = safeParse(parse, raw.Payload, env, s.log); err != nil {
-			return prepared{}, s.deadLetter(r, raw, raw.Format, err.Error()), nil
-		}
+	} else if reason, ok := read(raw); !ok {
+		return prepared{}, s.deadLetter(r, raw, raw.Format, reason), nil
 	}
 	if raw.TrackingID == "" {
 		if err := s.index.usable(); err != nil {
 			return prepared{}, nil, err
 		}
 	}
-	p := prepared{raw: raw, dead: deadParts, items: make([]item, 0, len(events))}
+	p := prepared{raw: raw, dead: dead, repairs: repairs, items: make([]item, 0, len(events))}
 	for _, ev := range events {
 		if ev.Retracted {
 			// A retraction names only its event: it goes where the event
@@ -514,21 +541,23 @@ func skipJSONSpace(b []byte, i int) int {
 // safeParse turns a parser panic into a parse error: a bug in one parser
 // must dead-letter the record, not stop the stage. The panic's stack is
 // logged (the dead letter's reason carries only the panic's value).
-func safeParse(p normalize.Parser, raw []byte, env normalize.Envelope, log *slog.Logger) (evs []dcsa.Event, err error) {
+func safeParse(p normalize.Parser, raw []byte, env normalize.Envelope, log *slog.Logger) (res normalize.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			log.Error("parser panic", "scac", env.SCAC, "panic", v, "stack", string(debug.Stack()))
-			err = fmt.Errorf("parser panic: %v", v)
+			res, err = normalize.Result{}, fmt.Errorf("parser panic: %v", v)
 		}
 	}()
-	evs, err = p(raw, env)
+	res, err = p(raw, env)
 	if err != nil && !errors.Is(err, normalize.ErrMalformed) {
 		err = fmt.Errorf("parse: %w", err)
 	}
-	return evs, err
+	return res, err
 }
 
-func (s *stage) deadLetter(r *kgo.Record, raw schemas.CarrierRaw, format, reason string) *kgo.Record {
+// deadLetter is the dead letter of raw's payload with its reason; extra
+// headers say more (the index of a refused element).
+func (s *stage) deadLetter(r *kgo.Record, raw schemas.CarrierRaw, format, reason string, extra ...schemas.Header) *kgo.Record {
 	s.log.Warn("dead-lettering raw payload", "format", format, "partition", r.Partition, "offset", r.Offset, "reason", reason)
 	value := raw.Payload
 	if value == nil {
@@ -537,6 +566,6 @@ func (s *stage) deadLetter(r *kgo.Record, raw schemas.CarrierRaw, format, reason
 	return &kgo.Record{Topic: s.deps.Namespace.Topic(schemas.TopicNormalizeDeadLetters), Key: r.Key, Value: value, Headers: schemas.Headers{
 		ID: raw.ID, Env: raw.Env, SCAC: raw.SCAC,
 		DeadLetter: schemas.DeadLetterOf(r, "normalize", reason),
-		Extra:      []schemas.Header{{Key: "format", Value: format}, {Key: "tracking", Value: raw.TrackingID}},
+		Extra:      append([]schemas.Header{{Key: "format", Value: format}, {Key: "tracking", Value: raw.TrackingID}}, extra...),
 	}.Kafka()}
 }

@@ -7,8 +7,8 @@
 // eventCreatedDateTime, and a fourth kind, TRANSPORTEQUIPMENT (a container
 // loaded on or discharged from a vessel), which becomes a 2.0.2 equipment
 // event with a transport call. The field mapping, and the policy shared with
-// tnt22 (SHIPMENT events checked and dropped; one bad element fails the
-// whole payload, naming its path), are in docs/normalize.md.
+// tnt22 (SHIPMENT events checked and dropped; a bad element refused on its
+// own, naming its path, the others read), are in docs/normalize.md.
 package tnt12
 
 import (
@@ -89,33 +89,46 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 //
 // Envelope use: SCAC seeds every id and is emitted as carrierCode;
 // ReceivedAt becomes eventCreatedDateTime (required, see ErrNoReceivedAt).
-func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
+func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
+	var res normalize.Result
 	if env.ReceivedAt.IsZero() {
-		return nil, ErrNoReceivedAt
+		return res, ErrNoReceivedAt
 	}
-	src, prefix, err := decode(raw)
+	src, prefix, bad, err := decode(raw)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	m := mapper{env: env, created: env.ReceivedAt.UTC().Truncate(time.Second).Format(time.RFC3339)}
-	out := make([]dcsa.Event, 0, len(src))
+	res.Events = make([]dcsa.Event, 0, len(src))
 	seen := make(map[string]int, len(src))
 	for i := range src {
+		if pe := bad[i]; pe != nil {
+			res.Refused = append(res.Refused, pe)
+			continue
+		}
 		ev, id, emit, err := m.event(&src[i])
 		if err != nil {
-			return nil, perr(prefix+"["+strconv.Itoa(i)+"]."+err.path, err.reason)
+			res.Refused = append(res.Refused, elemErr(i, prefix+"["+strconv.Itoa(i)+"]."+err.path, err.reason))
+			continue
 		}
 		if id != "" {
 			if first, dup := seen[id]; dup {
-				return nil, perr(prefix+"["+strconv.Itoa(i)+"].eventID", fmt.Sprintf("%s repeats the eventType and eventID of element [%d]", quote(id), first))
+				res.Refused = append(res.Refused, elemErr(i, prefix+"["+strconv.Itoa(i)+"].eventID", fmt.Sprintf("%s repeats the eventType and eventID of element [%d]", quote(id), first)))
+				continue
 			}
 			seen[id] = i
 		}
 		if emit {
-			out = append(out, ev)
+			res.Events = append(res.Events, ev)
 		}
 	}
-	return out, nil
+	return res, nil
+}
+
+func elemErr(i int, path, reason string) *normalize.ParseError {
+	pe := perr(path, reason)
+	pe.Element = i
+	return pe
 }
 
 func perr(path, reason string) *normalize.ParseError {
@@ -123,14 +136,15 @@ func perr(path, reason string) *normalize.ParseError {
 }
 
 // decode reads the events and returns the path prefix of the events array
-// ("events" or "" for a bare array). The fast path decodes the whole
-// payload at once; only when that fails is it decoded element by element,
-// to say which element is at fault (encoding/json's errors name the field,
-// not the index).
-func decode(raw []byte) (events []srcEvent, prefix string, err error) {
+// ("events" or "" for a bare array), and the refusal of each element that
+// cannot be decoded (by index; its srcEvent is zero). The fast path decodes
+// the whole payload at once; only when that fails is it decoded element by
+// element, to keep the others and say which element is at fault
+// (encoding/json's errors name the field, not the index).
+func decode(raw []byte) (events []srcEvent, prefix string, bad map[int]*normalize.ParseError, err error) {
 	body := bytes.TrimSpace(raw)
 	if len(body) == 0 {
-		return nil, "", perr("", "empty payload: expected {\"events\": [...]}")
+		return nil, "", nil, perr("", "empty payload: expected {\"events\": [...]}")
 	}
 	switch body[0] {
 	case '[':
@@ -142,55 +156,62 @@ func decode(raw []byte) (events []srcEvent, prefix string, err error) {
 		}
 		if err = json.Unmarshal(body, &resp); err == nil {
 			if resp.Events == nil {
-				return nil, "", perr("events", "required (the payload is not a TNT 1.2 events response)")
+				return nil, "", nil, perr("events", "required (the payload is not a TNT 1.2 events response)")
 			}
 			events = *resp.Events
 		}
 	default:
-		return nil, "", perr("", "expected {\"events\": [...]}, got "+jsonKind(body[0]))
+		return nil, "", nil, perr("", "expected {\"events\": [...]}, got "+jsonKind(body[0]))
 	}
 	if err != nil {
-		return nil, "", locate(body, err)
+		return locate(body, err)
 	}
-	return events, prefix, nil
+	return events, prefix, nil, nil
 }
 
-// locate turns a decode error into a ParseError with the element's index.
-func locate(body []byte, whole error) error {
+// locate decodes the events one by one after the whole payload failed to
+// decode: the elements that decode are kept, each other one refused with
+// its index.
+func locate(body []byte, whole error) ([]srcEvent, string, map[int]*normalize.ParseError, error) {
 	var elems []json.RawMessage
 	prefix := ""
 	if body[0] == '[' {
 		if json.Unmarshal(body, &elems) != nil {
-			return perr("", "invalid JSON: "+whole.Error())
+			return nil, "", nil, perr("", "invalid JSON: "+whole.Error())
 		}
 	} else {
 		var resp struct {
 			Events json.RawMessage `json:"events"`
 		}
 		if json.Unmarshal(body, &resp) != nil {
-			return perr("", "invalid JSON: "+whole.Error())
+			return nil, "", nil, perr("", "invalid JSON: "+whole.Error())
 		}
 		prefix = "events"
 		if json.Unmarshal(resp.Events, &elems) != nil {
-			return perr(prefix, "expected an array of events")
+			return nil, "", nil, perr(prefix, "expected an array of events")
 		}
 	}
+	events := make([]srcEvent, len(elems))
+	bad := map[int]*normalize.ParseError{}
 	for i, e := range elems {
-		var s srcEvent
-		if err := json.Unmarshal(e, &s); err != nil {
+		if err := json.Unmarshal(e, &events[i]); err != nil {
+			events[i] = srcEvent{}
 			path := prefix + "[" + strconv.Itoa(i) + "]"
 			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				if te.Field != "" {
-					path += "." + te.Field
-					return perr(path, "expected "+goTypeName(te.Type.Kind().String())+", got "+te.Value)
-				}
-				return perr(path, "expected an event object, got "+te.Value)
+			switch {
+			case errors.As(err, &te) && te.Field != "":
+				bad[i] = elemErr(i, path+"."+te.Field, "expected "+goTypeName(te.Type.Kind().String())+", got "+te.Value)
+			case errors.As(err, &te):
+				bad[i] = elemErr(i, path, "expected an event object, got "+te.Value)
+			default:
+				bad[i] = elemErr(i, path, err.Error())
 			}
-			return perr(path, err.Error())
 		}
 	}
-	return perr("", whole.Error())
+	if len(bad) == 0 {
+		return nil, "", nil, perr("", whole.Error())
+	}
+	return events, prefix, bad, nil
 }
 
 func goTypeName(k string) string {

@@ -24,7 +24,7 @@ var env = normalize.Envelope{SCAC: "ONEY", TrackingID: "ONEU1234566", ReceivedAt
 
 func TestGolden(t *testing.T) {
 	validatetest.GoldenEvents(t, "testdata/*.json", ".json", *update, func(_ *testing.T, _ string, raw []byte) ([]dcsa.Event, error) {
-		return Parse(raw, env)
+		return normalize.Strict(Parse(raw, env))
 	})
 }
 
@@ -34,7 +34,7 @@ func TestMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := Parse(raw, env)
+	events, err := normalize.Strict(Parse(raw, env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +93,13 @@ func TestIdentityAcrossPolls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := Parse(raw, env)
+	first, err := normalize.Strict(Parse(raw, env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	later := env
 	later.ReceivedAt = later.ReceivedAt.Add(6 * time.Hour)
-	again, err := Parse(raw, later)
+	again, err := normalize.Strict(Parse(raw, later))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +116,13 @@ func TestIdentityAcrossPolls(t *testing.T) {
 	arri := resp.Events[5]
 	delete(arri, "eventID")
 	one, _ := json.Marshal([]any{arri})
-	a, err := Parse(one, env)
+	a, err := normalize.Strict(Parse(one, env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	arri["eventDateTime"] = "2024-07-16T06:00:00+02:00"
 	one, _ = json.Marshal([]any{arri})
-	b, err := Parse(one, env)
+	b, err := normalize.Strict(Parse(one, env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,9 +179,13 @@ func TestErrors(t *testing.T) {
 			}
 			first := base()
 			first["eventID"] = "0"
+			// Element [0] is good and comes out; only [1] is refused.
 			raw, _ := json.Marshal(map[string]any{"events": []any{first, m}})
-			events, err := Parse(raw, env)
-			assertParseError(t, events, err, c.path, c.reason)
+			res, err := Parse(raw, env)
+			if err != nil || len(res.Events) != 1 {
+				t.Fatalf("got %d events and error %v, want element [0]'s event", len(res.Events), err)
+			}
+			assertParseError(t, res, err, c.path, c.reason)
 		})
 	}
 }
@@ -196,25 +200,29 @@ func TestPayloadErrors(t *testing.T) {
 		{"element not an object", `[1]`, "[0]", "expected an event object, got number"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			events, err := Parse([]byte(c.raw), env)
-			assertParseError(t, events, err, c.path, c.reason)
+			res, err := Parse([]byte(c.raw), env)
+			assertParseError(t, res, err, c.path, c.reason)
 		})
 	}
 	if _, err := Parse([]byte(`{"events":[]}`), normalize.Envelope{SCAC: "ONEY"}); !errors.Is(err, ErrNoReceivedAt) {
 		t.Errorf("zero ReceivedAt: got %v, want ErrNoReceivedAt", err)
 	}
-	if evs, err := Parse([]byte(`[]`), env); err != nil || len(evs) != 0 {
+	if evs, err := normalize.Strict(Parse([]byte(`[]`), env)); err != nil || len(evs) != 0 {
 		t.Errorf("bare empty array: %v %v", evs, err)
 	}
 }
 
-func assertParseError(t *testing.T, events []dcsa.Event, err error, path, reason string) {
+// assertParseError checks the payload's one failure: its error, or else
+// the refusal of exactly one element.
+func assertParseError(t *testing.T, res normalize.Result, err error, path, reason string) {
 	t.Helper()
 	if err == nil {
-		t.Fatalf("got %d events and no error, want %s: …%s…", len(events), path, reason)
-	}
-	if events != nil {
-		t.Errorf("got %d events with the error, want none", len(events))
+		if len(res.Refused) != 1 {
+			t.Fatalf("got %d events, refusals %v and no error, want %s: …%s…", len(res.Events), res.Refused, path, reason)
+		}
+		err = res.Refused[0]
+	} else if res.Events != nil || res.Refused != nil {
+		t.Errorf("got %d events with the error, want none", len(res.Events))
 	}
 	var pe *normalize.ParseError
 	if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
@@ -241,7 +249,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`[{"eventType":"TRANSPORTEQUIPMENT","eventID":1,"transportReference":9806079}]`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		events, err := Parse(raw, env)
+		res, err := Parse(raw, env)
+		events := res.Events
 		if err != nil {
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) {
@@ -255,7 +264,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		again, err := Parse(raw, env)
-		if err != nil || !reflect.DeepEqual(events, again) {
+		if err != nil || !reflect.DeepEqual(res, again) {
 			t.Fatalf("second parse differs: %v", err)
 		}
 	})
@@ -271,11 +280,11 @@ func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		events, err := Parse(raw, env)
+		res, err := Parse(raw, env)
 		if err != nil {
 			b.Fatal(err)
 		}
-		n = len(events)
+		n = len(res.Events)
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 }

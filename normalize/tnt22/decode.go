@@ -2,6 +2,9 @@ package tnt22
 
 import (
 	"strconv"
+	"strings"
+
+	"github.com/contrack/contrack/normalize"
 
 	"github.com/contrack/contrack/schemas/dcsa"
 )
@@ -46,14 +49,37 @@ type srcEvent struct {
 // member goes: a string destination, or a decoder for a member of another
 // kind; neither skips it (unknown members are ignored, as the contrack design
 // says for all JSON input). Errors carry the member's name in their path.
+//
+// A name the standard spells in another letter case ("unLocationCode",
+// "eventId") is read as the standard's and counted (RepairMemberCase); a
+// number where a string is expected is read as its digits and counted
+// (RepairNumberAsString).
 func (l *lexer) members(member func(k string) (dst *string, decode func() error)) error {
 	for i := 0; ; i++ {
 		k, more, err := l.key(i)
 		if err != nil || !more {
 			return err
 		}
+		name := k
 		dst, decode := member(k)
+		if dst == nil && decode == nil {
+			if std, ok := memberNames[strings.ToLower(k)]; ok && std != k {
+				if dst, decode = member(std); dst != nil || decode != nil {
+					l.repair(normalize.RepairMemberCase, k, "")
+					name = std
+				}
+			}
+		}
 		switch {
+		case dst != nil && numericIDs[name]:
+			v, number, err := l.strOrNumber()
+			if err != nil {
+				return at(k, err)
+			}
+			if number {
+				l.repair(normalize.RepairNumberAsString, k, v)
+			}
+			*dst = v
 		case dst != nil:
 			v, err := l.str()
 			if err != nil {
@@ -61,7 +87,10 @@ func (l *lexer) members(member func(k string) (dst *string, decode func() error)
 			}
 			*dst = v
 		case decode != nil:
-			if err := decode(); err != nil {
+			l.path = append(l.path, k)
+			err := decode()
+			l.path = l.path[:len(l.path)-1]
+			if err != nil {
 				return at(k, err)
 			}
 		default:
@@ -70,6 +99,42 @@ func (l *lexer) members(member func(k string) (dst *string, decode func() error)
 			}
 		}
 	}
+}
+
+// memberNames maps the lower-case form of every member name the decoder
+// reads to the standard's spelling.
+var memberNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range strings.Fields(`
+		eventID eventCreatedDateTime eventType eventClassifierCode eventDateTime eventTypeCode
+		transportEventTypeCode equipmentEventTypeCode equipmentReference ISOEquipmentCode
+		emptyIndicatorCode delayReasonCode changeRemark vesselScheduleChangeRemark facilityTypeCode
+		transportCallID eventLocation transportCall documentReferences references seals
+		transportCallReference portVisitReference carrierServiceCode carrierVoyageNumber
+		exportVoyageNumber carrierExportVoyageNumber importVoyageNumber carrierImportVoyageNumber
+		UNLocationCode facilityCode facilityCodeListProvider otherFacility modeOfTransport
+		transportCallSequenceNumber location vessel
+		locationName latitude longitude address
+		name street streetNumber floor postCode city stateRegion country
+		vesselIMONumber vesselName vesselFlag vesselCallSignNumber vesselOperatorCarrierCode
+		vesselOperatorCarrierCodeListProvider
+		documentReferenceType documentReferenceValue referenceType referenceValue
+		sealNumber sealSource sealType events`) {
+		m[strings.ToLower(n)] = n
+	}
+	return m
+}()
+
+// numericIDs are the string members carriers send as JSON numbers: ids,
+// numbers and coordinates, whose digits are the value. Timestamps and codes
+// are not among them: a number there is not the value in another notation.
+var numericIDs = map[string]bool{
+	"eventID": true, "transportCallID": true, "vesselIMONumber": true, "carrierVoyageNumber": true,
+	"exportVoyageNumber": true, "carrierExportVoyageNumber": true, "importVoyageNumber": true,
+	"carrierImportVoyageNumber": true, "equipmentReference": true, "referenceValue": true,
+	"documentReferenceValue": true, "sealNumber": true, "facilityCode": true, "carrierServiceCode": true,
+	"transportCallReference": true, "portVisitReference": true, "vesselCallSignNumber": true,
+	"latitude": true, "longitude": true,
 }
 
 // event decodes one event object into s. Errors carry the field's path.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/schemas/dcsa"
 )
 
 // base returns a valid TNT 2.2 transport event as a generic map for the
@@ -74,13 +75,15 @@ func TestErrors(t *testing.T) {
 		{"eventDateTime 31 June", false, []mut{set("eventDateTime", "2024-06-31T14:40:00Z")}, "[1].eventDateTime", "out of range"},
 		{"eventDateTime not a string", false, []mut{set("eventDateTime", 1718030400)}, "[1].eventDateTime", "expected string, got number"},
 		{"created in the future", false, []mut{set("eventCreatedDateTime", "2024-07-03T00:00:00Z"), set("eventDateTime", "2024-07-02T00:00:00Z")}, "[1].eventCreatedDateTime", "more than a day after the payload was received"},
+		{"estimate after creation is fine, a huge id is not", false, []mut{set("eventClassifierCode", "EST"), set("eventDateTime", "2025-01-01T00:00:00Z"), set("eventID", strings.Repeat("x", 501))}, "[1].eventID", "neither a UUID nor an id of at most 500 characters"},
+		{"seal type unknown", true, []mut{set("seals", []any{map[string]any{"sealNumber": "S1", "sealType": "WAX"}})}, "[1].seals[0].sealType", `"WAX" is not a DCSA 2.0.2 code`},
+		{"IMO a fraction", false, []mut{set("transportCall.vessel.vesselIMONumber", 9778791.5)}, "[1].transportCall.vessel.vesselIMONumber", `"9778791.5" is not a 7-digit IMO number`},
+		{"facility code with another place's UN/LOCODE", false, []mut{set("transportCall.facilityCode", "NLRTMECTD")}, "[1].transportCall.facilityCode", "longer than 6 characters"},
 		{"actual event after creation", false, []mut{set("eventDateTime", "2024-06-12T14:40:00Z")}, "[1].eventDateTime", "actual event at 2024-06-12T14:40:00Z is more than a day after"},
-		{"estimate after creation is fine, bad id is not", false, []mut{set("eventClassifierCode", "EST"), set("eventDateTime", "2025-01-01T00:00:00Z"), set("eventID", "3cecb101")}, "[1].eventID", `"3cecb101" is not a UUID`},
 		{"transportCall missing", false, []mut{set("transportCall", nil)}, "[1].transportCall", "required for TRANSPORT events"},
 		{"transportCall not an object", false, []mut{set("transportCall", "TC-1")}, "[1].transportCall", "expected object, got string"},
 		{"modeOfTransport AIR", false, []mut{set("transportCall.modeOfTransport", "AIR")}, "[1].transportCall.modeOfTransport", `"AIR" is not a DCSA 2.0.2 code (one of VESSEL, RAIL, TRUCK, BARGE)`},
 		{"modeOfTransport missing", false, []mut{set("transportCall.modeOfTransport", nil)}, "[1].transportCall.modeOfTransport", "required"},
-		{"vessel without IMO", false, []mut{set("transportCall.vessel", map[string]any{"vesselName": "X"})}, "[1].transportCall.vessel.vesselIMONumber", "required when a vessel is given"},
 		{"IMO not 7 digits", false, []mut{set("transportCall.vessel.vesselIMONumber", "IMO9778791")}, "[1].transportCall.vessel.vesselIMONumber", "not a 7-digit IMO number"},
 		{"sequence number a string", false, []mut{set("transportCall.transportCallSequenceNumber", "2")}, "[1].transportCall.transportCallSequenceNumber", "expected integer, got string"},
 		{"sequence number a fraction", false, []mut{set("transportCall.transportCallSequenceNumber", 2.5)}, "[1].transportCall.transportCallSequenceNumber", "expected an integer (int32), got 2.5"},
@@ -93,10 +96,8 @@ func TestErrors(t *testing.T) {
 		{"document reference type", false, []mut{set("documentReferences", []any{map[string]any{"documentReferenceType": "BOL", "documentReferenceValue": "X"}})}, "[1].documentReferences[0].documentReferenceType", `"BOL" is not a DCSA 2.0.2 code (one of CBR, BKG, SHI, TRD)`},
 		{"document reference value", false, []mut{set("documentReferences", []any{map[string]any{"documentReferenceType": "BKG"}})}, "[1].documentReferences[0].documentReferenceValue", "required"},
 		{"reference type", false, []mut{set("references", []any{map[string]any{"referenceType": "EQ", "referenceValue": "A"}, map[string]any{"referenceType": "XX", "referenceValue": "B"}})}, "[1].references[1].referenceType", `"XX" is not a DCSA 2.0.2 code`},
-		{"seal type missing", true, []mut{set("seals", []any{map[string]any{"sealNumber": "S1"}})}, "[1].seals[0].sealType", "required"},
 		{"seal not an object", true, []mut{set("seals", []any{"S1"})}, "[1].seals[0]", "expected object, got string"},
 		{"delay reason too long", false, []mut{set("delayReasonCode", "WEATHER")}, "[1].delayReasonCode", "longer than 3 characters"},
-		{"too deeply nested unknown member", false, []mut{set("x", deep(80))}, "[1].x", "JSON nested too deeply"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := base()
@@ -106,23 +107,26 @@ func TestErrors(t *testing.T) {
 			for _, f := range c.mutate {
 				f(m)
 			}
-			// Element [0] is valid: the whole payload still fails.
-			raw, err := json.Marshal([]any{equipmentBase(), m})
+			// Element [0] is valid: it comes out, and only [1] is refused.
+			raw, err := json.Marshal([]any{equipmentBase(), m, base()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			events, err := Parse(raw, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
-			assertParseError(t, events, err, c.path, c.reason)
+			res, err := Parse(raw, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+			if err != nil {
+				t.Fatalf("payload refused whole: %v", err)
+			}
+			// [2] repeats [0]'s eventID (another kind of event): refused too.
+			if len(res.Events) != 1 || res.Events[0].EventType != dcsa.EventTypeEquipment {
+				t.Errorf("got %d events, want element [0]'s", len(res.Events))
+			}
+			if len(res.Refused) != 2 || res.Refused[1].Path != "[2].eventID" {
+				t.Fatalf("refusals %v, want [1] and [2] (a repeated eventID)", res.Refused)
+			}
+			res.Refused = res.Refused[:1]
+			assertParseError(t, res, nil, c.path, c.reason)
 		})
 	}
-}
-
-func deep(n int) any {
-	var v any = "leaf"
-	for i := 0; i < n; i++ {
-		v = []any{v}
-	}
-	return v
 }
 
 func TestPayloadErrors(t *testing.T) {
@@ -132,7 +136,8 @@ func TestPayloadErrors(t *testing.T) {
 	}{
 		{"empty", "", "", "empty payload"},
 		{"whitespace", " \n\t", "", "empty payload"},
-		{"object instead of array", `{"events":[]}`, "", "expected a JSON array of events, got object"},
+		{"object instead of array", `{"data":[]}`, "", "expected a JSON array of events, got object"},
+		{"envelope whose events are not an array", `{"events":{"eventType":"TRANSPORT"}}`, "", "expected a JSON array of events, got object"},
 		{"null", `null`, "", "expected a JSON array of events, got null"},
 		{"truncated", `[` + string(valid[:40]), "[0]", "invalid JSON: unexpected end of input"},
 		{"trailing data", `[] []`, "", "expected end of input after the JSON value"},
@@ -142,11 +147,12 @@ func TestPayloadErrors(t *testing.T) {
 		{"bad escape", `[{"eventID":"\x"}]`, "[0].eventID", `invalid escape character`},
 		{"control character", "[{\"eventID\":\"a\tb\"}]", "[0].eventID", "control character in string"},
 		{"single quotes", `[{'eventID':1}]`, "[0]", "expected member name"},
+		{"too deeply nested unknown member", `[{"x":` + strings.Repeat("[", 80) + strings.Repeat("]", 80) + `}]`, "[0].x", "JSON nested too deeply"},
 		{"duplicate eventID", `[` + string(valid) + `,` + string(valid) + `]`, "[1].eventID", "3cecb101-7a1a-43a4-9d62-e88a131651e2 repeats the eventID of element [0]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			events, err := Parse([]byte(c.raw), normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
-			assertParseError(t, events, err, c.path, c.reason)
+			res, err := Parse([]byte(c.raw), normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+			assertParseError(t, res, err, c.path, c.reason)
 		})
 	}
 }
@@ -161,7 +167,7 @@ func TestLenient(t *testing.T) {
 	tc["location"] = map[string]any{"locationName": "Quay 7"} // nothing 2.0.2's anyOf accepts…
 	delete(tc, "UNLocationCode")                              // …and no flat place to add: dropped
 	raw, _ := json.Marshal([]any{m})
-	events, err := Parse(raw, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+	events, err := normalize.Strict(Parse(raw, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,8 +31,14 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`[{"eventType":"TRANSPORT","eventID":"\ud83d\ude00\udc00"}]`))
 	env := normalize.Envelope{SCAC: "MAEU", TrackingID: "APZU4812090", ReceivedAt: receivedAt}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		events, err := Parse(raw, env)
-		checkOnly(t, raw, env, events, err)
+		res, err := Parse(raw, env)
+		checkOnly(t, raw, env, res, err)
+		events := res.Events
+		for _, r := range res.Refused {
+			if !errors.Is(r, normalize.ErrMalformed) || r.Format != Format {
+				t.Fatalf("refusal %v is not a ParseError of %s", r, Format)
+			}
+		}
 		if err != nil {
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
@@ -49,7 +55,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		again, err := Parse(raw, env)
-		if err != nil || !reflect.DeepEqual(events, again) {
+		if err != nil || !reflect.DeepEqual(res, again) {
 			t.Fatalf("second parse differs: %v", err)
 		}
 	})
@@ -57,12 +63,17 @@ func FuzzParse(f *testing.F) {
 
 // checkOnly fails t unless parsing raw with CheckOnly gives the verdict
 // events, err are, and the same events without their ids.
-func checkOnly(t *testing.T, raw []byte, env normalize.Envelope, events []dcsa.Event, err error) {
+func checkOnly(t *testing.T, raw []byte, env normalize.Envelope, res normalize.Result, err error) {
 	t.Helper()
-	checked, cerr := ParseWithOptions(raw, env, Options{CheckOnly: true})
+	events := res.Events
+	checkedRes, cerr := ParseWithOptions(raw, env, Options{CheckOnly: true})
 	if (err == nil) != (cerr == nil) || (err != nil && err.Error() != cerr.Error()) {
 		t.Fatalf("CheckOnly: error %v, without it %v; input %q", cerr, err, raw)
 	}
+	if !reflect.DeepEqual(checkedRes.Refused, res.Refused) || !reflect.DeepEqual(checkedRes.Repairs, res.Repairs) {
+		t.Fatalf("CheckOnly: refusals or repairs differ; input %q", raw)
+	}
+	checked := checkedRes.Events
 	want := make([]dcsa.Event, len(events))
 	for i, e := range events {
 		e.EventID = ""
@@ -72,8 +83,9 @@ func checkOnly(t *testing.T, raw []byte, env normalize.Envelope, events []dcsa.E
 		t.Fatalf("CheckOnly events differ beyond their ids; input %q", raw)
 	}
 	verdict, verr := ParseWithOptions(raw, env, Options{CheckOnly: true, VerdictOnly: true})
-	if (err == nil) != (verr == nil) || (err != nil && err.Error() != verr.Error()) || verdict != nil {
-		t.Fatalf("VerdictOnly: error %v and %d events, without it %v; input %q", verr, len(verdict), err, raw)
+	if (err == nil) != (verr == nil) || (err != nil && err.Error() != verr.Error()) || verdict.Events != nil ||
+		!reflect.DeepEqual(verdict.Refused, res.Refused) {
+		t.Fatalf("VerdictOnly: error %v and %d events, without it %v; input %q", verr, len(verdict.Events), err, raw)
 	}
 }
 
@@ -93,11 +105,11 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				events, err := Parse(raw, env)
+				res, err := Parse(raw, env)
 				if err != nil {
 					b.Fatal(err)
 				}
-				n = len(events)
+				n = len(res.Events)
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 		})

@@ -7,6 +7,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/contrack/contrack/normalize"
 )
 
 // lexer is a small pull-style JSON reader. The parser uses it instead of
@@ -21,6 +23,20 @@ type lexer struct {
 	src   string // a copy of data, which decoded strings are sliced from
 	pos   int
 	depth int
+	// path is the member names of the objects being decoded, for the
+	// paths of repairs (errors build theirs while unwinding).
+	path []string
+	// repairs are the deviations read so far, paths below the element.
+	repairs []normalize.Repair
+}
+
+// repair records a deviation at member k of the object being decoded.
+func (l *lexer) repair(kind normalize.RepairKind, k, value string) {
+	p := k
+	if len(l.path) > 0 {
+		p = strings.Join(l.path, ".") + "." + k
+	}
+	l.repairs = append(l.repairs, normalize.Repair{Kind: kind, Path: p, Value: value})
 }
 
 // newLexer copies data once into a string; every string value without
@@ -260,6 +276,21 @@ func (l *lexer) str() (string, error) {
 		}
 		return "", fail("expected string, got " + kind(c))
 	}
+}
+
+// strOrNumber is str that also takes a JSON number where the standard
+// says string (an IMO number, an id), as its literal text; number is true
+// then, for the caller to count the repair.
+func (l *lexer) strOrNumber() (v string, number bool, err error) {
+	if c := l.peek(); c == '-' || (c >= '0' && c <= '9') {
+		start := l.pos
+		if _, err := l.number(); err != nil {
+			return "", false, err
+		}
+		return l.src[start:l.pos], true, nil
+	}
+	v, err = l.str()
+	return v, false, err
 }
 
 // stringToken reads a string token starting at '"' and returns its decoded

@@ -21,7 +21,17 @@ type mapper struct {
 	env     normalize.Envelope
 	lenient bool // see Options.Lenient
 	noIDs   bool // see Options.CheckOnly
+	// repairs are the deviations of the element being mapped, paths below it.
+	repairs []normalize.Repair
 }
+
+func (m *mapper) repair(kind normalize.RepairKind, path, value string) {
+	m.repairs = append(m.repairs, normalize.Repair{Kind: kind, Path: path, Value: value})
+}
+
+// maxSourceEventID bounds a source event id that is not a UUID (TNT 3.0's
+// eventID maxLength): longer, it is not an id but a fault.
+const maxSourceEventID = 500
 
 // zoned gives a zone-less timestamp the UTC designator in lenient mode.
 func (m *mapper) zoned(ts string) string {
@@ -53,10 +63,17 @@ func (m *mapper) mapEvent(s *srcEvent) (ev dcsa.Event, sourceID string, emit boo
 
 	if s.eventID != "" {
 		id, err := uuid.Parse(s.eventID)
-		if err != nil {
-			return ev, "", false, at("eventID", fail(strconv.Quote(clip(s.eventID))+" is not a UUID"))
+		switch {
+		case err == nil:
+			sourceID = id.String()
+		case len(s.eventID) > maxSourceEventID:
+			return ev, "", false, at("eventID", fail(strconv.Quote(clip(s.eventID))+" is neither a UUID nor an id of at most 500 characters"))
+		default:
+			// Carriers send hashes and sequence numbers: the id is still
+			// the source's own, and the event's id is derived from it.
+			sourceID = s.eventID
+			m.repair(normalize.RepairEventIDNotUUID, "eventID", s.eventID)
 		}
-		sourceID = id.String()
 	}
 	if err := m.times(s, &ev); err != nil {
 		return ev, sourceID, false, err
@@ -200,7 +217,7 @@ func (m *mapper) equipment(s *srcEvent, ev *dcsa.Event) error {
 		return err
 	}
 	ev.ISOEquipmentCode = s.isoEquipmentCode
-	if ev.EventLocation, err = location(s.eventLocation); err != nil {
+	if ev.EventLocation, err = m.location("eventLocation", s.eventLocation); err != nil {
 		return at("eventLocation", err)
 	}
 	if s.transportCall != nil {
@@ -208,16 +225,26 @@ func (m *mapper) equipment(s *srcEvent, ev *dcsa.Event) error {
 			return at("transportCall", err)
 		}
 	}
+	seals := s.seals[:0]
 	for i, sl := range s.seals {
-		if err := seal(&s.seals[i], sl); err != nil {
+		if sl.SealNumber == "" || sl.SealType == "" {
+			// Both are required of a seal; an incomplete one is left out of
+			// the event, and what it said kept in the repair.
+			m.repair(normalize.RepairIncompleteSealLeftOut, "seals"+index(i), sl.SealNumber+"/"+sl.SealType)
+			continue
+		}
+		if err := seal(&sl); err != nil {
 			return at("seals", at(index(i), err))
 		}
+		seals = append(seals, sl)
 	}
-	ev.Seals = s.seals
+	if len(seals) > 0 {
+		ev.Seals = seals
+	}
 	return nil
 }
 
-func seal(dst *dcsa.Seal, s dcsa.Seal) error {
+func seal(s *dcsa.Seal) error {
 	if err := ident("sealNumber", s.SealNumber, validate.MaxSealNumber, true); err != nil {
 		return err
 	}
@@ -225,9 +252,9 @@ func seal(dst *dcsa.Seal, s dcsa.Seal) error {
 	if err != nil {
 		return err
 	}
-	dst.SealType = t
+	s.SealType = t
 	if s.SealSource != "" {
-		if dst.SealSource, err = code("sealSource", validate.SealSources, s.SealSource); err != nil {
+		if s.SealSource, err = code("sealSource", validate.SealSources, s.SealSource); err != nil {
 			return err
 		}
 	}
@@ -294,7 +321,6 @@ func (m *mapper) transportCall(tc *dcsa.TransportCall) (*dcsa.TransportCall, err
 		{"carrierExportVoyageNumber", tc.CarrierExportVoyageNumber, validate.MaxVoyageNumber},
 		{"importVoyageNumber", tc.ImportVoyageNumber, validate.MaxVoyageNumber},
 		{"carrierImportVoyageNumber", tc.CarrierImportVoyageNumber, validate.MaxVoyageNumber},
-		{"facilityCode", tc.FacilityCode, validate.MaxFacilityCode},
 	} {
 		if err := ident(f.name, f.v, f.max, false); err != nil {
 			return nil, err
@@ -315,6 +341,9 @@ func (m *mapper) transportCall(tc *dcsa.TransportCall) (*dcsa.TransportCall, err
 	if tc.UNLocationCode != "" && !validate.IsUNLocationCode(tc.UNLocationCode) {
 		return nil, at("UNLocationCode", fail(strconv.Quote(clip(tc.UNLocationCode))+" is not a UN/LOCODE"))
 	}
+	if err := m.facility("transportCall.facilityCode", &tc.UNLocationCode, &tc.FacilityCode); err != nil {
+		return nil, err
+	}
 	if tc.FacilityCodeListProvider != "" {
 		if tc.FacilityCodeListProvider, err = code("facilityCodeListProvider", validate.FacilityCodeListProviders, tc.FacilityCodeListProvider); err != nil {
 			return nil, err
@@ -326,11 +355,18 @@ func (m *mapper) transportCall(tc *dcsa.TransportCall) (*dcsa.TransportCall, err
 		}
 	}
 	tc.OtherFacility = validate.Truncate(tc.OtherFacility, validate.MaxOtherFacility)
-	if tc.Location, err = location(tc.Location); err != nil {
+	if tc.Location, err = m.location("transportCall.location", tc.Location); err != nil {
 		return nil, at("location", err)
 	}
 	if err := mergePlace(tc); err != nil {
 		return nil, err
+	}
+	if v := tc.Vessel; v != nil && v.VesselIMONumber == "" {
+		// 2.0.2 requires the IMO number of a vessel; feeders often have
+		// none. The call stays, without the vessel; its name is kept in
+		// the repair.
+		m.repair(normalize.RepairIncompleteVesselLeftOut, "transportCall.vessel", v.VesselName)
+		tc.Vessel = nil
 	}
 	if tc.Vessel != nil {
 		if err := vessel(tc.Vessel); err != nil {
@@ -382,9 +418,6 @@ func mergePlace(tc *dcsa.TransportCall) error {
 }
 
 func vessel(v *dcsa.Vessel) error {
-	if v.VesselIMONumber == "" {
-		return at("vesselIMONumber", fail("required when a vessel is given"))
-	}
 	if !validate.IsIMONumber(v.VesselIMONumber) {
 		return at("vesselIMONumber", fail(strconv.Quote(clip(v.VesselIMONumber))+" is not a 7-digit IMO number"))
 	}
@@ -414,7 +447,7 @@ func vessel(v *dcsa.Vessel) error {
 // location validates and normalises a location in place. Free text is cut
 // to its maxLength; codes that do not fit are errors. An empty location or
 // address becomes nil so it is absent on the wire.
-func location(l *dcsa.Location) (*dcsa.Location, error) {
+func (m *mapper) location(path string, l *dcsa.Location) (*dcsa.Location, error) {
 	if l == nil {
 		return nil, nil
 	}
@@ -429,7 +462,7 @@ func location(l *dcsa.Location) (*dcsa.Location, error) {
 	if l.UNLocationCode != "" && !validate.IsUNLocationCode(l.UNLocationCode) {
 		return nil, at("UNLocationCode", fail(strconv.Quote(clip(l.UNLocationCode))+" is not a UN/LOCODE"))
 	}
-	if err := ident("facilityCode", l.FacilityCode, validate.MaxFacilityCode, false); err != nil {
+	if err := m.facility(path+".facilityCode", &l.UNLocationCode, &l.FacilityCode); err != nil {
 		return nil, err
 	}
 	if l.FacilityCodeListProvider != "" {
@@ -454,6 +487,23 @@ func location(l *dcsa.Location) (*dcsa.Location, error) {
 		return nil, nil
 	}
 	return l, nil
+}
+
+// facility checks a facility code against 2.0.2's maxLength (6: the code
+// without the UN/LOCODE). Carriers send the UN/LOCODE and the terminal's
+// SMDG or BIC code as one ("NLRTMECTD"): a code longer than 6 whose first
+// five characters are a UN/LOCODE — the place's own, when it names one —
+// is split into the two, and counted. The provider stays what the source
+// said: the code alone does not tell SMDG from BIC.
+func (m *mapper) facility(path string, un, fc *string) error {
+	if len(*fc) > validate.MaxFacilityCode && len(*fc) <= 5+validate.MaxFacilityCode {
+		prefix := (*fc)[:5]
+		if validate.IsUNLocationCode(prefix) && (*un == "" || *un == prefix) {
+			m.repair(normalize.RepairFacilityCodeSplit, path, *fc)
+			*un, *fc = prefix, (*fc)[5:]
+		}
+	}
+	return ident("facilityCode", *fc, validate.MaxFacilityCode, false)
 }
 
 // coordinate checks a latitude or longitude string: a plain decimal within

@@ -7,11 +7,9 @@
 //     contrack's public interface carries only equipment and transport
 //     events, and a shipment event (a document status such as "B/L drafted")
 //     has no equipment, place or vessel to project into a journey.
-//   - One bad element fails the whole payload with a *normalize.ParseError
-//     naming the first bad element's path, e.g. "[3].eventDateTime: …".
-//     Partial ingest would hide data problems behind a plausible-looking
-//     journey; the dead-letter record keeps the payload for a replay once
-//     the carrier (or the parser) is fixed.
+//   - An element that cannot be read is refused on its own, with its path
+//     ("[3].eventDateTime: …"); the others come out. Deviations real
+//     carriers make are repaired and reported (normalize.Repair).
 package tnt22
 
 import (
@@ -48,114 +46,246 @@ type Options struct {
 	// the error, as CheckOnly's would be, without the slice of events a
 	// caller that only wants the verdict would drop at once.
 	VerdictOnly bool
+	// Admit, if set, judges each element's JSON before it is decoded: a
+	// non-empty answer refuses the element with that reason (the pushed
+	// format's interface rules).
+	Admit func(elem []byte) (reason string)
 }
 
-// Parse is a normalize.Parser for TNT 2.2 GET /events responses. An empty
-// array is no events and no error.
+// Parse is a normalize.Parser for TNT 2.2 GET /events responses: the
+// standard's JSON array, or the same array inside {"events": [...]}. An
+// empty array is no events and no error. An element that cannot be read is
+// refused with its path (Result.Refused) and the others still come out.
 //
 // Envelope use: SCAC seeds every id and is emitted as carrierCode;
 // TrackingID picks equipmentReference among a transport event's EQ
 // references; ReceivedAt bounds eventCreatedDateTime (see
 // validate.EventTimes) and may be zero to skip that check.
-func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
+func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 	return ParseWithOptions(raw, env, Options{})
 }
 
 // ParseWithOptions is Parse with Options.
-func ParseWithOptions(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error) {
+func ParseWithOptions(raw []byte, env normalize.Envelope, opt Options) (normalize.Result, error) {
 	if opt.Format == "" {
 		opt.Format = Format
 	}
-	events, err := parse(raw, env, opt)
-	if err != nil {
-		pe := &normalize.ParseError{Format: opt.Format, Reason: err.Error()}
-		if p, ok := err.(*pathError); ok {
-			pe.Path, pe.Reason = p.path, p.reason
-		}
-		if opt.VerdictOnly {
-			// Read in place: the error's strings may alias raw.
-			pe.Path, pe.Reason = strings.Clone(pe.Path), strings.Clone(pe.Reason)
-		}
-		return nil, pe
+	p := payload{opt: opt, m: mapper{env: env, lenient: opt.Lenient, noIDs: opt.CheckOnly}}
+	if opt.VerdictOnly {
+		p.l = newLexerInPlace(raw) // nothing of raw is kept
+	} else {
+		p.l = newLexer(raw)
 	}
-	return events, nil
+	if err := p.read(len(raw)); err != nil {
+		return normalize.Result{}, p.parseError(-1, err)
+	}
+	if opt.VerdictOnly {
+		// Read in place: the strings may alias raw.
+		for _, r := range p.res.Refused {
+			r.Path, r.Reason = strings.Clone(r.Path), strings.Clone(r.Reason)
+		}
+		for i := range p.res.Repairs {
+			r := &p.res.Repairs[i]
+			r.Path, r.Value = strings.Clone(r.Path), strings.Clone(r.Value)
+		}
+	}
+	return p.res, nil
 }
 
-func parse(raw []byte, env normalize.Envelope, opt Options) ([]dcsa.Event, error) {
-	var l *lexer
-	if opt.VerdictOnly {
-		l = newLexerInPlace(raw) // nothing of raw is kept
-	} else {
-		l = newLexer(raw)
+// payload is the reading of one payload.
+type payload struct {
+	opt Options
+	l   *lexer
+	m   mapper
+	res normalize.Result
+	// seen maps a source eventID to the index of its element.
+	seen map[string]int
+}
+
+func (p *payload) parseError(i int, err error) *normalize.ParseError {
+	pe := &normalize.ParseError{Format: p.opt.Format, Element: max(i, 0), Reason: err.Error()}
+	if e, ok := err.(*pathError); ok {
+		pe.Path, pe.Reason = e.path, e.reason
 	}
-	m := &mapper{env: env, lenient: opt.Lenient, noIDs: opt.CheckOnly}
+	return pe
+}
+
+// read reads the payload: an array of events, one event (SingleObject), or
+// an {"events": [...]} envelope. An error is a payload that cannot be read
+// at all; each element's own faults are refusals.
+func (p *payload) read(size int) error {
+	l := p.l
 	switch c := l.peek(); {
-	case c == '{' && opt.SingleObject:
-		var s srcEvent
-		if err := l.event(&s); err != nil {
-			return nil, err
+	case c == '{' && p.envelope():
+		p.res.Repairs = append(p.res.Repairs, normalize.Repair{Kind: normalize.RepairEventsEnvelope, Path: "events"})
+		if _, err := l.openObject(); err != nil {
+			return err
 		}
-		if err := l.end(); err != nil {
-			return nil, err
+		found := false
+		if err := l.members(func(k string) (*string, func() error) {
+			if k != "events" {
+				return nil, nil
+			}
+			found = true
+			return nil, func() error { return p.elements("events", size) }
+		}); err != nil {
+			return err
 		}
-		ev, _, emit, err := m.mapEvent(&s)
-		if err != nil || !emit || opt.VerdictOnly {
-			return nil, err
+		if !found {
+			return fail("expected a JSON array of events or {\"events\": [...]}")
 		}
-		return []dcsa.Event{ev}, nil
-	case c == 0 && l.pos == len(raw):
-		return nil, fail("empty payload: expected a JSON array of events")
+	case c == '{' && p.opt.SingleObject:
+		if err := p.element(-1, ""); err != nil {
+			return err
+		}
+	case c == 0 && l.pos == len(l.data):
+		return fail("empty payload: expected a JSON array of events")
 	case c != '[':
 		if err := l.skip(); err != nil {
-			return nil, err
+			return err
 		}
-		return nil, fail("expected a JSON array of events, got " + kind(c))
+		return fail("expected a JSON array of events, got " + kind(c))
+	default:
+		if err := p.elements("", size); err != nil {
+			return err
+		}
 	}
+	return l.end()
+}
+
+// envelope says whether the object that starts here is {"events": [...]}
+// (an events array member, and no eventType of its own) rather than an
+// event: one scan of its top-level members, the lexer left where it was.
+func (p *payload) envelope() bool {
+	l := *p.l
+	l.path, l.repairs = nil, nil
+	if ok, err := l.openObject(); !ok || err != nil {
+		return false
+	}
+	events := false
+	for i := 0; ; i++ {
+		k, more, err := l.key(i)
+		if err != nil || !more {
+			return events
+		}
+		switch strings.ToLower(k) {
+		case "eventtype":
+			return false
+		case "events":
+			events = l.peek() == '['
+		}
+		if l.skip() != nil {
+			return false
+		}
+	}
+}
+
+// elements reads an open-to-be array of events; prefix is the path of the
+// array ("" for a top-level one).
+func (p *payload) elements(prefix string, size int) error {
+	l := p.l
 	if _, err := l.openArray(); err != nil {
-		return nil, err
+		return err
 	}
 	// Events are ~1 KiB each in the wild; size the result once.
-	var events []dcsa.Event
-	if !opt.VerdictOnly {
-		events = make([]dcsa.Event, 0, len(raw)/1024+1)
+	if !p.opt.VerdictOnly && p.res.Events == nil {
+		p.res.Events = make([]dcsa.Event, 0, size/1024+1)
 	}
-	var seen map[string]int // source eventID → element index
-	// One source event for every element: each escapes to the heap, and
-	// what mapEvent keeps of it is copied or points elsewhere.
-	var s srcEvent
 	for i := 0; ; i++ {
 		more, err := l.elem(i)
 		if err != nil {
-			return nil, at(index(i), err)
+			return at(prefix+index(i), err)
 		}
 		if !more {
-			break
+			return nil
 		}
-		s = srcEvent{}
-		if err := l.event(&s); err != nil {
-			return nil, at(index(i), err)
-		}
-		ev, id, emit, err := m.mapEvent(&s)
-		if err != nil {
-			return nil, at(index(i), err)
-		}
-		if id != "" {
-			if seen == nil {
-				seen = make(map[string]int)
-			}
-			if first, dup := seen[id]; dup {
-				// Two elements claiming one id would collapse into one
-				// event downstream, silently losing one of them.
-				return nil, at(index(i), at("eventID", fail(fmt.Sprintf("%s repeats the eventID of element [%d]", id, first))))
-			}
-			seen[id] = i
-		}
-		if emit && !opt.VerdictOnly {
-			events = append(events, ev)
+		if err := p.element(i, prefix); err != nil {
+			return err
 		}
 	}
-	if err := l.end(); err != nil {
-		return nil, err
+}
+
+// element reads one event (element i of the array at prefix; i < 0: the
+// payload is the event). Its faults are refusals; an error is JSON that
+// cannot be read on.
+func (p *payload) element(i int, prefix string) error {
+	l, m := p.l, &p.m
+	path := ""
+	if i >= 0 {
+		path = prefix + index(i)
 	}
-	return events, nil
+	l.peek()
+	if p.opt.Admit != nil {
+		start := l.pos
+		if err := l.skip(); err != nil {
+			return at(path, err)
+		}
+		if reason := p.opt.Admit(l.data[start:l.pos]); reason != "" {
+			p.res.Refused = append(p.res.Refused, &normalize.ParseError{Format: p.opt.Format, Element: max(i, 0), Path: path, Reason: reason})
+			return nil
+		}
+		l.pos = start
+	}
+	// Repairs and their paths are the element's own while it is read.
+	start, depth, outer := l.pos, l.depth, l.path
+	l.path, l.repairs, m.repairs = outer[len(outer):], l.repairs[:0], m.repairs[:0]
+	defer func() { l.path = outer }()
+	// One source event for every element: it escapes to the heap, and
+	// what mapEvent keeps of it is copied or points elsewhere.
+	var s srcEvent
+	if err := l.event(&s); err != nil {
+		// Skip what is left of the element from its start: the payload
+		// reads on if it is JSON at all.
+		l.pos, l.depth = start, depth
+		if serr := l.skip(); serr != nil {
+			return at(path, err)
+		}
+		p.refuse(i, path, err)
+		return nil
+	}
+	ev, id, emit, err := m.mapEvent(&s)
+	if err == nil && id != "" {
+		if p.seen == nil {
+			p.seen = make(map[string]int)
+		}
+		if first, dup := p.seen[id]; dup {
+			// Two elements claiming one id would collapse into one event
+			// downstream, silently losing one of them.
+			err = at("eventID", fail(fmt.Sprintf("%s repeats the eventID of element [%d]", clip(id), first)))
+		} else {
+			p.seen[id] = i
+		}
+	}
+	if err != nil {
+		p.refuse(i, path, err)
+		return nil
+	}
+	for _, rs := range [...][]normalize.Repair{l.repairs, m.repairs} {
+		for _, r := range rs {
+			r.Path = join(path, r.Path)
+			p.res.Repairs = append(p.res.Repairs, r)
+		}
+	}
+	if emit && !p.opt.VerdictOnly {
+		p.res.Events = append(p.res.Events, ev)
+	}
+	return nil
+}
+
+func (p *payload) refuse(i int, path string, err error) {
+	if path != "" {
+		err = at(path, err)
+	}
+	p.res.Refused = append(p.res.Refused, p.parseError(i, err))
+}
+
+// join is path a, then b below it.
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
 }

@@ -37,7 +37,7 @@ func TestGolden(t *testing.T) {
 		if !ok {
 			t.Fatalf("add %q to goldenEnvs", name)
 		}
-		return Parse(raw, env)
+		return normalize.Strict(Parse(raw, env))
 	})
 }
 
@@ -49,7 +49,7 @@ func TestMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := goldenEnvs["journey"]
-	events, err := Parse(raw, env)
+	events, err := normalize.Strict(Parse(raw, env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestMapping(t *testing.T) {
 		}
 		other := env
 		other.TrackingID = ""
-		evs, err := Parse(raw, other)
+		evs, err := normalize.Strict(Parse(raw, other))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,13 +162,13 @@ func TestIdentityAcrossPolls(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := goldenEnvs["journey"]
-	first, err := Parse(raw, env)
+	first, err := normalize.Strict(Parse(raw, env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	later := env
 	later.ReceivedAt = env.ReceivedAt.Add(time.Hour)
-	again, err := Parse(raw, later)
+	again, err := normalize.Strict(Parse(raw, later))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestIdentityAcrossPolls(t *testing.T) {
 	if moved == string(raw) {
 		t.Fatal("fixture changed: the EST ARRI eventDateTime was not found")
 	}
-	evs, err := Parse([]byte(moved), env)
+	evs, err := normalize.Strict(Parse([]byte(moved), env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestNoAliasing(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := goldenEnvs["journey"]
-	events, err := Parse(raw, env)
+	events, err := normalize.Strict(Parse(raw, env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,24 +215,59 @@ func TestNoAliasing(t *testing.T) {
 	}
 }
 
-// TestSamples: each deliberately broken DCSA sample fails as a whole, naming
-// the first bad element.
+// TestSamples: each deliberately broken DCSA sample has each bad element
+// refused on its own, with its path, and the others read (they are SHIPMENT
+// events, checked and dropped); the ids that are not UUIDs are kept as
+// source ids and counted.
 func TestSamples(t *testing.T) {
 	for _, c := range []struct {
-		file, path, reason string
+		file    string
+		refused []string // "path: reason"
+		repairs []string // "kind path"
 	}{
-		{"tnt-220-response-wrong-attribute-values.json", "[0].transportCall.location.UNLocationCode", `"XYBCD" contradicts transportCall.UNLocationCode "XYABC"`},
-		{"tnt-220-response-wrong-date-times.json", "[1].eventCreatedDateTime", "required"},
-		{"tnt-220-response-wrong-event-ids.json", "[0].eventID", "expected string, got number"},
-		{"tnt-220-response-wrong-structure.json", "[0].eventType", "required"},
+		{"tnt-220-response-wrong-attribute-values.json", []string{
+			`[0].transportCall.location.UNLocationCode: "XYBCD" contradicts transportCall.UNLocationCode "XYABC"`,
+			`[2].transportCall.location.UNLocationCode: "XYCDE" contradicts transportCall.UNLocationCode "XYBCD"`}, nil},
+		{"tnt-220-response-wrong-date-times.json", []string{
+			"[1].eventCreatedDateTime: required",
+			"[2].eventDateTime: required",
+			`[3].eventCreatedDateTime: "2021 01 01 14:12:56" is not an RFC 3339 date-time: want YYYY-MM-DD`,
+			`[4].eventDateTime: "2019/11/12 07:41:00 +08:30" is not an RFC 3339 date-time: want YYYY-MM-DD`,
+			"[5].eventCreatedDateTime: 1999-01-01T14:12:56Z is before 2000-01-01: not a real event time",
+			"[6].eventCreatedDateTime: 2099-01-01T14:12:56Z is more than a day after the payload was received (2024-07-01T08:00:00Z)"}, nil},
+		{"tnt-220-response-wrong-event-ids.json", []string{
+			"[3].eventID: 3cecb101-7a1a-43a4-9d62-e88a131651e8 repeats the eventID of element [2]",
+			"[6].eventID: af7728dc-0e1e-42d2-ad78-61c5c0c25878 repeats the eventID of element [5]"},
+			[]string{"number_as_string [0].eventID", "event_id_not_uuid [0].eventID", "event_id_not_uuid [1].eventID"}},
+		{"tnt-220-response-wrong-structure.json", []string{
+			"[0].eventType: required (the element is not a DCSA event)",
+			"[1].eventType: required (the element is not a DCSA event)"}, nil},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(validatetest.SamplesDir, c.file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			events, err := Parse(raw, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
-			assertParseError(t, events, err, c.path, c.reason)
+			res, err := Parse(raw, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+			if err != nil {
+				t.Fatalf("payload refused whole: %v", err)
+			}
+			var refused, repairs []string
+			for _, r := range res.Refused {
+				refused = append(refused, r.Path+": "+r.Reason)
+				if r.Element != elementOf(r.Path) {
+					t.Errorf("%s: Element %d", r.Path, r.Element)
+				}
+			}
+			for _, r := range res.Repairs {
+				repairs = append(repairs, string(r.Kind)+" "+r.Path)
+			}
+			if strings.Join(refused, "\n") != strings.Join(c.refused, "\n") {
+				t.Errorf("refused:\n%s\nwant:\n%s", strings.Join(refused, "\n"), strings.Join(c.refused, "\n"))
+			}
+			if strings.Join(repairs, "\n") != strings.Join(c.repairs, "\n") {
+				t.Errorf("repairs: %q, want %q", repairs, c.repairs)
+			}
 		})
 	}
 }
@@ -256,8 +291,8 @@ func TestSampleElements(t *testing.T) {
 		{"tnt-220-response-wrong-date-times.json", 4, "[0].eventDateTime", "not an RFC 3339 date-time"},
 		{"tnt-220-response-wrong-date-times.json", 5, "[0].eventCreatedDateTime", "before 2000-01-01"},
 		{"tnt-220-response-wrong-date-times.json", 6, "[0].eventCreatedDateTime", "after the payload was received"},
-		{"tnt-220-response-wrong-event-ids.json", 0, "[0].eventID", "expected string, got number"},
-		{"tnt-220-response-wrong-event-ids.json", 1, "[0].eventID", `"incorrect" is not a UUID`},
+		{"tnt-220-response-wrong-event-ids.json", 0, "", ""}, // a number: repaired (TestSamples)
+		{"tnt-220-response-wrong-event-ids.json", 1, "", ""}, // not a UUID: repaired
 		{"tnt-220-response-wrong-event-ids.json", 2, "", ""},
 		{"tnt-220-response-wrong-structure.json", 0, "[0].eventType", "required"},
 	} {
@@ -271,14 +306,14 @@ func TestSampleElements(t *testing.T) {
 				t.Fatal(err)
 			}
 			one := append(append([]byte("["), elems[c.index]...), ']')
-			events, err := Parse(one, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+			res, err := Parse(one, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
 			if c.path == "" {
-				if err != nil {
-					t.Fatalf("element is valid on its own, got %v", err)
+				if err != nil || res.Err() != nil {
+					t.Fatalf("element is valid on its own, got %v, %v", err, res.Err())
 				}
 				return
 			}
-			assertParseError(t, events, err, c.path, c.reason)
+			assertParseError(t, res, err, c.path, c.reason)
 		})
 	}
 	// The duplicate ids of wrong-event-ids are only wrong together.
@@ -292,20 +327,27 @@ func TestSampleElements(t *testing.T) {
 	}
 	for _, pair := range [][2]int{{2, 3}, {5, 6}} {
 		two := []byte("[" + string(elems[pair[0]]) + "," + string(elems[pair[1]]) + "]")
-		events, err := Parse(two, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
-		assertParseError(t, events, err, "[1].eventID", "repeats the eventID of element [0]")
+		res, err := Parse(two, normalize.Envelope{SCAC: "MAEU", ReceivedAt: receivedAt})
+		assertParseError(t, res, err, "[1].eventID", "repeats the eventID of element [0]")
 	}
 }
 
 func itoa(i int) string { return index(i)[1 : len(index(i))-1] }
 
-func assertParseError(t *testing.T, events []dcsa.Event, err error, path, reason string) {
+// assertParseError checks the payload's one failure: the payload's error,
+// or else the refusal of exactly one element, at path with reason.
+func assertParseError(t *testing.T, res normalize.Result, err error, path, reason string) {
 	t.Helper()
 	if err == nil {
-		t.Fatalf("got %d events and no error, want %s: …%s…", len(events), path, reason)
-	}
-	if events != nil {
-		t.Errorf("got %d events with the error, want none (whole-payload policy)", len(events))
+		if len(res.Refused) != 1 {
+			t.Fatalf("got %d events, %d refusals and no error, want one failure %s: …%s…", len(res.Events), len(res.Refused), path, reason)
+		}
+		err = res.Refused[0]
+		if want := elementOf(path); res.Refused[0].Element != want {
+			t.Errorf("refusal's Element = %d, want %d", res.Refused[0].Element, want)
+		}
+	} else if res.Events != nil || res.Refused != nil {
+		t.Errorf("got %d events and %d refusals with the payload's error, want none", len(res.Events), len(res.Refused))
 	}
 	if !errors.Is(err, normalize.ErrMalformed) {
 		t.Errorf("error %v does not wrap normalize.ErrMalformed", err)
@@ -322,15 +364,25 @@ func assertParseError(t *testing.T, events []dcsa.Event, err error, path, reason
 	}
 }
 
+// elementOf is the index a path starts with ("[3].x" → 3), 0 if none.
+func elementOf(path string) int {
+	_, rest, ok := strings.Cut(path, "[")
+	n := 0
+	for i := 0; ok && i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
+		n = n*10 + int(rest[i]-'0')
+	}
+	return n
+}
+
 // VerdictOnly reads the payload in place, so the error it returns must not
 // alias the payload: its caller may reuse the buffer at once. A member's
 // name at the top of a single object is the path as the lexer read it.
 func TestVerdictOnlyErrorDoesNotAliasThePayload(t *testing.T) {
 	body := []byte(`{"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":5,"eventCreatedDateTime":"2024-06-22T03:00:00Z","equipmentEventTypeCode":"LOAD","equipmentReference":"TCNU1182630","emptyIndicatorCode":"LADEN"}`)
-	events, err := ParseWithOptions(body, normalize.Envelope{SCAC: "MAEU"}, Options{SingleObject: true, CheckOnly: true, VerdictOnly: true})
+	res, err := ParseWithOptions(body, normalize.Envelope{SCAC: "MAEU"}, Options{SingleObject: true, CheckOnly: true, VerdictOnly: true})
 	var pe *normalize.ParseError
-	if !errors.As(err, &pe) || events != nil || pe.Path != "eventDateTime" {
-		t.Fatalf("got %v and %d events, want a refusal at eventDateTime", err, len(events))
+	if err != nil || !errors.As(res.Err(), &pe) || res.Events != nil || pe.Path != "eventDateTime" {
+		t.Fatalf("got %v, %v and %d events, want a refusal at eventDateTime", err, res.Err(), len(res.Events))
 	}
 	path, reason := strings.Clone(pe.Path), strings.Clone(pe.Reason)
 	for i := range body {

@@ -33,7 +33,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"events":[{"eventID":"a","isRetracted":true},{"eventID":"\ud83d\ude00\udc00"}]}`))
 	f.Add([]byte(`{"events":[{"eventClassification":{"eventTypeCode":"TRANSPORT","eventClassifierCode":"EST","transportEventTypeCode":"ARRI"},"eventDateTime":"2026-01-01T00:00:00Z","transportDetails":{"transportCall":{"modeOfTransport":"MULTIMODAL"}}}]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		events, err := Parse(raw, env)
+		res, err := Parse(raw, env)
+		events := res.Events
 		if err != nil {
 			var pe *normalize.ParseError
 			if !errors.As(err, &pe) || !errors.Is(err, normalize.ErrMalformed) {
@@ -61,12 +62,13 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 			again, err := Parse(raw, env)
-			if err != nil || !reflect.DeepEqual(events, again) {
+			if err != nil || !reflect.DeepEqual(res, again) {
 				t.Fatalf("second parse differs: %v", err)
 			}
 		}
 		v := Check(raw, env.SCAC, env.ReceivedAt)
-		pushed, perr := ParsePushed(raw, env)
+		pushedRes, perr := ParsePushed(raw, env)
+		pushed := pushedRes.Events
 		switch {
 		case v.Message != "":
 			if perr == nil {

@@ -56,36 +56,45 @@ const (
 // maxEventID is 3.0's eventID maxLength.
 const maxEventID = 500
 
-// Parse is a normalize.Parser for a 3.0 producer's GET /events pages:
-// strict, one refused event fails the payload.
-func Parse(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
+// Parse is a normalize.Parser for a 3.0 producer's GET /events pages: an
+// event that cannot be mapped is refused on its own (Result.Refused), the
+// others come out; one 2.0.2 cannot carry is left out and reported
+// (normalize.RepairNotCarriedLeftOut).
+func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 	return parse(raw, env, Format, true)
 }
 
 // ParsePushed is a normalize.Parser for 3.0 bodies pushed to POST /events:
-// events refused at the push are skipped.
-func ParsePushed(raw []byte, env normalize.Envelope) ([]dcsa.Event, error) {
+// events refused at the push are skipped (the carrier was told, in the
+// answer's feedbackElements).
+func ParsePushed(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 	return parse(raw, env, FormatPushed, false)
 }
 
-func parse(raw []byte, env normalize.Envelope, format string, strict bool) ([]dcsa.Event, error) {
+func parse(raw []byte, env normalize.Envelope, format string, polled bool) (normalize.Result, error) {
+	var res normalize.Result
 	elems, msg := eventList(raw)
 	if msg != "" {
-		return nil, &normalize.ParseError{Format: format, Reason: msg}
+		return res, &normalize.ParseError{Format: format, Reason: msg}
 	}
-	m := mapper{env: env, pushed: !strict}
-	out := make([]dcsa.Event, 0, len(elems))
+	m := mapper{env: env, pushed: !polled}
+	res.Events = make([]dcsa.Event, 0, len(elems))
 	for i, el := range elems {
 		ev, r := m.event(el)
+		path := "events[" + strconv.Itoa(i) + "]"
 		switch {
-		case r.refused != nil && strict:
-			return nil, &normalize.ParseError{Format: format, Path: "events[" + strconv.Itoa(i) + "]" + r.refused.path, Reason: r.refused.reason}
+		case r.refused != nil && polled:
+			res.Refused = append(res.Refused, &normalize.ParseError{Format: format, Element: i, Path: path + r.refused.path, Reason: r.refused.reason})
+			continue
+		case r.notCarried != "" && polled:
+			res.Repairs = append(res.Repairs, normalize.Repair{Kind: normalize.RepairNotCarriedLeftOut, Path: path, Value: r.notCarried})
+			continue
 		case r.refused != nil, r.notCarried != "":
 			continue
 		}
-		out = append(out, ev)
+		res.Events = append(res.Events, ev)
 	}
-	return out, nil
+	return res, nil
 }
 
 // Check judges a pushed 3.0 body as ParsePushed will, without ids: the

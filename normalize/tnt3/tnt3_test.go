@@ -2,7 +2,6 @@ package tnt3
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -49,7 +48,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			evs, err := Parse(raw, env)
+			evs, err := normalize.Strict(Parse(raw, env))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,9 +76,13 @@ func TestMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := Parse(raw, env)
-	if err != nil {
-		t.Fatal(err)
+	res, err := Parse(raw, env)
+	evs := res.Events
+	if err != nil || len(res.Refused) != 0 {
+		t.Fatal(err, res.Refused)
+	}
+	if len(res.Repairs) != 1 || res.Repairs[0].Kind != normalize.RepairNotCarriedLeftOut {
+		t.Errorf("repairs %+v, want the IOT event left out and reported", res.Repairs)
 	}
 	if len(evs) != 5 {
 		t.Fatalf("got %d, want 5: LOAD, DEPA, DEPA's retraction, CUSR (a terminal event), GTIN (IOT not carried)", len(evs))
@@ -197,16 +200,18 @@ func TestCheck(t *testing.T) {
 				v.Feedback[0].PropertyPath != c.path || !strings.Contains(v.Feedback[0].Message, c.reason) {
 				t.Errorf("verdict %+v, want one ERROR at %s about %q", v, c.path, c.reason)
 			}
-			// Pushed, the refused event is skipped; polled, it fails the page.
-			if evs, err := ParsePushed([]byte(c.body), env); err != nil || len(evs) != 0 {
-				t.Errorf("ParsePushed: %v %v", evs, err)
+			// Pushed, the refused event is skipped (the carrier was told);
+			// polled, it is refused on its own, with its index.
+			if res, err := ParsePushed([]byte(c.body), env); err != nil || len(res.Events) != 0 || len(res.Refused) != 0 {
+				t.Errorf("ParsePushed: %+v %v", res, err)
 			}
 			if name == "nothing to route by" {
 				return // a polled event belongs to the tracking polled
 			}
-			var pe *normalize.ParseError
-			if _, err := Parse([]byte(c.body), env); !errors.As(err, &pe) || pe.Format != Format {
-				t.Errorf("Parse: %v, want a ParseError", err)
+			res, err := Parse([]byte(c.body), env)
+			if err != nil || len(res.Refused) != 1 || res.Refused[0].Format != Format || res.Refused[0].Element != 0 ||
+				"$."+res.Refused[0].Path != c.path {
+				t.Errorf("Parse: %v, %v; want the event refused at %s", err, res.Refused, c.path)
 			}
 		})
 	}
@@ -222,8 +227,8 @@ func TestCheckAgreesWithParsePushed(t *testing.T) {
 	body["events"] = append(body["events"], json.RawMessage(`{"eventID":"x","eventClassification":{"eventTypeCode":"NOPE"}}`))
 	raw, _ = json.Marshal(body)
 	v := Check(raw, "ZIMU", receivedAt)
-	evs, err := ParsePushed(raw, env)
-	if err != nil || v.Accepted != len(evs) || v.Refused != 1 {
-		t.Errorf("verdict %+v, ParsePushed %d events, %v", v, len(evs), err)
+	res, err := ParsePushed(raw, env)
+	if err != nil || v.Accepted != len(res.Events) || v.Refused != 1 {
+		t.Errorf("verdict %+v, ParsePushed %d events, %v", v, len(res.Events), err)
 	}
 }

@@ -148,20 +148,23 @@ func GoldenEvents(t *testing.T, glob, suffix string, update bool, parse func(t *
 }
 
 // Outcome is what the golden file of a parser with stats holds: the error
-// of a fixture it refuses, else its stats and events.
+// of a fixture it cannot read at all, else its stats, events, the elements
+// it refused and the repairs it made.
 type Outcome struct {
-	Error  string       `json:"error,omitempty"`
-	Stats  any          `json:"stats,omitempty"`
-	Events []dcsa.Event `json:"events,omitempty"`
+	Error   string             `json:"error,omitempty"`
+	Stats   any                `json:"stats,omitempty"`
+	Events  []dcsa.Event       `json:"events,omitempty"`
+	Refused []string           `json:"refused,omitempty"`
+	Repairs []normalize.Repair `json:"repairs,omitempty"`
 }
 
 // GoldenOutcomes is the golden test of a parser with stats: each fixture's
 // events are valid, a refusal wraps normalize.ErrMalformed, and the Outcome
 // equals the file golden(name) names.
-func GoldenOutcomes[S any](t *testing.T, glob, suffix string, golden func(name string) string, update bool, parse func(raw []byte) ([]dcsa.Event, S, error)) {
+func GoldenOutcomes[S any](t *testing.T, glob, suffix string, golden func(name string) string, update bool, parse func(raw []byte) (normalize.Result, S, error)) {
 	t.Helper()
 	EachFixture(t, glob, suffix, func(t *testing.T, name string, raw []byte) {
-		events, st, err := parse(raw)
+		res, st, err := parse(raw)
 		var got Outcome
 		if err != nil {
 			if !errors.Is(err, normalize.ErrMalformed) {
@@ -169,9 +172,15 @@ func GoldenOutcomes[S any](t *testing.T, glob, suffix string, golden func(name s
 			}
 			got.Error = err.Error()
 		} else {
-			got.Stats, got.Events = &st, events
+			got.Stats, got.Events, got.Repairs = &st, res.Events, res.Repairs
+			for _, r := range res.Refused {
+				if !errors.Is(r, normalize.ErrMalformed) {
+					t.Fatalf("refusal %v does not wrap normalize.ErrMalformed", r)
+				}
+				got.Refused = append(got.Refused, r.Error())
+			}
 		}
-		ValidateAll(t, events)
+		ValidateAll(t, res.Events)
 		Golden(t, golden(name), got, update)
 	})
 }

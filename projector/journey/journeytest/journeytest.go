@@ -75,7 +75,7 @@ func (c Case) Poll(accountID, trackingID string, at time.Time, seen map[string]s
 	if err != nil {
 		return nil, err
 	}
-	evs, err := Parsers[format](raw, normalize.Envelope{SCAC: c.SCAC, TrackingID: trackingID, ReceivedAt: at})
+	evs, err := normalize.Strict(Parsers[format](raw, normalize.Envelope{SCAC: c.SCAC, TrackingID: trackingID, ReceivedAt: at}))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: parse: %w", c.SCAC, c.Value, err)
 	}
