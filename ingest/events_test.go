@@ -106,13 +106,19 @@ func TestPostEventsSpecMessages(t *testing.T) {
 		{"shipment event", carrier, shipment, 400, "No equipment or transport event provided"},
 		{"no eventType", carrier, `{"equipmentReference":"CSQU3054383"}`, 400, "No equipment or transport event provided"},
 		{"missing equipmentReference", carrier, noRef, 400, "equipmentReference is required"},
-		{"array with one bad element", carrier, "[" + equipmentEvent + "," + noRef + "]", 400, "equipmentReference is required"},
+		{"array with one bad element: named", carrier, "[" + equipmentEvent + "," + noRef + "]", 400, "[1].equipmentReference is required"},
+		{"array with a shipment event: named", carrier, "[" + shipment + "]", 400, "[0]: No equipment or transport event provided"},
+		// TNT 2.x events wrapped in {"events": [...]}: read as 2.x, not 3.0.
+		{"2.x envelope with one bad element: named", carrier, `{"events":[` + equipmentEvent + "," + noRef + "]}", 400, "events[1].equipmentReference is required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := f.api.Do("POST", "/events", c.key, c.body)
 			if r.Status != c.status || r.Message() != c.msg {
 				t.Fatalf("got %d %s, want %d %q", r.Status, r.Raw, c.status, c.msg)
+			}
+			if v := r.Header.Get("API-Version"); v != "" {
+				t.Errorf("answered as DCSA Track & Trace 3.0 (API-Version %s)", v)
 			}
 		})
 	}
@@ -125,15 +131,20 @@ func TestPostEventsStoresRawBytesWithEnvelope(t *testing.T) {
 	f := setup(t)
 	carrier := f.api.Key(auth.CreateKeyParams{ClientSlug: "maersk", Env: "sandbox", Role: auth.RoleCarrier, SCAC: "MAEU"})
 	second := strings.Replace(strings.Replace(equipmentEvent, "3cecb101", "4cecb101", 1), `"LOAD"`, `"DISC"`, 1)
-	for _, body := range []string{equipmentEvent, "[" + equipmentEvent + "," + second + "]"} {
+	for _, body := range []string{equipmentEvent, "[" + equipmentEvent + "," + second + "]", `{"events":[` + equipmentEvent + "," + second + "]}"} {
 		r := f.api.Do("POST", "/events", carrier, body) // no Content-Type, as curl -d
 		if r.Status != 200 || r.Message() != "Successfully Added Event" {
 			t.Fatalf("got %d %s", r.Status, r.Raw)
 		}
 	}
 	got := rawRecords(t, f.kafka)
-	if len(got) != 2 {
-		t.Fatalf("records = %d, want 2", len(got))
+	if len(got) != 3 {
+		t.Fatalf("records = %d, want 3", len(got))
+	}
+	// TNT 2.x events in {"events": [...]} are stored as the interface's
+	// format, for the normaliser's 2.x reader.
+	if got[2].Format != "dcsa-pushed" {
+		t.Errorf("2.x envelope stored as %q, want dcsa-pushed", got[2].Format)
 	}
 	if string(got[0].Payload) != equipmentEvent || got[0].SCAC != "MAEU" || got[0].Env != "sandbox" || got[0].Format != "dcsa-pushed" || got[0].RequestID == "" || got[0].ReceivedAt.IsZero() {
 		t.Fatalf("envelope: %+v", got[0])

@@ -20,8 +20,9 @@ const MsgNoneProcessedPrefix = "No event processed: "
 
 // isTNT3 says a POST /events body is DCSA Track & Trace 3.0: asked for with
 // API-Version 3.x, or shaped like 3.0's {"events": [...]} (an object with an
-// events member, which no 2.0.2 event has). Other bodies keep the rules of
-// the interface's format, unchanged.
+// events member, which no 2.0.2 event has) whose events are not 2.x events.
+// Carriers wrap TNT 2.x events in {"events": [...]} too: those keep the rules
+// of the interface's format. Other bodies keep them, unchanged.
 func isTNT3(h http.Header, raw []byte) bool {
 	if tnt3.IsVersion3(h.Get(tnt3.HeaderAPIVersion)) {
 		return true
@@ -34,7 +35,35 @@ func isTNT3(h http.Header, raw []byte) bool {
 	var top struct {
 		Events json.RawMessage `json:"events"`
 	}
-	return json.Unmarshal(body, &top) == nil && top.Events != nil
+	if json.Unmarshal(body, &top) != nil || top.Events == nil {
+		return false
+	}
+	return !twoX(top.Events)
+}
+
+// twoX says the first element of an events array is a TNT 2.x (or 2.0.2)
+// event: it has 2.x's flat eventClassifierCode or eventCreatedDateTime and
+// neither of 3.0's eventClassification and eventUpdatedDateTime (member
+// names in any case, as the normaliser reads them).
+func twoX(events json.RawMessage) bool {
+	var elems []json.RawMessage
+	if json.Unmarshal(events, &elems) != nil || len(elems) == 0 {
+		return false
+	}
+	var first map[string]json.RawMessage
+	if json.Unmarshal(elems[0], &first) != nil {
+		return false
+	}
+	v2 := false
+	for k := range first {
+		switch strings.ToLower(k) {
+		case "eventclassification", "eventupdateddatetime":
+			return false
+		case "eventclassifiercode", "eventcreateddatetime":
+			v2 = true
+		}
+	}
+	return v2
 }
 
 // checkTNT3 judges a 3.0 push as the standard's Event Consumer does:
