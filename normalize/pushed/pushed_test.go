@@ -272,3 +272,40 @@ func BenchmarkParse(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// TestCarriersDeviationsAccepted: a push with the deviations real carriers
+// make (docs/normalize.md's table) is accepted by Check and read by Parse,
+// each repair counted; before, Check refused it whole.
+func TestCarriersDeviationsAccepted(t *testing.T) {
+	ev := `{"eventId":"9f2c1e0b7a5d4c3b2a1908f7e6d5c4b3a2918070","eventCreatedDateTime":"2024-06-22T03:00:00Z","eventType":"EQUIPMENT",
+	  "eventClassifierCode":"ACT","eventDateTime":"2024-06-22T04:40:00+02:00","equipmentEventTypeCode":"LOAD",
+	  "equipmentReference":"MSCU1234565","emptyIndicatorCode":"LADEN","seals":[{"sealNumber":"ML123"}],
+	  "transportCall":{"transportCallId":"TC-9","modeOfTransport":"VESSEL","unLocationCode":"NLRTM","facilityCode":"NLRTMECTD",
+	    "vessel":{"vesselIMONumber":9778791,"vesselName":"MSC ANNA"}}}`
+	feeder := strings.NewReplacer(`"eventId":"9f2c1e0b7a5d4c3b2a1908f7e6d5c4b3a2918070"`, `"eventId":4711000042`,
+		`"vesselIMONumber":9778791`, `"vesselIMONumber":null`).Replace(ev)
+	body := `{"events":[` + ev + `,` + feeder + `]}`
+	if msg, ok := Check([]byte(body)); !ok {
+		t.Fatalf("Check refused the carrier's push: %s", msg)
+	}
+	res, err := Parse([]byte(body), env)
+	if err != nil || len(res.Refused) != 0 || len(res.Events) != 2 {
+		t.Fatalf("got %d events, refusals %v, error %v", len(res.Events), res.Refused, err)
+	}
+	tc := res.Events[0].TransportCall
+	if tc.UNLocationCode != "NLRTM" || tc.FacilityCode != "ECTD" || tc.TransportCallID != "TC-9" || tc.Vessel == nil || tc.Vessel.VesselIMONumber != "9778791" || res.Events[0].Seals != nil {
+		t.Errorf("transport call %+v, seals %+v", tc, res.Events[0].Seals)
+	}
+	if res.Events[1].TransportCall.Vessel != nil {
+		t.Errorf("feeder's IMO-less vessel kept: %+v", res.Events[1].TransportCall.Vessel)
+	}
+	kinds := map[normalize.RepairKind]int{}
+	for _, r := range res.Repairs {
+		kinds[r.Kind]++
+	}
+	want := map[normalize.RepairKind]int{normalize.RepairEventsEnvelope: 1, normalize.RepairMemberCase: 6, normalize.RepairEventIDNotUUID: 2,
+		normalize.RepairNumberAsString: 2, normalize.RepairIncompleteSealLeftOut: 2, normalize.RepairFacilityCodeSplit: 2, normalize.RepairIncompleteVesselLeftOut: 1}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("repairs by kind %v, want %v", kinds, want)
+	}
+}

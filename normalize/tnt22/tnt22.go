@@ -77,7 +77,11 @@ func ParseWithOptions(raw []byte, env normalize.Envelope, opt Options) (normaliz
 		p.l = newLexer(raw)
 	}
 	if err := p.read(len(raw)); err != nil {
-		return normalize.Result{}, p.parseError(-1, err)
+		pe := p.parseError(-1, err)
+		if opt.VerdictOnly {
+			pe.Path, pe.Reason = strings.Clone(pe.Path), strings.Clone(pe.Reason)
+		}
+		return normalize.Result{}, pe
 	}
 	if opt.VerdictOnly {
 		// Read in place: the strings may alias raw.
@@ -218,7 +222,7 @@ func (p *payload) element(i int, prefix string) error {
 	if p.opt.Admit != nil {
 		start := l.pos
 		if err := l.skip(); err != nil {
-			return at(path, err)
+			return p.below(path, err)
 		}
 		if reason := p.opt.Admit(l.data[start:l.pos]); reason != "" {
 			p.res.Refused = append(p.res.Refused, &normalize.ParseError{Format: p.opt.Format, Element: max(i, 0), Path: path, Reason: reason})
@@ -238,7 +242,7 @@ func (p *payload) element(i int, prefix string) error {
 		// reads on if it is JSON at all.
 		l.pos, l.depth = start, depth
 		if serr := l.skip(); serr != nil {
-			return at(path, err)
+			return p.below(path, err)
 		}
 		p.refuse(i, path, err)
 		return nil
@@ -273,10 +277,15 @@ func (p *payload) element(i int, prefix string) error {
 }
 
 func (p *payload) refuse(i int, path string, err error) {
-	if path != "" {
-		err = at(path, err)
+	p.res.Refused = append(p.res.Refused, p.parseError(i, p.below(path, err)))
+}
+
+// below puts err's path below the element's ("" for a single object).
+func (p *payload) below(path string, err error) error {
+	if path == "" {
+		return err
 	}
-	p.res.Refused = append(p.res.Refused, p.parseError(i, err))
+	return at(path, err)
 }
 
 // join is path a, then b below it.

@@ -392,3 +392,20 @@ func TestVerdictOnlyErrorDoesNotAliasThePayload(t *testing.T) {
 		t.Fatalf("the error changed with the payload: %q: %q, was %q: %q", pe.Path, pe.Reason, path, reason)
 	}
 }
+
+// The payload's own error (JSON that cannot be read on) must not alias the
+// payload either: its path names a member as read in place.
+func TestVerdictOnlyPageErrorDoesNotAliasThePayload(t *testing.T) {
+	body := []byte(`{"carrierVoyage":"\x"}`)
+	_, err := ParseWithOptions(body, normalize.Envelope{SCAC: "MAEU"}, Options{SingleObject: true, CheckOnly: true, VerdictOnly: true})
+	var pe *normalize.ParseError
+	if !errors.As(err, &pe) || pe.Path != "carrierVoyage" {
+		t.Fatalf("got %v, want the payload's error at carrierVoyage", err)
+	}
+	for i := range body {
+		body[i] = 'x'
+	}
+	if pe.Path != "carrierVoyage" {
+		t.Fatalf("the error changed with the payload: %q", pe.Path)
+	}
+}
