@@ -222,7 +222,7 @@ func TestErrors(t *testing.T) {
 		name, raw, path, reason string
 	}{
 		{"not JSON", `<html>`, "", "invalid JSON"},
-		{"wrong type", `{"code":200}`, "", "code: number where string"},
+		{"wrong type", `{"code":true}`, "", "code: bool where string"},
 		{"no code", `{"message":"x"}`, "code", "missing"},
 		{"401", `{"code":"401","message":"Invalid signature","data":null}`, "code", `"401" (Invalid signature)`},
 		{"503", `{"code":"503","message":"busy","data":null}`, "code", "not tracking data"},
@@ -286,4 +286,35 @@ func only(t *testing.T, raw []byte) dcsa.Event {
 		t.Fatal(err)
 	}
 	return events[0]
+}
+
+// TestNumbersAsStrings: COSCO's response with numbers where it documents
+// strings (the IMO number, the response code, coordinates) is read, and
+// each number counted as a repair with its path.
+func TestNumbersAsStrings(t *testing.T) {
+	raw := []byte(`{"code":200,"message":"success","data":{"content":{"trackingType":"CONTAINER","trackingNo":"CSNU1234560",` +
+		`"containers":[{"containerNo":"CSNU1234560","isoCode":"45G1","events":[{"eventId":"v1","eventCode":"VDL","eventTime":"2026-03-01 14:20:00",` +
+		`"timeZone":"+08:00","eventStatus":"A","vesselImo":9783502,"vesselName":"COSCO ANNA","voyageNo":"041E","location":{"unlocode":"CNSHA","name":"Shanghai","latitude":31.23,"longitude":121.47}}]}]}}}`)
+	res, err := Parse(raw, testEnv)
+	if err != nil || len(res.Events) != 1 || len(res.Refused) != 0 {
+		t.Fatalf("got %d events, refusals %v, error %v", len(res.Events), res.Refused, err)
+	}
+	if tc := res.Events[0].TransportCall; tc == nil || tc.Vessel == nil || tc.Vessel.VesselIMONumber != "9783502" {
+		t.Errorf("transport call %+v, want the vessel's IMO 9783502", res.Events[0].TransportCall)
+	}
+	var got []string
+	for _, r := range res.Repairs {
+		got = append(got, string(r.Kind)+" "+r.Path+"="+r.Value)
+	}
+	want := []string{"number_as_string code=200",
+		"number_as_string data.content.containers[0].events[0].location.latitude=31.23",
+		"number_as_string data.content.containers[0].events[0].location.longitude=121.47",
+		"number_as_string data.content.containers[0].events[0].vesselImo=9783502"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("repairs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A number where no string is documented still fails as before.
+	if _, err := Parse([]byte(`{"code":"200","data":{"content":{"containers":[{"containerNo":"X","events":[{"isActual":1}]}]}}}`), testEnv); err == nil {
+		t.Error("isActual as a number: no error")
+	}
 }
