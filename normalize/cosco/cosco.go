@@ -40,7 +40,6 @@
 package cosco
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -107,7 +106,7 @@ func ParseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, er
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		// A number where COSCO documents a string (an IMO number, an id):
 		// read as its digits, each counted.
-		fixed, repairs := numbersAsStrings(raw)
+		fixed, repairs := normalize.NumbersAsStrings(raw, stringMembers)
 		if repairs == nil || json.Unmarshal(fixed, &resp) != nil {
 			return res, st, parseErr("", "not a COSCO response: "+jsonReason(err))
 		}
@@ -432,54 +431,6 @@ func alnum(s string) bool {
 }
 
 // jsonReason says what is wrong with the JSON without quoting the payload.
-// numbersAsStrings rewrites the JSON numbers of raw that stand where the
-// COSCO response has a string member as those strings, returning the new
-// payload and a repair per number (nil when there is none, or raw is no
-// JSON object). Only the slow path of a response that did not decode.
-func numbersAsStrings(raw []byte) ([]byte, []normalize.Repair) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil, nil
-	}
-	var repairs []normalize.Repair
-	var walk func(path string, v any) any
-	walk = func(path string, v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				if n, ok := e.(json.Number); ok && stringMembers[k] {
-					x[k] = n.String()
-					repairs = append(repairs, normalize.Repair{Kind: normalize.RepairNumberAsString, Path: p, Value: n.String()})
-					continue
-				}
-				x[k] = walk(p, e)
-			}
-		case []any:
-			for i, e := range x {
-				x[i] = walk(path+"["+strconv.Itoa(i)+"]", e)
-			}
-		}
-		return v
-	}
-	v = walk("", v)
-	if repairs == nil {
-		return nil, nil
-	}
-	// Map order made the walk's order random: the repairs are sorted.
-	slices.SortFunc(repairs, func(a, b normalize.Repair) int { return strings.Compare(a.Path, b.Path) })
-	fixed, err := json.Marshal(v)
-	if err != nil {
-		return nil, nil
-	}
-	return fixed, repairs
-}
-
 // stringMembers are the members of a COSCO response typed string that
 // carry numbers' digits: codes, ids, numbers and coordinates.
 var stringMembers = map[string]bool{

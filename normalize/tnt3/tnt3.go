@@ -80,8 +80,15 @@ func parse(raw []byte, env normalize.Envelope, format string, polled bool) (norm
 	m := mapper{env: env, pushed: !polled}
 	res.Events = make([]dcsa.Event, 0, len(elems))
 	for i, el := range elems {
+		m.repairs = m.repairs[:0]
 		ev, r := m.event(el)
 		path := "events[" + strconv.Itoa(i) + "]"
+		if r.refused == nil {
+			for _, rp := range m.repairs {
+				rp.Path = path + "." + rp.Path
+				res.Repairs = append(res.Repairs, rp)
+			}
+		}
 		switch {
 		case r.refused != nil && polled:
 			res.Refused = append(res.Refused, &normalize.ParseError{Format: format, Element: i, Path: path + r.refused.path, Reason: r.refused.reason})
@@ -171,11 +178,22 @@ func refuse(path, reason string) result { return result{refused: &problem{path, 
 
 func notCarried(why string) result { return result{notCarried: why} }
 
+// stringMembers are the 3.0 string members carriers send as numbers: ids,
+// numbers, references and coordinates.
+var stringMembers = map[string]bool{
+	"eventID": true, "vesselIMONumber": true, "carrierVoyageNumber": true, "universalVoyageReference": true,
+	"carrierServiceCode": true, "universalServiceReference": true, "transportCallReference": true,
+	"portVisitReference": true, "equipmentReference": true, "reference": true, "facilityCode": true,
+	"latitude": true, "longitude": true, "partyCode": true,
+}
+
 // mapper maps the events of one payload.
 type mapper struct {
-	env    normalize.Envelope
-	pushed bool // events must name a container or document (routing)
-	noIDs  bool // leave eventID empty (Check)
+	// repairs are the deviations of the event being mapped, paths below it.
+	repairs []normalize.Repair
+	env     normalize.Envelope
+	pushed  bool // events must name a container or document (routing)
+	noIDs   bool // leave eventID empty (Check)
 }
 
 // event decodes and maps one element.
@@ -185,11 +203,17 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 		return dcsa.Event{}, refuse("", "not a JSON object")
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return dcsa.Event{}, refuse("."+te.Field, "must be "+jsonType(te.Type.String()))
+		// A number where 3.0 says string (an IMO number, an id): read as
+		// its digits, each counted.
+		fixed, repairs := normalize.NumbersAsStrings(raw, stringMembers)
+		if repairs == nil || json.Unmarshal(fixed, &s) != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return dcsa.Event{}, refuse("."+te.Field, "must be "+jsonType(te.Type.String()))
+			}
+			return dcsa.Event{}, refuse("", err.Error())
 		}
-		return dcsa.Event{}, refuse("", err.Error())
+		m.repairs = append(m.repairs, repairs...)
 	}
 	if len(s.EventID) > maxEventID {
 		return dcsa.Event{}, refuse(".eventID", "longer than 500 characters")

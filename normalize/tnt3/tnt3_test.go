@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -170,13 +171,14 @@ func TestCheck(t *testing.T) {
 	for name, c := range map[string]struct {
 		body, message, path, reason string
 	}{
-		"empty":                 {body: " \n", message: MsgNoBody},
-		"no events":             {body: `{"events":[]}`, message: MsgNoBody},
-		"not JSON":              {body: `{"events":[`, message: MsgMalformedPrefix + "unexpected end of JSON input"},
-		"an array":              {body: `[{"eventType":"EQUIPMENT"}]`, message: MsgNotEventList},
-		"events not an array":   {body: `{"events":{}}`, message: MsgNotEventList},
-		"not an object":         {body: `{"events":[1]}`, path: "$.events[0]", reason: "not a JSON object"},
-		"wrong type":            {body: `{"events":[{"eventID":7}]}`, path: "$.events[0].eventID", reason: "must be a string"},
+		"empty":               {body: " \n", message: MsgNoBody},
+		"no events":           {body: `{"events":[]}`, message: MsgNoBody},
+		"not JSON":            {body: `{"events":[`, message: MsgMalformedPrefix + "unexpected end of JSON input"},
+		"an array":            {body: `[{"eventType":"EQUIPMENT"}]`, message: MsgNotEventList},
+		"events not an array": {body: `{"events":{}}`, message: MsgNotEventList},
+		"not an object":       {body: `{"events":[1]}`, path: "$.events[0]", reason: "not a JSON object"},
+		"wrong type":          {body: `{"events":[{"eventID":true}]}`, path: "$.events[0].eventID", reason: "must be a string"},
+		"an id as a number is read as its digits": {body: `{"events":[{"eventID":7}]}`, path: "$.events[0].eventClassification.eventTypeCode", reason: "required"},
 		"no type":               {body: `{"events":[{"eventID":"a"}]}`, path: "$.events[0].eventClassification.eventTypeCode", reason: "required"},
 		"retraction without id": {body: `{"events":[{"isRetracted":true}]}`, path: "$.events[0].eventID", reason: "required to retract"},
 		"bad date": {body: `{"events":[{"eventDateTime":"2026-03-02","eventClassification":{"eventTypeCode":"TRANSPORT","eventClassifierCode":"ACT","transportEventTypeCode":"ARRI"},"shipmentDetails":{"documentReference":{"typeCode":"BKG","reference":"B"}}}]}`,
@@ -230,5 +232,35 @@ func TestCheckAgreesWithParsePushed(t *testing.T) {
 	res, err := ParsePushed(raw, env)
 	if err != nil || v.Accepted != len(res.Events) || v.Refused != 1 {
 		t.Errorf("verdict %+v, ParsePushed %d events, %v", v, len(res.Events), err)
+	}
+}
+
+// An IMO number sent as a JSON number is read as its digits, counted with
+// its path; the event is otherwise the same as with the string.
+func TestIMONumberAsNumber(t *testing.T) {
+	raw, err := os.ReadFile("testdata/mapping.input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	numbered := strings.Replace(string(raw), `"vesselIMONumber": "9839284"`, `"vesselIMONumber": 9839284`, 1)
+	if numbered == string(raw) {
+		t.Fatal("fixture edit did not apply")
+	}
+	want, err := normalize.Strict(Parse(raw, env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Parse([]byte(numbered), env)
+	if err != nil || len(res.Refused) != 0 || !reflect.DeepEqual(res.Events, want) {
+		t.Fatalf("refusals %v, error %v, or the events differ from the string IMO's", res.Refused, err)
+	}
+	var numbers []normalize.Repair
+	for _, r := range res.Repairs {
+		if r.Kind == normalize.RepairNumberAsString {
+			numbers = append(numbers, r)
+		}
+	}
+	if len(numbers) != 1 || !strings.HasSuffix(numbers[0].Path, ".vesselIMONumber") || !strings.HasPrefix(numbers[0].Path, "events[") || numbers[0].Value != "9839284" {
+		t.Errorf("number repairs %+v, want the IMO number's", numbers)
 	}
 }
