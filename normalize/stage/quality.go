@@ -48,14 +48,17 @@ type repairCount struct {
 	path, value     string // the latest one's
 }
 
-// countRepairs counts the batch's repairs in the metric and adds them to
-// normalize_repairs, the per-carrier table a data-quality view reads, in
-// one statement. Counted before the Kafka transaction commits: a
+// countRepairs counts the batch's repairs and refused elements in the
+// metrics and adds the repairs to normalize_repairs, the per-carrier table
+// a data-quality view reads, in one statement. Counted before the Kafka transaction commits: a
 // transaction aborted afterwards may count its repairs twice, never none.
 func (s *stage) countRepairs(ctx context.Context, preps []prepared) error {
 	byKey := map[[3]string]*repairCount{}
 	var order [][3]string
 	for _, p := range preps {
+		if p.refused > 0 {
+			s.quality.refused.WithLabelValues(p.raw.SCAC).Add(float64(p.refused))
+		}
 		for _, r := range p.repairs {
 			k := [3]string{p.raw.SCAC, p.raw.Env, string(r.Kind)}
 			c := byKey[k]

@@ -287,8 +287,10 @@ type prepared struct {
 	// (combined pushes) and of its refused elements, produced beside its
 	// events.
 	dead []*kgo.Record
-	// repairs are the deviations the parser repaired in the record.
+	// repairs are the deviations the parser repaired in the record;
+	// refused counts its elements dead-lettered one by one.
 	repairs []normalize.Repair
+	refused int
 	// unmatched counts pushed events that reached no tracking;
 	// unmatchedRef names the last one's shipment.
 	unmatched    int
@@ -326,6 +328,7 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	var events []dcsa.Event
 	var dead []*kgo.Record
 	var repairs []normalize.Repair
+	refused := 0
 	// read keeps what one payload gave: its events and repairs, a dead
 	// letter per refused element (carrying the payload it is in, its index
 	// and reason); false when the payload could not be read at all.
@@ -336,8 +339,8 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 		}
 		events = append(events, res.Events...)
 		repairs = append(repairs, res.Repairs...)
+		refused += len(res.Refused)
 		for _, e := range res.Refused {
-			s.quality.refused.WithLabelValues(raw.SCAC).Inc()
 			dead = append(dead, s.deadLetter(r, one, raw.Format, e.Error(), schemas.Header{Key: "element", Value: strconv.Itoa(e.Element)}))
 		}
 		return "", true
@@ -364,7 +367,7 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 			return prepared{}, nil, err
 		}
 	}
-	p := prepared{raw: raw, dead: dead, repairs: repairs, items: make([]item, 0, len(events))}
+	p := prepared{raw: raw, dead: dead, repairs: repairs, refused: refused, items: make([]item, 0, len(events))}
 	for _, ev := range events {
 		if ev.Retracted {
 			// A retraction names only its event: it goes where the event
