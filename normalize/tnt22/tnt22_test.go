@@ -29,6 +29,9 @@ var goldenEnvs = map[string]normalize.Envelope{
 	// events, so the golden file shows TrackingID choosing it.
 	"journey": {SCAC: "MAEU", TrackingID: "MRKU2356709", ReceivedAt: receivedAt},
 	"empty":   {SCAC: "MAEU", ReceivedAt: receivedAt},
+	// A TNT 2.2 page with the deviations of issue 44 (docs/normalize.md's
+	// table), written from them; TestDeviations pins each repair.
+	"carrier-deviations": {SCAC: "MSCU", TrackingID: "MSCU4812090", ReceivedAt: receivedAt},
 }
 
 func TestGolden(t *testing.T) {
