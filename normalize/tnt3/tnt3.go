@@ -66,7 +66,8 @@ func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 
 // ParsePushed is a normalize.Parser for 3.0 bodies pushed to POST /events:
 // events refused at the push are skipped (the carrier was told, in the
-// answer's feedbackElements).
+// answer's feedbackElements); those 2.0.2 cannot carry are reported as in
+// Parse.
 func ParsePushed(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 	return parse(raw, env, FormatPushed, false)
 }
@@ -93,10 +94,12 @@ func parse(raw []byte, env normalize.Envelope, format string, polled bool) (norm
 		case r.refused != nil && polled:
 			res.Refused = append(res.Refused, &normalize.ParseError{Format: format, Element: i, Path: path + r.refused.path, Reason: r.refused.reason})
 			continue
-		case r.notCarried != "" && polled:
+		case r.notCarried != "":
+			// Pushed too: the carrier was told (a WARN feedback element),
+			// and the data-quality figures count it.
 			res.Repairs = append(res.Repairs, normalize.Repair{Kind: normalize.RepairNotCarriedLeftOut, Path: path, Value: r.notCarried})
 			continue
-		case r.refused != nil, r.notCarried != "":
+		case r.refused != nil:
 			continue
 		}
 		res.Events = append(res.Events, ev)
