@@ -118,9 +118,12 @@ func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 			}
 			seen[id] = i
 		}
-		if emit {
-			res.Events = append(res.Events, ev)
+		if !emit {
+			res.Repairs = append(res.Repairs, normalize.Repair{Kind: normalize.RepairNotCarriedLeftOut, Path: prefix + "[" + strconv.Itoa(i) + "]",
+				Value: "SHIPMENT events have no EVENT_DOMAIN 2.0.2 form; contrack forwards EQUIPMENT and TRANSPORT events"})
+			continue
 		}
+		res.Events = append(res.Events, ev)
 	}
 	return res, nil
 }

@@ -270,11 +270,18 @@ func (p *payload) element(i int, prefix string) error {
 			p.res.Repairs = append(p.res.Repairs, r)
 		}
 	}
-	if emit && !p.opt.VerdictOnly {
+	switch {
+	case !emit:
+		p.res.Repairs = append(p.res.Repairs, normalize.Repair{Kind: normalize.RepairNotCarriedLeftOut, Path: path, Value: shipmentLeftOut})
+	case !p.opt.VerdictOnly:
 		p.res.Events = append(p.res.Events, ev)
 	}
 	return nil
 }
+
+// shipmentLeftOut is the repair log's word for a SHIPMENT event, checked
+// and left out.
+const shipmentLeftOut = "SHIPMENT events have no EVENT_DOMAIN 2.0.2 form; contrack forwards EQUIPMENT and TRANSPORT events"
 
 func (p *payload) refuse(i int, path string, err error) {
 	p.res.Refused = append(p.res.Refused, p.parseError(i, p.below(path, err)))

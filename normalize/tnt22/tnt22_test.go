@@ -220,8 +220,8 @@ func TestNoAliasing(t *testing.T) {
 
 // TestSamples: each deliberately broken DCSA sample has each bad element
 // refused on its own, with its path, and the others read (they are SHIPMENT
-// events, checked and dropped); the ids that are not UUIDs are kept as
-// source ids and counted.
+// events, checked and left out, each counted); the ids that are not UUIDs
+// are kept as source ids and counted.
 func TestSamples(t *testing.T) {
 	for _, c := range []struct {
 		file    string
@@ -230,18 +230,21 @@ func TestSamples(t *testing.T) {
 	}{
 		{"tnt-220-response-wrong-attribute-values.json", []string{
 			`[0].transportCall.location.UNLocationCode: "XYBCD" contradicts transportCall.UNLocationCode "XYABC"`,
-			`[2].transportCall.location.UNLocationCode: "XYCDE" contradicts transportCall.UNLocationCode "XYBCD"`}, nil},
+			`[2].transportCall.location.UNLocationCode: "XYCDE" contradicts transportCall.UNLocationCode "XYBCD"`},
+			[]string{"not_carried_left_out [1]"}},
 		{"tnt-220-response-wrong-date-times.json", []string{
 			"[1].eventCreatedDateTime: required",
 			"[2].eventDateTime: required",
 			`[3].eventCreatedDateTime: "2021 01 01 14:12:56" is not an RFC 3339 date-time: want YYYY-MM-DD`,
 			`[4].eventDateTime: "2019/11/12 07:41:00 +08:30" is not an RFC 3339 date-time: want YYYY-MM-DD`,
 			"[5].eventCreatedDateTime: 1999-01-01T14:12:56Z is before 2000-01-01: not a real event time",
-			"[6].eventCreatedDateTime: 2099-01-01T14:12:56Z is more than a day after the payload was received (2024-07-01T08:00:00Z)"}, nil},
+			"[6].eventCreatedDateTime: 2099-01-01T14:12:56Z is more than a day after the payload was received (2024-07-01T08:00:00Z)"},
+			[]string{"not_carried_left_out [0]"}},
 		{"tnt-220-response-wrong-event-ids.json", []string{
 			"[3].eventID: 3cecb101-7a1a-43a4-9d62-e88a131651e8 repeats the eventID of element [2]",
 			"[6].eventID: af7728dc-0e1e-42d2-ad78-61c5c0c25878 repeats the eventID of element [5]"},
-			[]string{"number_as_string [0].eventID", "event_id_not_uuid [0].eventID", "event_id_not_uuid [1].eventID"}},
+			[]string{"number_as_string [0].eventID", "event_id_not_uuid [0].eventID", "not_carried_left_out [0]", "event_id_not_uuid [1].eventID",
+				"not_carried_left_out [1]", "not_carried_left_out [2]", "not_carried_left_out [4]", "not_carried_left_out [5]"}},
 		{"tnt-220-response-wrong-structure.json", []string{
 			"[0].eventType: required (the element is not a DCSA event)",
 			"[1].eventType: required (the element is not a DCSA event)"}, nil},
