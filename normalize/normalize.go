@@ -101,6 +101,11 @@ const (
 	// RepairNotCarriedLeftOut: a TNT 3.0 event 2.0.2 cannot carry (IoT,
 	// reefer) was left out (Repair.Value says why).
 	RepairNotCarriedLeftOut RepairKind = "not_carried_left_out"
+	// RepairEnvelopeMismatch: an EDIFACT interchange trailer (UNZ) whose
+	// control count or reference does not match its header, around
+	// messages that are whole (each closed by its UNT): the messages are
+	// read (Repair.Value says what did not match).
+	RepairEnvelopeMismatch RepairKind = "envelope_mismatch"
 )
 
 // Repair is one deviation a parser repaired or left out.

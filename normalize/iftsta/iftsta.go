@@ -112,11 +112,15 @@ func parseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, er
 			if msg != nil {
 				return none, st, parseErr(s.path(), "UNZ before the UNT of message "+clip(msg.ref))
 			}
+			// The trailer only checks the envelope: every message in it was
+			// read whole (UNH to UNT), so a mismatch is counted, not fatal.
 			if n, ok := normalize.Digits(s.get(0, 0)); !ok || (n != msgs && (grps == 0 || n != grps)) {
-				return none, st, parseErr(s.path(), "interchange control count "+clip(s.get(0, 0))+" but the interchange has "+strconv.Itoa(msgs)+" messages")
+				b.res.Repairs = append(b.res.Repairs, normalize.Repair{Kind: normalize.RepairEnvelopeMismatch, Path: s.path(),
+					Value: "interchange control count " + clip(s.get(0, 0)) + " but the interchange has " + strconv.Itoa(msgs) + " messages"})
 			}
 			if s.get(1, 0) != unb.get(4, 0) {
-				return none, st, parseErr(s.path(), "interchange reference "+clip(s.get(1, 0))+" does not match UNB "+clip(unb.get(4, 0)))
+				b.res.Repairs = append(b.res.Repairs, normalize.Repair{Kind: normalize.RepairEnvelopeMismatch, Path: s.path(),
+					Value: "interchange reference " + clip(s.get(1, 0)) + " does not match UNB " + clip(unb.get(4, 0))})
 			}
 			unb, unbCreated = nil, time.Time{}
 		case "UNG", "UNE":

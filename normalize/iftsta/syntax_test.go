@@ -83,8 +83,6 @@ func TestErrors(t *testing.T) {
 		{"UNT reference", "UNH+1+IFTSTA:D:99B:UN'UNT+2+9'", "segment 2 (UNT)", "does not match UNH"},
 		{"UNT missing", "UNH+1+IFTSTA:D:99B:UN'BGM+23'", "segment 2 (BGM)", "no UNT"},
 		{"UNH inside message", "UNH+1+IFTSTA:D:99B:UN'UNH+2+IFTSTA:D:99B:UN'", "segment 2 (UNH)", "before the UNT"},
-		{"UNZ count", "UNB+UNOA:2+S+R+260311:0930+R1'UNH+1+IFTSTA:D:99B:UN'UNT+2+1'UNZ+2+R1'", "segment 4 (UNZ)", "control count"},
-		{"UNZ reference", "UNB+UNOA:2+S+R+260311:0930+R1'UNH+1+IFTSTA:D:99B:UN'UNT+2+1'UNZ+1+R2'", "segment 4 (UNZ)", "does not match UNB"},
 		{"UNZ missing", "UNB+UNOA:2+S+R+260311:0930+R1'UNH+1+IFTSTA:D:99B:UN'UNT+2+1'", "segment 3 (UNT)", "no UNZ"},
 		{"UNB date", "UNB+UNOA:2+S+R+261311:0930+R1'UNZ+0+R1'", "segment 1 (UNB)", "preparation date"},
 		{"no message", "UNB+UNOA:2+S+R+260311:0930+R1'UNZ+0+R1'", "", "no IFTSTA message"},
@@ -127,6 +125,32 @@ func TestErrors(t *testing.T) {
 
 // oneStatusWithDTM is a message with one gate-in whose date segments are
 // given; its first DTM is segment 6.
+// An interchange trailer that does not match its header (control count,
+// reference) around whole messages is counted, and the messages are read.
+func TestEnvelopeMismatchCounted(t *testing.T) {
+	body := string(oneStatus("AE"))
+	for _, c := range []struct{ name, unz, want string }{
+		{"count", "UNZ+2+R1'", `interchange control count "2" but the interchange has 1 messages`},
+		{"reference", "UNZ+1+R2'", `interchange reference "R2" does not match UNB "R1"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Parse([]byte("UNB+UNOA:2+S+R+260311:0930+R1'"+body+c.unz), testEnv)
+			if err != nil || len(res.Events) != 1 {
+				t.Fatalf("%v, %d events; want the message's event", err, len(res.Events))
+			}
+			var got []string
+			for _, r := range res.Repairs {
+				if r.Kind == normalize.RepairEnvelopeMismatch {
+					got = append(got, r.Path+": "+r.Value)
+				}
+			}
+			if len(got) != 1 || !strings.HasSuffix(got[0], c.want) {
+				t.Errorf("envelope repairs %q, want one ending %q", got, c.want)
+			}
+		})
+	}
+}
+
 func oneStatusWithDTM(dtms ...string) []byte {
 	body := append([]string{"CNI+1+X", "STS+1+I"}, dtms...)
 	return msg(append(body, "EQD+CN+ABCU1234560")...)
