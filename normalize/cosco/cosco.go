@@ -112,6 +112,9 @@ func ParseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, er
 		}
 		res.Repairs = repairs
 	}
+	// encoding/json matched member names in any case: those spelt
+	// otherwise are counted.
+	res.Repairs = append(res.Repairs, normalize.MemberCase(raw, memberNames)...)
 	switch resp.Code {
 	case cosco.CodeOK:
 	case cosco.CodeNotFound:
@@ -431,6 +434,9 @@ func alnum(s string) bool {
 }
 
 // jsonReason says what is wrong with the JSON without quoting the payload.
+// memberNames are the members of a COSCO response, by lower-case form.
+var memberNames = normalize.MemberNames(cosco.Response{})
+
 // stringMembers are the members of a COSCO response typed string that
 // carry numbers' digits: codes, ids, numbers and coordinates.
 var stringMembers = map[string]bool{

@@ -63,6 +63,13 @@ type srcEvent struct {
 	EmptyIndicatorCode    string     `json:"emptyIndicatorCode"`
 }
 
+// memberNames are the members a TNT 1.2 response has, by lower-case form.
+var memberNames = func() map[string]string {
+	m := normalize.MemberNames(srcEvent{})
+	m["events"] = "events"
+	return m
+}()
+
 // flexString is a string member that may also arrive as a JSON number (kept
 // as its literal text) or null (absent).
 type flexString string
@@ -98,6 +105,9 @@ func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 	if err != nil {
 		return res, err
 	}
+	// encoding/json matched member names in any case: those spelt
+	// otherwise are counted.
+	res.Repairs = normalize.MemberCase(raw, memberNames)
 	m := mapper{env: env, created: env.ReceivedAt.UTC().Truncate(time.Second).Format(time.RFC3339)}
 	res.Events = make([]dcsa.Event, 0, len(src))
 	seen := make(map[string]int, len(src))

@@ -288,3 +288,21 @@ func BenchmarkParse(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// A member name in another case is read (encoding/json's rule) and
+// counted, with its path.
+func TestMemberCaseCounted(t *testing.T) {
+	m := base()
+	m["unLocationCode"] = m["UNLocationCode"]
+	delete(m, "UNLocationCode")
+	raw, _ := json.Marshal(map[string]any{"events": []any{base(), m}})
+	raw = []byte(strings.Replace(string(raw), `"eventID":"1"`, `"eventID":"0"`, 1))
+	res, err := Parse(raw, env)
+	if err != nil || len(res.Refused) != 0 || len(res.Events) != 2 || res.Events[1].TransportCall.UNLocationCode != "CNSHA" {
+		t.Fatalf("got %d events, refusals %v, error %v", len(res.Events), res.Refused, err)
+	}
+	want := []normalize.Repair{{Kind: normalize.RepairMemberCase, Path: "events[1].unLocationCode"}}
+	if !reflect.DeepEqual(res.Repairs, want) {
+		t.Errorf("repairs %+v, want %+v", res.Repairs, want)
+	}
+}

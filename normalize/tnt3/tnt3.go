@@ -78,6 +78,9 @@ func parse(raw []byte, env normalize.Envelope, format string, polled bool) (norm
 	if msg != "" {
 		return res, &normalize.ParseError{Format: format, Reason: msg}
 	}
+	// encoding/json matches member names in any case: those spelt
+	// otherwise are counted.
+	res.Repairs = normalize.MemberCase(raw, memberNames)
 	m := mapper{env: env, pushed: !polled}
 	res.Events = make([]dcsa.Event, 0, len(elems))
 	for i, el := range elems {
@@ -180,6 +183,9 @@ type problem struct{ path, reason string }
 func refuse(path, reason string) result { return result{refused: &problem{path, reason}} }
 
 func notCarried(why string) result { return result{notCarried: why} }
+
+// memberNames are the members of a 3.0 events body, by lower-case form.
+var memberNames = normalize.MemberNames(tnt3.Events{})
 
 // stringMembers are the 3.0 string members carriers send as numbers: ids,
 // numbers, references and coordinates.
