@@ -3,6 +3,7 @@ package stage
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -82,13 +83,14 @@ func (s *stage) countRepairs(ctx context.Context, preps []prepared) error {
 		scacs, envs, kinds = append(scacs, c.scac), append(envs, c.env), append(kinds, c.kind)
 		paths, values, counts = append(paths, c.path), append(values, c.value), append(counts, c.n)
 	}
+	now := s.deps.Now().UTC()
 	_, err := s.deps.Pool.Exec(ctx, `
-		INSERT INTO normalize_repairs (scac, env, kind, repairs, last_path, last_value, last_at)
-		SELECT sc, e, k, n, p, v, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS t(sc, e, k, n, p, v)
-		ON CONFLICT (scac, env, kind) DO UPDATE SET
+		INSERT INTO normalize_repairs (scac, env, kind, day, repairs, last_path, last_value, last_at)
+		SELECT sc, e, k, $8::date, n, p, v, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS t(sc, e, k, n, p, v)
+		ON CONFLICT (scac, env, kind, day) DO UPDATE SET
 			repairs = normalize_repairs.repairs + EXCLUDED.repairs,
 			last_path = EXCLUDED.last_path, last_value = EXCLUDED.last_value, last_at = EXCLUDED.last_at`,
-		scacs, envs, kinds, counts, paths, values, s.deps.Now().UTC())
+		scacs, envs, kinds, counts, paths, values, now, now.Format(time.DateOnly))
 	if err != nil {
 		return fmt.Errorf("normalize: count repairs: %w", err)
 	}
