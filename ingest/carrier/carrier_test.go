@@ -535,6 +535,7 @@ func TestCountSTS(t *testing.T) {
 		{"UNA:+.? 'UNB+UNOC:3+A+B'STS+1+AE'FTX+AAI+++a?'STS+1 b'STS+1+VD'UNZ+1+1'", 2, true},
 		{"UNA|*.# ~UNB*UNOC|3~STS*1*AE~STS*1*VA~", 2, true},
 		{"UNB+UNOC:3'STS+1+AE'\r\nSTS+1+VA'\n", 2, true},
+		{"\xef\xbb\xbfUNB+UNOC:3'STS+1+AE'\r\n", 1, true}, // a byte-order mark first
 		{"<xml/>", 0, false},
 	} {
 		n, ok := carrier.CountSTS([]byte(tc.in))

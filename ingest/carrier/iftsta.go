@@ -64,7 +64,9 @@ func (a *iftstaAdapter) fetch(ctx context.Context, creds Credentials, q Query) (
 // honouring the UNA service string advice (separators and release
 // character) when present. ok is false when data does not start with UNA or UNB.
 func CountSTS(data []byte) (n int, ok bool) {
-	data = bytes.TrimSpace(data)
+	// A UTF-8 byte-order mark before the interchange, as some EDI
+	// translators write one, is read past (the parser does the same).
+	data = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(data), []byte("\xef\xbb\xbf")))
 	elemSep, release, segTerm := byte('+'), byte('?'), byte('\'')
 	if bytes.HasPrefix(data, []byte("UNA")) {
 		if len(data) < 9 {
