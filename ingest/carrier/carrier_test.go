@@ -505,6 +505,21 @@ func TestRepeatedCursorStops(t *testing.T) {
 	}
 }
 
+// A TNT 2.2 page wrapped in {"events": [...]}, as some carriers send it,
+// is a page of events, handed on unchanged.
+func TestTNT22EnvelopeIsAPage(t *testing.T) {
+	body := `{"events":[{"eventID":"a"},{"eventID":"b"}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	a, _ := carrier.New("MAEU", srv.URL, srv.Client())
+	r := fetch(t, a, carrier.Credentials{carriers.FieldAPIKey: "k"}, carrier.KindContainer, container)
+	if r.Outcome != carrier.OutcomeSuccess || r.EventCount != 2 || len(r.Pages) != 1 || string(r.Pages[0]) != body {
+		t.Fatalf("result %+v", r)
+	}
+}
+
 func TestMalformedBodiesAreErrors(t *testing.T) {
 	for _, tc := range []struct{ scac, body string }{
 		{"MAEU", `{"not":"an array"}`},

@@ -163,7 +163,9 @@ func (a *dcsaAdapter) countEvents(body []byte) (int, bool) {
 		return 0, true
 	}
 	var list []json.RawMessage
-	if a.version == tnt3 || (a.version == tnt12 && body[0] == '{') {
+	// TNT 2.2 is an array, but some carriers wrap it as 1.2 and 3.0 do:
+	// the normaliser reads either.
+	if a.version == tnt3 || body[0] == '{' {
 		var wrapper struct {
 			Events *[]json.RawMessage `json:"events"`
 		}
