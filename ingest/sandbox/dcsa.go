@@ -191,7 +191,16 @@ func (s *server) tnt22(scac string, auth authFunc) http.Handler {
 			prev.offset = max(0, cur.offset-cur.limit)
 			w.Header().Set("Prev-Page", prev.encode())
 		}
-		writeJSON(w, page)
+		if s.cfg.StrictShapes || !Deviant(scac, cur.kind, cur.value) {
+			writeJSON(w, page)
+			return
+		}
+		body, err := deviate(scac, page)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, body)
 	})
 }
 

@@ -48,6 +48,14 @@ type Config struct {
 	SlowDelay time.Duration
 	// TokenTTL is the lifetime of issued access tokens (MSCU, ONEY, EGLV); default 1h.
 	TokenTTL time.Duration
+	// StrictShapes makes every answer exactly as the standard documents it.
+	// By default a share of the DCSA TNT 2.2 carriers' answers (one
+	// shipment in three, by number: Deviant) carries the deviations that
+	// carrier's real API was seen to send — member names in another case,
+	// an {"events": [...]} envelope and hash ids, UN/LOCODE-prefixed
+	// facility codes, seals without a type, IMO numbers as JSON numbers —
+	// so everything downstream meets them every day.
+	StrictShapes bool
 	// CoscoClients maps COSU clientIds to their secrets. Signatures of these
 	// clients are verified in full; other clientIds get every check but the
 	// MAC itself (the sandbox cannot know an arbitrary client's secret).

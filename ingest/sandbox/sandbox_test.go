@@ -74,7 +74,7 @@ func TestTNT22ShapeMatchesSample(t *testing.T) {
 		keysOf(e, "", allowed[typ])
 	}
 
-	h := NewHandler(Config{Clock: fixedClock, PageSize: 1000})
+	h := NewHandler(Config{Clock: fixedClock, PageSize: 1000, StrictShapes: true})
 	seenTypes := map[string]bool{}
 	for _, q := range []string{"equipmentReference=MSKU9070323", "carrierBookingReference=BK4471902", "transportDocumentReference=MAEU123456789", "carrierBookingReference=BK0000017"} {
 		rec := do(t, h, "GET", "/maeu/track-and-trace-private/events?"+q, map[string]string{"Consumer-Key": "k"}, "")
