@@ -227,13 +227,21 @@ func (s *seenStore) committed(ups []seenUpdate) {
 }
 
 // saveLoop writes the unsaved hashes until stop is closed, then once more
-// (within flushTimeout). A failed write is kept and retried after the
-// loop's backoff together with what arrived meanwhile; every failure is
-// the loop's (counted, /readyz red after a run), the one at shutdown too.
+// (within flushTimeout), as saveOffPath does.
 func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, saver *loop.Loop, log *slog.Logger) {
+	saveOffPath(ctx, stop, s.wake, s.flush, saver, log, "dedupe state", "repeats may be emitted once")
+}
+
+// saveOffPath runs flush whenever wake says there is something to write,
+// off the transactions' path, until stop is closed, then once more (within
+// flushTimeout). A failed write is kept by flush and retried after the
+// loop's backoff together with what arrived meanwhile; every failure is the
+// loop's (counted, /readyz red after a run), the one at shutdown too. what
+// names what is written; lost says what a write lost at shutdown costs.
+func saveOffPath(ctx context.Context, stop <-chan struct{}, wake chan struct{}, flush func(context.Context) error, saver *loop.Loop, log *slog.Logger, what, lost string) {
 	for {
 		select {
-		case <-s.wake:
+		case <-wake:
 			// Let more commits' state gather: the save is off the
 			// transactions' path, and one upsert a moment is enough.
 			select {
@@ -243,26 +251,26 @@ func (s *seenStore) saveLoop(ctx context.Context, stop <-chan struct{}, saver *l
 		case <-stop:
 			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
 			defer cancel()
-			if err := s.flush(fctx); err != nil {
+			if err := flush(fctx); err != nil {
 				saver.Report(err)
-				log.Error("dedupe state not saved at shutdown; repeats may be emitted once", "err", err)
+				log.Error(what+" not saved at shutdown; "+lost, "err", err)
 			}
 			return
 		}
 		fctx, cancel := context.WithTimeout(ctx, flushTimeout)
-		err := s.flush(fctx)
+		err := flush(fctx)
 		cancel()
 		if err == nil {
 			saver.Succeeded()
 			continue
 		}
-		wait := saver.Failed(fmt.Errorf("dedupe state not saved yet: %w", err))
+		wait := saver.Failed(fmt.Errorf("%s not saved yet: %w", what, err))
 		select {
 		case <-stop:
 		case <-time.After(wait):
 		}
 		select {
-		case s.wake <- struct{}{}:
+		case wake <- struct{}{}:
 		default:
 		}
 	}

@@ -2,6 +2,7 @@ package stage_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -76,9 +77,12 @@ func TestStageDeadLettersOneElementAndProducesTheRest(t *testing.T) {
 	if n := testkit.Counter(t, reg, "contrack_normalize_repairs_total", map[string]string{"scac": "MAEU", "kind": "member_case"}); n != 2 {
 		t.Errorf("member_case repairs counted %v, want 2", n)
 	}
-	var n int64
-	var path string
-	if err := db.Pool.QueryRow(context.Background(), `SELECT sum(repairs)::bigint, max(last_path) FROM normalize_repairs WHERE scac = 'MAEU' AND env = 'sandbox' AND kind = 'member_case'`).Scan(&n, &path); err != nil || n != 2 || path != "[2].eventLocation.unLocationCode" {
-		t.Errorf("normalize_repairs: %d, %q, %v; want 2 repairs, the last at [2]", n, path, err)
-	}
+	// Saved off the transactions' path, by the repairs saver.
+	testkit.Wait(t, 10*time.Second, "the repairs in normalize_repairs", func() (bool, any) {
+		var n int64
+		var path string
+		err := db.Pool.QueryRow(context.Background(), `SELECT coalesce(sum(repairs), 0)::bigint, coalesce(max(last_path), '') FROM normalize_repairs
+			WHERE scac = 'MAEU' AND env = 'sandbox' AND kind = 'member_case'`).Scan(&n, &path)
+		return err == nil && n == 2 && path == "[2].eventLocation.unLocationCode", fmt.Sprintf("%d repairs, the last at %q (%v)", n, path, err)
+	})
 }

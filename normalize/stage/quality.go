@@ -3,8 +3,10 @@ package stage
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/contrack/contrack/platform/metrics"
@@ -42,57 +44,110 @@ func newQualityMetrics(reg prometheus.Registerer) (*qualityMetrics, error) {
 	return m, nil
 }
 
-// repairCount is one (carrier, environment, kind) row of a batch's repairs.
+// repairCount is one (carrier, environment, kind) row of the repairs not
+// saved yet.
 type repairCount struct {
 	scac, env, kind string
 	n               int64
 	path, value     string // the latest one's
+	at              time.Time
+}
+
+// repairLog keeps the repairs counted since the last save of
+// normalize_repairs, the per-carrier table a data-quality view reads. The
+// save is off the transactions' path (saveOffPath, the loop
+// "normalize-repairs-saver"): a Postgres outage does not stop
+// normalisation, and what it could not save is kept and saved later.
+type repairLog struct {
+	pool *pgxpool.Pool
+	mu   sync.Mutex
+	// unsaved holds the counts by (scac, env, kind, UTC day).
+	unsaved map[[4]string]*repairCount
+	wake    chan struct{}
+}
+
+func newRepairLog(pool *pgxpool.Pool) *repairLog {
+	return &repairLog{pool: pool, wake: make(chan struct{}, 1)}
 }
 
 // countRepairs counts the batch's repairs and refused elements in the
-// metrics and adds the repairs to normalize_repairs, the per-carrier table
-// a data-quality view reads, in one statement. Counted before the Kafka transaction commits: a
-// transaction aborted afterwards may count its repairs twice, never none.
-func (s *stage) countRepairs(ctx context.Context, preps []prepared) error {
-	byKey := map[[3]string]*repairCount{}
-	var order [][3]string
+// metrics and keeps the repairs for normalize_repairs. Counted before the
+// Kafka transaction commits: a transaction aborted afterwards may count its
+// repairs twice, never none; a crash loses what was not saved yet (at most
+// saveLinger's worth, or an outage's).
+func (s *stage) countRepairs(preps []prepared) {
+	now := s.deps.Now().UTC()
+	day := now.Format(time.DateOnly)
+	l := s.repairs
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	added := false
 	for _, p := range preps {
 		if p.refused > 0 {
 			s.quality.refused.WithLabelValues(p.raw.SCAC).Add(float64(p.refused))
 		}
 		for _, r := range p.repairs {
-			k := [3]string{p.raw.SCAC, p.raw.Env, string(r.Kind)}
-			c := byKey[k]
+			s.quality.repairs.WithLabelValues(p.raw.SCAC, string(r.Kind)).Inc()
+			k := [4]string{p.raw.SCAC, p.raw.Env, string(r.Kind), day}
+			if l.unsaved == nil {
+				l.unsaved = map[[4]string]*repairCount{}
+			}
+			c := l.unsaved[k]
 			if c == nil {
 				c = &repairCount{scac: k[0], env: k[1], kind: k[2]}
-				byKey[k] = c
-				order = append(order, k)
+				l.unsaved[k] = c
 			}
 			c.n++
-			c.path, c.value = r.Path, r.Value
+			c.path, c.value, c.at = r.Path, r.Value, now
+			added = true
 		}
 	}
-	if len(order) == 0 {
+	if added {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// flush adds the unsaved counts to normalize_repairs in one statement; on
+// failure they stay unsaved, with what was counted meanwhile.
+func (l *repairLog) flush(ctx context.Context) error {
+	l.mu.Lock()
+	batch := l.unsaved
+	l.unsaved = nil
+	l.mu.Unlock()
+	if len(batch) == 0 {
 		return nil
 	}
-	var scacs, envs, kinds, paths, values []string
+	var scacs, envs, kinds, days, paths, values []string
 	var counts []int64
-	for _, k := range order {
-		c := byKey[k]
-		s.quality.repairs.WithLabelValues(c.scac, c.kind).Add(float64(c.n))
-		scacs, envs, kinds = append(scacs, c.scac), append(envs, c.env), append(kinds, c.kind)
-		paths, values, counts = append(paths, c.path), append(values, c.value), append(counts, c.n)
+	var ats []time.Time
+	for k, c := range batch {
+		scacs, envs, kinds, days = append(scacs, c.scac), append(envs, c.env), append(kinds, c.kind), append(days, k[3])
+		paths, values, counts, ats = append(paths, c.path), append(values, c.value), append(counts, c.n), append(ats, c.at)
 	}
-	now := s.deps.Now().UTC()
-	_, err := s.deps.Pool.Exec(ctx, `
+	_, err := l.pool.Exec(ctx, `
 		INSERT INTO normalize_repairs (scac, env, kind, day, repairs, last_path, last_value, last_at)
-		SELECT sc, e, k, $8::date, n, p, v, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS t(sc, e, k, n, p, v)
+		SELECT sc, e, k, d::date, n, p, v, a
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::timestamptz[]) AS t(sc, e, k, d, n, p, v, a)
 		ON CONFLICT (scac, env, kind, day) DO UPDATE SET
 			repairs = normalize_repairs.repairs + EXCLUDED.repairs,
 			last_path = EXCLUDED.last_path, last_value = EXCLUDED.last_value, last_at = EXCLUDED.last_at`,
-		scacs, envs, kinds, counts, paths, values, now, now.Format(time.DateOnly))
-	if err != nil {
-		return fmt.Errorf("normalize: count repairs: %w", err)
+		scacs, envs, kinds, days, counts, paths, values, ats)
+	if err == nil {
+		return nil
 	}
-	return nil
+	l.mu.Lock()
+	for k, c := range l.unsaved {
+		if b := batch[k]; b != nil {
+			b.n += c.n
+			b.path, b.value, b.at = c.path, c.value, c.at
+		} else {
+			batch[k] = c
+		}
+	}
+	l.unsaved = batch
+	l.mu.Unlock()
+	return fmt.Errorf("normalize: save repairs: %w", err)
 }

@@ -150,7 +150,7 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	if err != nil {
 		return err
 	}
-	s := &stage{cfg: cfg, deps: deps, log: log, quality: quality, seen: newSeenStore(deps.Pool, cfg.SeenCapacity),
+	s := &stage{cfg: cfg, deps: deps, log: log, quality: quality, seen: newSeenStore(deps.Pool, cfg.SeenCapacity), repairs: newRepairLog(deps.Pool),
 		index: newRoutingIndex(deps.Pool, cfg.RoutingCacheKeys, time.Now().Add(cfg.RoutingWait), cfg.RoutingWait)}
 
 	g, ctx := errgroup.WithContext(parent)
@@ -173,6 +173,14 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	go func() { s.seen.saveLoop(context.WithoutCancel(ctx), stopSaver, saver, log); close(saverDone) }()
 	// Last: the saver writes what the final transactions emitted.
 	defer func() { close(stopSaver); <-saverDone }()
+	stopRepairs, repairsDone := make(chan struct{}), make(chan struct{})
+	repairSaver := deps.Loops.Loop("normalize-repairs-saver", log)
+	go func() {
+		saveOffPath(context.WithoutCancel(ctx), stopRepairs, s.repairs.wake, s.repairs.flush, repairSaver, log,
+			"repair counts", "the data-quality figures miss them")
+		close(repairsDone)
+	}()
+	defer func() { close(stopRepairs); <-repairsDone }()
 
 	err = kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
 		Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupNormalize), Topics: deps.Namespace.Topics(schemas.TopicCarrierRaw),
@@ -193,6 +201,7 @@ type stage struct {
 	deps    Deps
 	log     *slog.Logger
 	quality *qualityMetrics
+	repairs *repairLog
 	seen    *seenStore
 	index   *routingIndex
 }
@@ -255,15 +264,13 @@ func (s *stage) batch(ctx context.Context, tx *kafka.TxBatch) error {
 	if err := s.seen.preload(ctx, keys); err != nil {
 		return fmt.Errorf("normalize: dedupe state: %w", err)
 	}
-	// Pushed events that reached no tracking, and the carriers' repaired
-	// deviations, are counted before the commit: a store error aborts the
-	// batch, so none is silently gone.
+	// Pushed events that reached no tracking are counted before the
+	// commit: a store error aborts the batch, so none is silently gone. The
+	// carriers' repaired deviations are kept and saved off the path.
 	if err := s.countUnmatched(ctx, preps); err != nil {
 		return fmt.Errorf("normalize: count unmatched: %w", err)
 	}
-	if err := s.countRepairs(ctx, preps); err != nil {
-		return fmt.Errorf("normalize: count repairs: %w", err)
-	}
+	s.countRepairs(preps)
 	pending := map[string]string{} // in-batch dedupe
 	var updates []seenUpdate
 	for _, p := range preps {
