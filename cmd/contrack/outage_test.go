@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -154,11 +155,11 @@ func TestPostgresOutageTurnsReadinessRedAndBack(t *testing.T) {
 	cut := time.Now()
 	raw(changed)
 	var body string
-	testkit.Eventually(t, outageBound, "/readyz 503 naming the relay, the claim loop and the dedupe saver", func() bool {
+	testkit.Wait(t, outageBound, "/readyz 503 naming the relay, the claim loop and the dedupe saver", func() (bool, any) {
 		var code int
 		code, body = get("/readyz")
 		return code == 503 && strings.Contains(body, "outbox-relay") && strings.Contains(body, "delivery-claim") &&
-			strings.Contains(body, "normalize-dedupe-saver")
+			strings.Contains(body, "normalize-dedupe-saver"), fmt.Sprint(code, " ", body)
 	})
 	t.Logf("red %s after the cut: %s", time.Since(cut).Round(100*time.Millisecond), body)
 	for _, l := range []string{"outbox-relay", "delivery-claim", "normalize-dedupe-saver"} {
