@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/go-fuego/fuego"
@@ -39,6 +40,24 @@ type ConfigureWebhookBody struct {
 	// Filters choose the events and alerts delivered (absent: every
 	// event, no alert). Configuring again replaces them.
 	Filters *eventfilter.Filter `json:"filters,omitempty"`
+	// AuthHeaders are the headers the receiver authenticates with, name to
+	// value (at most 5: an API-key header of any name, Authorization
+	// Bearer or Basic), sent on every delivery attempt, stored encrypted,
+	// shown masked. Absent or null: the stored ones are kept (unless
+	// targetUrl moves to another host); {}: none.
+	AuthHeaders map[string]string `json:"authHeaders,omitempty"`
+}
+
+// msgAuthHeadersHostChanged refuses keeping stored auth headers for a
+// target on another host: credentials meant for one receiver never go to
+// another without being sent again.
+const msgAuthHeadersHostChanged = deliveries.MsgInvalidAuthHeaders + "targetUrl moves to another host, and the stored headers are not sent there: send authHeaders again ({} for none)"
+
+// sameHost reports whether two target URLs have the same host[:port].
+func sameHost(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	return errA == nil && errB == nil && strings.EqualFold(ua.Host, ub.Host)
 }
 
 // checkFilters returns f in its stored form (values upper case, in a
@@ -106,9 +125,11 @@ func registerWebhooks(s *fuego.Server, deps api) {
 		option.Description("Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {\"type\":\"webhook.verification\",\"secret\":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. "+
 			"eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). "+
 			"filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), "+
-			"milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters."),
+			"milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters. "+
+			"authHeaders (optional, name to value, at most 5) are headers the receiver authenticates with — an API-key header of any name (X-API-Key: ...), Authorization: Bearer <token> or Authorization: Basic <base64 of user:password> — sent on every delivery attempt (the verification and test messages too), stored encrypted and shown masked by GET /webhook/configure. "+
+			"Hop-by-hop and framing headers, and the headers contrack sets itself (X-Hook-Signature, webhook-id, webhook-timestamp, webhook-signature, User-Agent, API-Version, traceparent), are refused. Absent or null: the stored headers are kept (refused when targetUrl moves to another host: send them again); {}: none."),
 		option.RequestBody(fuego.RequestBody{Type: ConfigureWebhookBody{}}),
-		option.AddResponse(400, "Missing or invalid targetUrl, eventFormat or filters", fuego.Response{Type: httpapi.Body{}}),
+		option.AddResponse(400, "Missing or invalid targetUrl, eventFormat, filters or authHeaders", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Webhooks"),
 	)
 	fuego.Post(s, "/webhook/activate", h.activate,
@@ -143,6 +164,19 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 	if msg != "" {
 		return MessageResponse{}, httpapi.BadRequest(msg)
 	}
+	// Absent (nil) keeps the stored headers; {} clears them.
+	keepHeaders := body.AuthHeaders == nil
+	var headersEnc []byte
+	if !keepHeaders {
+		headers, problems := deliveries.CheckAuthHeaders(body.AuthHeaders)
+		if len(problems) > 0 {
+			return MessageResponse{}, httpapi.BadRequest(deliveries.MsgInvalidAuthHeaders + strings.Join(problems, "; "))
+		}
+		var err error
+		if headersEnc, err = deliveries.SealAuthHeaders(h.deps.Box, k.Account.ID, headers); err != nil {
+			return MessageResponse{}, err
+		}
+	}
 	alertTypes := filters.AlertTypes
 	if alertTypes == nil {
 		alertTypes = []string{}
@@ -158,16 +192,30 @@ func (h webhookHandlers) configure(c fuego.ContextNoBody) (MessageResponse, erro
 	// The webhook and its verification message commit together: the
 	// delivery stage sends the message (durable: it survives restarts).
 	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
+		if keepHeaders {
+			var oldURL string
+			var hasHeaders bool
+			err := tx.QueryRow(c.Context(), `SELECT target_url, auth_headers_enc IS NOT NULL FROM webhooks WHERE account_id = $1 FOR UPDATE`,
+				k.Account.ID).Scan(&oldURL, &hasHeaders)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("read webhook: %w", err)
+			}
+			if hasHeaders && !sameHost(oldURL, url) {
+				return httpapi.BadRequest(msgAuthHeadersHostChanged)
+			}
+		}
 		_, err := tx.Exec(c.Context(), `
 			INSERT INTO webhooks (account_id, target_url, activated, secret_enc, event_format,
-				filter_event_types, filter_classifiers, filter_milestones_only, alert_types)
-			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)
+				filter_event_types, filter_classifiers, filter_milestones_only, alert_types, auth_headers_enc)
+			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8, $10)
 			ON CONFLICT (account_id) DO UPDATE SET target_url = EXCLUDED.target_url, activated = false,
 				secret_enc = EXCLUDED.secret_enc, event_format = EXCLUDED.event_format,
 				filter_event_types = EXCLUDED.filter_event_types, filter_classifiers = EXCLUDED.filter_classifiers,
 				filter_milestones_only = EXCLUDED.filter_milestones_only, alert_types = EXCLUDED.alert_types,
+				auth_headers_enc = CASE WHEN $9 THEN webhooks.auth_headers_enc ELSE EXCLUDED.auth_headers_enc END,
 				configured_at = now(), activated_at = NULL, updated_at = now()`,
-			k.Account.ID, url, enc, format, filters.EventTypes, filters.Classifiers, filters.MilestonesOnly, alertTypes)
+			k.Account.ID, url, enc, format, filters.EventTypes, filters.Classifiers, filters.MilestonesOnly, alertTypes,
+			keepHeaders, headersEnc)
 		if err != nil {
 			return fmt.Errorf("store webhook: %w", err)
 		}

@@ -447,6 +447,10 @@ func (d *dispatcher) deliver(ctx context.Context, c *claimed, ep *endpoint) outc
 	if err != nil {
 		return d.judge(c, attempt{Outcome: OutcomeSecretError, Error: "webhook secret cannot be opened (was CONTRACK_SECRET_KEY changed?)"})
 	}
+	authHeaders, err := deliveries.OpenAuthHeaders(d.box, c.AccountID, c.AuthHeadersEnc)
+	if err != nil {
+		return d.judge(c, attempt{Outcome: OutcomeSecretError, Error: "webhook auth headers cannot be opened (was CONTRACK_SECRET_KEY changed?)"})
+	}
 	if c.Kind != deliveries.KindEvents {
 		body, err := d.box.Open(c.MessageEnc, secretbox.WebhookMessageContext(c.AccountID))
 		if err != nil {
@@ -459,7 +463,7 @@ func (d *dispatcher) deliver(ctx context.Context, c *claimed, ep *endpoint) outc
 	}
 	a, err := ep.breaker.Execute(func() (attempt, error) {
 		actx, span := startAttempt(ctx, c)
-		a := d.sender.send(actx, c, string(secret))
+		a := d.sender.send(actx, c, string(secret), authHeaders)
 		endAttempt(span, a)
 		switch {
 		case ctx.Err() != nil && !a.ok():

@@ -18,6 +18,7 @@ import (
 
 	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/tracing"
+	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/tnt3"
 )
 
@@ -71,8 +72,9 @@ type sender struct {
 	now       func() time.Time
 }
 
-// send POSTs body to c's target, signed with secret, and classifies the answer.
-func (s *sender) send(ctx context.Context, c *claimed, secret string) attempt {
+// send POSTs body to c's target, signed with secret, with the receiver's
+// auth headers, and classifies the answer.
+func (s *sender) send(ctx context.Context, c *claimed, secret string, authHeaders []deliveries.AuthHeader) attempt {
 	ts := s.now()
 	h, err := signature.Headers(secret, c.ID, ts, c.Body)
 	if err != nil {
@@ -84,7 +86,15 @@ func (s *sender) send(ctx context.Context, c *claimed, secret string) attempt {
 	if err != nil {
 		return attempt{Outcome: OutcomeRejectedTarget, Error: "invalid target URL"}
 	}
-	req.Header = h
+	// The receiver's auth headers first, under the names as given; contrack's
+	// own headers (which configure refuses as auth header names) are set
+	// after them, so none of them can be replaced.
+	for _, ah := range authHeaders {
+		req.Header[ah.Name] = []string{ah.Value}
+	}
+	for name, v := range h {
+		req.Header[name] = v
+	}
 	req.Header.Set("User-Agent", s.userAgent)
 	if c.APIVersion != "" {
 		req.Header.Set(tnt3.HeaderAPIVersion, c.APIVersion) // a TNT 3.0 body: what 3.0 requires of every request

@@ -25,6 +25,7 @@ type claimed struct {
 	EventCount                         int
 	TargetURL                          string
 	SecretEnc                          []byte
+	AuthHeadersEnc                     []byte // the receiver's auth headers, sealed (nil: none); opened at send time
 	Endpoint                           string // endpointKey: account and host
 	CreatedAt                          time.Time
 }
@@ -148,7 +149,7 @@ const claimSQL = `
 			          d.kind, d.message_enc, d.queue_from, d.queue_to
 		)
 		SELECT c.id::text, c.account_id::text, a.env, coalesce(c.subscription_id::text, ''), c.attempts, c.round_attempts,
-		       c.event_count, c.created_at, w.target_url, w.secret_enc, c.kind, c.message_enc, ` + bodySelect + `
+		       c.event_count, c.created_at, w.target_url, w.secret_enc, w.auth_headers_enc, c.kind, c.message_enc, ` + bodySelect + `
 		FROM c JOIN webhooks w ON w.account_id = c.account_id
 		JOIN accounts a ON a.id = c.account_id
 		LEFT JOIN subscriptions s ON s.id = c.subscription_id` + bodyJoin
@@ -181,7 +182,7 @@ func (s *store) claim(ctx context.Context, n int, limits claimLimits, now time.T
 			c := claimed{Token: token}
 			var b body
 			err := row.Scan(append([]any{&c.ID, &c.AccountID, &c.Env, &c.SubscriptionID, &c.Attempts, &c.RoundAttempts,
-				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc, &c.Kind, &c.MessageEnc}, b.scan()...)...)
+				&c.EventCount, &c.CreatedAt, &c.TargetURL, &c.SecretEnc, &c.AuthHeadersEnc, &c.Kind, &c.MessageEnc}, b.scan()...)...)
 			if err != nil {
 				return c, err
 			}

@@ -104,7 +104,7 @@ func openSQL(subs string) string {
 		RETURNING id, account_id, subscription_id, created_at, lease_token, event_count, queue_from, queue_to
 	)
 	SELECT c.id::text, c.account_id::text, c.subscription_id::text, c.created_at, c.leased, c.event_count,
-	       a.env, coalesce(w.target_url, ''), w.secret_enc, ` + bodySelect + `
+	       a.env, coalesce(w.target_url, ''), w.secret_enc, w.auth_headers_enc, ` + bodySelect + `
 	FROM (
 		-- Only a leased delivery's body is read (the range of the others
 		-- reads as NULL, their lists as empty): the others are claimed.
@@ -323,7 +323,7 @@ func (o *opened) scan(g leaseGrant) func(pgx.Rows) error {
 			var isLeased bool
 			var b body
 			if err := rows.Scan(append([]any{&c.ID, &c.AccountID, &c.SubscriptionID, &c.CreatedAt, &isLeased, &c.EventCount, &c.Env,
-				&c.TargetURL, &c.SecretEnc}, b.scan()...)...); err != nil {
+				&c.TargetURL, &c.SecretEnc, &c.AuthHeadersEnc}, b.scan()...)...); err != nil {
 				return err
 			}
 			if !isLeased {

@@ -141,7 +141,7 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 	c := &claimed{ID: "id", Body: []byte(`{}`)}
 	send := func(path string) attempt {
 		c.TargetURL = srv + path
-		return s.send(context.Background(), c, "whsec_"+strings.Repeat("A", 44))
+		return s.send(context.Background(), c, "whsec_"+strings.Repeat("A", 44), nil)
 	}
 	if a := send("/big"); a.Outcome != OutcomeHTTPError || a.HTTPCode != 500 || len(a.Error) > 300 || !strings.HasPrefix(a.Error, "HTTP 500: é") {
 		t.Errorf("big body: %+v", a)
@@ -161,7 +161,7 @@ func TestSendReadsLittleAndFollowsNoRedirect(t *testing.T) {
 		t.Errorf("404: %+v", a)
 	}
 	c.TargetURL = "http://127.0.0.1:1/closed"
-	if a := s.send(context.Background(), c, "whsec_"+strings.Repeat("A", 44)); a.Outcome != OutcomeConnectionError {
+	if a := s.send(context.Background(), c, "whsec_"+strings.Repeat("A", 44), nil); a.Outcome != OutcomeConnectionError {
 		t.Errorf("closed port: %+v", a)
 	}
 }

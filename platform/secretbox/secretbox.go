@@ -204,6 +204,10 @@ func CarrierCredentialsContext(accountID, scac string) string {
 // WebhookSecretContext binds an account's webhook secret.
 func WebhookSecretContext(accountID string) string { return accountID + "/webhook-secret" }
 
+// WebhookAuthHeadersContext binds the headers an account's webhook receiver
+// authenticates with (POST /webhook/configure's authHeaders).
+func WebhookAuthHeadersContext(accountID string) string { return accountID + "/webhook-auth-headers" }
+
 // WebhookMessageContext is the context of a sealed webhook message body (a
 // verification carries the webhook secret; see deliveries.QueueVerification).
 func WebhookMessageContext(accountID string) string { return accountID + "/webhook-message" }
