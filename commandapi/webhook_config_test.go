@@ -116,20 +116,20 @@ func TestWebhookLifecycle(t *testing.T) {
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_x"}`), 400, "No Web-hook Configured")
 	expect(api.Do("POST", "/webhook/configure", key, `{}`), 400, "Missing Parameter 'targetUrl'")
 	expect(api.Do("POST", "/webhook/configure", key, `{"targetUrl":"not a url"}`), 400, "Invalid 'targetUrl': must be an absolute http or https URL")
-	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":""}` {
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"authHeaders":{},"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":""}` {
 		t.Fatalf("GET before configure: %s", g.Raw)
 	}
 
 	expect(api.Do("POST", "/webhook/configure", key, map[string]string{"targetUrl": rcv.srv.URL + "/hook"}), 200, "Successful Configuration")
 	first := rcv.secret(1)
-	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":"`+rcv.srv.URL+`/hook"}` {
+	if g := api.Do("GET", "/webhook/configure", key, nil); norm(t, g.Raw) != `{"activated":false,"authHeaders":{},"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":"`+rcv.srv.URL+`/hook"}` {
 		t.Fatalf("GET after configure: %s", g.Raw)
 	}
 	expect(api.Do("POST", "/webhook/activate", key, `{}`), 400, "Missing Parameter 'secret'")
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"   "}`), 400, "Missing Parameter 'secret'")
 	expect(api.Do("POST", "/webhook/activate", key, `{"secret":"whsec_wrong"}`), 400, "Incorrect Secret")
 	// Isolation: the other account sees nothing and cannot activate with A's secret.
-	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":""}` {
+	if g := api.Do("GET", "/webhook/configure", other, nil); norm(t, g.Raw) != `{"activated":false,"authHeaders":{},"env":"sandbox","eventFormat":"EVENT_DOMAIN_2.0.2","filters":{"alertTypes":[],"classifiers":null,"eventTypes":null,"milestonesOnly":false},"targetUrl":""}` {
 		t.Fatalf("other account sees: %s", g.Raw)
 	}
 	expect(api.Do("POST", "/webhook/activate", other, map[string]string{"secret": first}), 400, "No Web-hook Configured")

@@ -37,6 +37,12 @@ var sealedColumns = []sealedColumn{
 		ctx:    func(a, _ string) string { return secretbox.WebhookSecretContext(a) },
 	},
 	{
+		name:   "webhook auth headers",
+		list:   `SELECT account_id::text, '', auth_headers_enc FROM webhooks WHERE auth_headers_enc IS NOT NULL`,
+		update: `UPDATE webhooks SET auth_headers_enc = $3 WHERE account_id = $1::uuid AND $2 = '' AND auth_headers_enc = $4`,
+		ctx:    func(a, _ string) string { return secretbox.WebhookAuthHeadersContext(a) },
+	},
+	{
 		name:   "carrier signing secrets",
 		list:   `SELECT id::text, '', signing_secret_enc FROM api_keys WHERE signing_secret_enc IS NOT NULL`,
 		update: `UPDATE api_keys SET signing_secret_enc = $3 WHERE id = $1::uuid AND $2 = '' AND signing_secret_enc = $4`,

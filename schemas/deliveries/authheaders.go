@@ -108,7 +108,7 @@ func isFraming(canon string) bool {
 		return true
 	}
 	for _, h := range framingHeaders {
-		if canon == h {
+		if canon == textproto.CanonicalMIMEHeaderKey(h) {
 			return true
 		}
 	}
