@@ -157,6 +157,17 @@ func (h *Harness) Webhook(acct, url string, activated bool) string {
 	return secret
 }
 
+// AuthHeaders stores hs as acct's webhook auth headers, sealed as POST
+// /webhook/configure stores them (none: cleared).
+func (h *Harness) AuthHeaders(acct string, hs ...deliveries.AuthHeader) {
+	h.T.Helper()
+	enc, err := deliveries.SealAuthHeaders(h.Box, acct, hs)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	h.Exec(`UPDATE webhooks SET auth_headers_enc = $2 WHERE account_id = $1`, acct, enc)
+}
+
 // Sub is a subscription the harness made.
 type Sub struct {
 	ID, Tracking, Account, Ref, Container string
