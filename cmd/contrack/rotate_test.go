@@ -55,8 +55,9 @@ func TestRotateSecrets(t *testing.T) {
 		acct, seal(old, `{"apiKey":"maersk-key"}`, secretbox.CarrierCredentialsContext(acct, "MAEU")), hlcuBeforeHKDF); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO webhooks (account_id, target_url, secret_enc) VALUES ($1, 'https://example.com/h', $2)`,
-		acct, seal(old, "whsec_abc", secretbox.WebhookSecretContext(acct))); err != nil {
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO webhooks (account_id, target_url, secret_enc, auth_headers_enc) VALUES ($1, 'https://example.com/h', $2, $3)`,
+		acct, seal(old, "whsec_abc", secretbox.WebhookSecretContext(acct)),
+		seal(old, `[{"name":"X-API-Key","value":"hook-key"}]`, secretbox.WebhookAuthHeadersContext(acct))); err != nil {
 		t.Fatal(err)
 	}
 	if err := (&ingest.SigningSecretStore{Pool: db.Pool, Box: old}).SetSigningSecret(ctx, carrier.ID, "sign-me"); err != nil {
@@ -68,8 +69,8 @@ func TestRotateSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Resealed != 4 || res.Current != 0 {
-		t.Fatalf("first run: %+v, want 4 resealed", res)
+	if res.Resealed != 5 || res.Current != 0 {
+		t.Fatalf("first run: %+v, want 5 resealed", res)
 	}
 
 	newOnly, _ := secretbox.New("new-key")
@@ -100,6 +101,12 @@ func TestRotateSecrets(t *testing.T) {
 	if s, err := newOnly.Open(enc, secretbox.WebhookSecretContext(acct)); err != nil || string(s) != "whsec_abc" {
 		t.Fatalf("webhook secret with the new key alone: %q %v", s, err)
 	}
+	if err := db.Pool.QueryRow(ctx, `SELECT auth_headers_enc FROM webhooks WHERE account_id = $1`, acct).Scan(&enc); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := newOnly.Open(enc, secretbox.WebhookAuthHeadersContext(acct)); err != nil || !strings.Contains(string(s), "hook-key") {
+		t.Fatalf("webhook auth headers with the new key alone: %q %v", s, err)
+	}
 	if s, err := (&ingest.SigningSecretStore{Pool: db.Pool, Box: newOnly}).SigningSecret(ctx, carrier.ID); err != nil || s != "sign-me" {
 		t.Fatalf("signing secret with the new key alone: %q %v", s, err)
 	}
@@ -109,7 +116,7 @@ func TestRotateSecrets(t *testing.T) {
 	}
 
 	res, err = rotateSecrets(ctx, db.Pool, rotating)
-	if err != nil || res.Resealed != 0 || res.Current != 4 {
+	if err != nil || res.Resealed != 0 || res.Current != 5 {
 		t.Fatalf("second run: %+v %v, want nothing resealed", res, err)
 	}
 
