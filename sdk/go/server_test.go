@@ -71,6 +71,10 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 	}
 }
 
+// hookAPIKey is the header value the receiver authenticates contrack with
+// (the webhook's authHeaders).
+const hookAPIKey = "sdk-hook-key-1234"
+
 // receiver is a webhook endpoint that verifies every delivery with the
 // SDK (the verification message with the secret it carries, the others
 // with the secret the test activated) and hands the verified ones over.
@@ -95,6 +99,12 @@ func newReceiver(t *testing.T) *receiver {
 		secret := r.secret.Load().(string)
 		if msg.Type == WebhookVerification {
 			secret = msg.Secret
+		}
+		// The receiver authenticates contrack with the header it was given.
+		if req.Header.Get("X-API-Key") != hookAPIKey {
+			r.refused.Add(1)
+			http.Error(w, "no API key", http.StatusForbidden)
+			return
 		}
 		// Both schemes must be there: Verify passes with either alone.
 		if req.Header.Get("X-Hook-Signature") == "" || req.Header.Get("webhook-signature") == "" {
@@ -160,9 +170,12 @@ func TestAgainstServer(t *testing.T) {
 
 	// Webhook: configure, take the secret from the verification message, activate.
 	recv := newReceiver(t)
-	conf, err := c.ConfigureWebhookWithResponse(ctx, ConfigureWebhookBody{TargetUrl: recv.url})
+	conf, err := c.ConfigureWebhookWithResponse(ctx, ConfigureWebhookBody{TargetUrl: recv.url, AuthHeaders: &map[string]string{"X-API-Key": hookAPIKey}})
 	if err != nil || conf.JSON200.Message != "Successful Configuration" {
 		t.Fatalf("configure: %+v, %v", conf, err)
+	}
+	if got, err := c.GetWebhookWithResponse(ctx); err != nil || got.JSON200.AuthHeaders["X-API-Key"] != "****1234" {
+		t.Fatalf("webhook auth headers not masked: %+v, %v", got, err)
 	}
 	verification := recv.next(t, 30*time.Second, "verification message", func(m *WebhookMessage) bool { return m.Type == WebhookVerification })
 	if !strings.HasPrefix(verification.Secret, "whsec_") || verification.TargetURL != recv.url {

@@ -16,7 +16,7 @@ from contrack import Contrack, ContrackError, RetryPolicy, WebhookVerificationEr
 from contrack.openapi.api.account import get_account
 from contrack.openapi.api.carrier_credentials import store_carrier_credentials
 from contrack.openapi.api.subscriptions import create_subscription, delete_subscription, get_journeys, get_subscription
-from contrack.openapi.api.webhooks import activate_webhook, configure_webhook
+from contrack.openapi.api.webhooks import activate_webhook, configure_webhook, get_webhook
 from contrack.openapi.models import (
     ActivateWebhookBody,
     ConfigureWebhookBody,
@@ -56,6 +56,10 @@ def eventually(within: float, what: str, probe):
         time.sleep(0.2)
 
 
+# The header value the receiver authenticates contrack with (the webhook's authHeaders).
+HOOK_API_KEY = "sdk-hook-key-1234"
+
+
 class Receiver:
     """A webhook endpoint verifying every delivery with the SDK (the
     verification message with the secret it carries)."""
@@ -75,6 +79,9 @@ class Receiver:
                 try:
                     unverified = json.loads(body)
                     secret = unverified["secret"] if unverified.get("type") == "webhook.verification" else receiver.secret
+                    # The receiver authenticates contrack with the header it was given.
+                    if self.headers.get("X-API-Key") != HOOK_API_KEY:
+                        raise WebhookVerificationError("no-api-key", "the API key is missing")
                     # Both schemes must be there: verify_webhook passes with either alone.
                     if not self.headers.get("X-Hook-Signature") or not self.headers.get("webhook-signature"):
                         raise WebhookVerificationError("no-signature", "a signature is missing")
@@ -115,7 +122,9 @@ def test_a_users_journey(receiver):
     assert (err.value.status, err.value.message) == (403, "Forbidden")
 
     # Webhook: configure, take the secret from the verification message, activate.
-    assert configure_webhook.sync(client=c.api, body=ConfigureWebhookBody(target_url=receiver.url)).message == "Successful Configuration"
+    body = ConfigureWebhookBody.from_dict({"targetUrl": receiver.url, "authHeaders": {"X-API-Key": HOOK_API_KEY}})
+    assert configure_webhook.sync(client=c.api, body=body).message == "Successful Configuration"
+    assert get_webhook.sync(client=c.api).auth_headers["X-API-Key"] == "****1234"
     verification = receiver.next("verification message", lambda m: m.get("type") == "webhook.verification")
     assert verification["secret"].startswith("whsec_") and verification["targetUrl"] == receiver.url
     receiver.secret = verification["secret"]

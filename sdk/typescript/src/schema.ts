@@ -420,13 +420,13 @@ export interface paths {
         };
         /**
          * The webhook configuration
-         * @description targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them.
+         * @description targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
          */
         get: operations["getWebhook"];
         put?: never;
         /**
          * Configure the webhook
-         * @description Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters.
+         * @description Stores targetUrl (https for live keys; no loopback, private or link-local hosts), deactivates the webhook and issues a new secret, which is POSTed to targetUrl in a signed verification message {"type":"webhook.verification","secret":...}. Send that secret to POST /webhook/activate. The verification is a delivery like any other: retried on the delivery schedule if targetUrl does not answer 2xx, and sent after a restart. eventFormat (optional) chooses what deliveries carry: EVENT_DOMAIN_2.0.2 (default) or TNT_3.0.0 (DCSA Track & Trace 3.0 POST /events requests, API-Version 3.0.0). filters (optional) choose what is delivered: eventTypes (EQUIPMENT, TRANSPORT and milestone kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none). Events filtered out are never delivered and never counted as failed; configuring again replaces the filters. authHeaders (optional, name to value, at most 5) are headers the receiver authenticates with — an API-key header of any name (X-API-Key: ...), Authorization: Bearer <token> or Authorization: Basic <base64 of user:password> — sent on every delivery attempt (the verification and test messages too), stored encrypted and shown masked by GET /webhook/configure. Hop-by-hop and framing headers, and the headers contrack sets itself (X-Hook-Signature, webhook-id, webhook-timestamp, webhook-signature, User-Agent, API-Version, traceparent), are refused. Absent or null: the stored headers are kept (refused when targetUrl moves to another host: send them again); {}: none.
          */
         post: operations["configureWebhook"];
         delete?: never;
@@ -638,6 +638,9 @@ export interface components {
         };
         /** @description ConfigureWebhookBody schema */
         ConfigureWebhookBody: {
+            authHeaders?: {
+                [key: string]: string;
+            } | null;
             eventFormat?: string;
             filters?: components["schemas"]["Filter"] | null;
             targetUrl: string;
@@ -1136,6 +1139,9 @@ export interface components {
         /** @description WebhookConfig schema */
         WebhookConfig: {
             activated: boolean;
+            authHeaders: {
+                [key: string]: string;
+            } | null;
             env: string;
             eventFormat: string;
             filters: components["schemas"]["Filter"];
@@ -3078,7 +3084,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageResponse"];
                 };
             };
-            /** @description Missing or invalid targetUrl, eventFormat or filters */
+            /** @description Missing or invalid targetUrl, eventFormat, filters or authHeaders */
             400: {
                 headers: {
                     [name: string]: unknown;

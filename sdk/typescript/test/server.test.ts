@@ -33,6 +33,9 @@ async function eventually<T>(withinMs: number, what: string, probe: () => Promis
   }
 }
 
+/** The header value the receiver authenticates contrack with (the webhook's authHeaders). */
+const hookApiKey = "sdk-hook-key-1234";
+
 /** A webhook endpoint verifying every delivery with the SDK (the verification message with the secret it carries). */
 async function receiver() {
   const messages: WebhookMessage[] = [];
@@ -46,6 +49,8 @@ async function receiver() {
       try {
         const unverified = parseWebhook(body);
         const secret = unverified.type === "webhook.verification" ? unverified.secret! : state.secret;
+        // The receiver authenticates contrack with the header it was given.
+        if (req.headers["x-api-key"] !== hookApiKey) throw new Error("the API key is missing");
         // Both schemes must be there: verifyWebhook passes with either alone.
         if (!req.headers["x-hook-signature"] || !req.headers["webhook-signature"]) throw new Error("a signature is missing");
         messages.push(await verifyWebhook(secret, req.headers, body));
@@ -80,8 +85,12 @@ test("a user's journey against the server", { skip }, async () => {
   // Webhook: configure, take the secret from the verification message, activate.
   const hook = await receiver();
   try {
-    const { data: configured } = await c.api.POST("/webhook/configure", { body: { targetUrl: hook.url } });
+    const { data: configured } = await c.api.POST("/webhook/configure", {
+      body: { targetUrl: hook.url, authHeaders: { "X-API-Key": hookApiKey } },
+    });
     assert.equal(configured?.message, "Successful Configuration");
+    const { data: webhook } = await c.api.GET("/webhook/configure");
+    assert.equal(webhook?.authHeaders?.["X-API-Key"], "****1234");
     const verification = await hook.next("verification message", (m) => m.type === "webhook.verification");
     assert.match(verification.secret!, /^whsec_/);
     assert.equal(verification.targetUrl, hook.url);

@@ -17,6 +17,9 @@ from .bulk_subscribe_response import BulkSubscribeResponse
 from .carrier_capacity import CarrierCapacity
 from .carrier_metrics import CarrierMetrics
 from .configure_webhook_body import ConfigureWebhookBody
+from .configure_webhook_body_auth_headers_type_0 import (
+    ConfigureWebhookBodyAuthHeadersType0,
+)
 from .create_subscription_body import CreateSubscriptionBody
 from .credentials_response import CredentialsResponse
 from .credentials_response_carrier_credentials_type_0 import (
@@ -104,6 +107,7 @@ from .vessel_positions_setting import VesselPositionsSetting
 from .vessel_transport import VesselTransport
 from .voyage_number_or_reference import VoyageNumberOrReference
 from .webhook_config import WebhookConfig
+from .webhook_config_auth_headers_type_0 import WebhookConfigAuthHeadersType0
 
 __all__ = (
     "AccountResponse",
@@ -123,6 +127,7 @@ __all__ = (
     "CarrierCapacity",
     "CarrierMetrics",
     "ConfigureWebhookBody",
+    "ConfigureWebhookBodyAuthHeadersType0",
     "CreateSubscriptionBody",
     "CredentialsResponse",
     "CredentialsResponseCarrierCredentialsType0",
@@ -204,4 +209,5 @@ __all__ = (
     "VesselTransport",
     "VoyageNumberOrReference",
     "WebhookConfig",
+    "WebhookConfigAuthHeadersType0",
 )

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 if TYPE_CHECKING:
     from ..models.filter_ import Filter
+    from ..models.webhook_config_auth_headers_type_0 import (
+        WebhookConfigAuthHeadersType0,
+    )
 
 
 T = TypeVar("T", bound="WebhookConfig")
@@ -19,6 +22,7 @@ class WebhookConfig:
 
     Attributes:
         activated (bool):
+        auth_headers (None | WebhookConfigAuthHeadersType0):
         env (str):
         event_format (str):
         filters (Filter):
@@ -26,6 +30,7 @@ class WebhookConfig:
     """
 
     activated: bool
+    auth_headers: None | WebhookConfigAuthHeadersType0
     env: str
     event_format: str
     filters: Filter
@@ -33,7 +38,17 @@ class WebhookConfig:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.webhook_config_auth_headers_type_0 import (
+            WebhookConfigAuthHeadersType0,
+        )
+
         activated = self.activated
+
+        auth_headers: dict[str, Any] | None
+        if isinstance(self.auth_headers, WebhookConfigAuthHeadersType0):
+            auth_headers = self.auth_headers.to_dict()
+        else:
+            auth_headers = self.auth_headers
 
         env = self.env
 
@@ -48,6 +63,7 @@ class WebhookConfig:
         field_dict.update(
             {
                 "activated": activated,
+                "authHeaders": auth_headers,
                 "env": env,
                 "eventFormat": event_format,
                 "filters": filters,
@@ -60,9 +76,27 @@ class WebhookConfig:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.filter_ import Filter
+        from ..models.webhook_config_auth_headers_type_0 import (
+            WebhookConfigAuthHeadersType0,
+        )
 
         d = dict(src_dict)
         activated = d.pop("activated")
+
+        def _parse_auth_headers(data: object) -> None | WebhookConfigAuthHeadersType0:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                auth_headers_type_0 = WebhookConfigAuthHeadersType0.from_dict(data)
+
+                return auth_headers_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | WebhookConfigAuthHeadersType0, data)
+
+        auth_headers = _parse_auth_headers(d.pop("authHeaders"))
 
         env = d.pop("env")
 
@@ -74,6 +108,7 @@ class WebhookConfig:
 
         webhook_config = cls(
             activated=activated,
+            auth_headers=auth_headers,
             env=env,
             event_format=event_format,
             filters=filters,

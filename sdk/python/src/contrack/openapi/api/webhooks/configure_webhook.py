@@ -92,7 +92,14 @@ def sync_detailed(
     kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
     milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
     Events filtered out are never delivered and never counted as failed; configuring again replaces the
-    filters.
+    filters. authHeaders (optional, name to value, at most 5) are headers the receiver authenticates
+    with — an API-key header of any name (X-API-Key: ...), Authorization: Bearer <token> or
+    Authorization: Basic <base64 of user:password> — sent on every delivery attempt (the verification
+    and test messages too), stored encrypted and shown masked by GET /webhook/configure. Hop-by-hop and
+    framing headers, and the headers contrack sets itself (X-Hook-Signature, webhook-id, webhook-
+    timestamp, webhook-signature, User-Agent, API-Version, traceparent), are refused. Absent or null:
+    the stored headers are kept (refused when targetUrl moves to another host: send them again); {}:
+    none.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -133,7 +140,14 @@ def sync(
     kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
     milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
     Events filtered out are never delivered and never counted as failed; configuring again replaces the
-    filters.
+    filters. authHeaders (optional, name to value, at most 5) are headers the receiver authenticates
+    with — an API-key header of any name (X-API-Key: ...), Authorization: Bearer <token> or
+    Authorization: Basic <base64 of user:password> — sent on every delivery attempt (the verification
+    and test messages too), stored encrypted and shown masked by GET /webhook/configure. Hop-by-hop and
+    framing headers, and the headers contrack sets itself (X-Hook-Signature, webhook-id, webhook-
+    timestamp, webhook-signature, User-Agent, API-Version, traceparent), are refused. Absent or null:
+    the stored headers are kept (refused when targetUrl moves to another host: send them again); {}:
+    none.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -169,7 +183,14 @@ async def asyncio_detailed(
     kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
     milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
     Events filtered out are never delivered and never counted as failed; configuring again replaces the
-    filters.
+    filters. authHeaders (optional, name to value, at most 5) are headers the receiver authenticates
+    with — an API-key header of any name (X-API-Key: ...), Authorization: Bearer <token> or
+    Authorization: Basic <base64 of user:password> — sent on every delivery attempt (the verification
+    and test messages too), stored encrypted and shown masked by GET /webhook/configure. Hop-by-hop and
+    framing headers, and the headers contrack sets itself (X-Hook-Signature, webhook-id, webhook-
+    timestamp, webhook-signature, User-Agent, API-Version, traceparent), are refused. Absent or null:
+    the stored headers are kept (refused when targetUrl moves to another host: send them again); {}:
+    none.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema
@@ -208,7 +229,14 @@ async def asyncio(
     kinds; absent: all, []: none), classifiers (ACT, PLN, EST; absent: all), milestonesOnly (only events
     milestones are derived from) and alertTypes (the alerts to receive beside the events; absent: none).
     Events filtered out are never delivered and never counted as failed; configuring again replaces the
-    filters.
+    filters. authHeaders (optional, name to value, at most 5) are headers the receiver authenticates
+    with — an API-key header of any name (X-API-Key: ...), Authorization: Bearer <token> or
+    Authorization: Basic <base64 of user:password> — sent on every delivery attempt (the verification
+    and test messages too), stored encrypted and shown masked by GET /webhook/configure. Hop-by-hop and
+    framing headers, and the headers contrack sets itself (X-Hook-Signature, webhook-id, webhook-
+    timestamp, webhook-signature, User-Agent, API-Version, traceparent), are refused. Absent or null:
+    the stored headers are kept (refused when targetUrl moves to another host: send them again); {}:
+    none.
 
     Args:
         body (ConfigureWebhookBody): ConfigureWebhookBody schema

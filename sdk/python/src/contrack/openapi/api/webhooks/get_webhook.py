@@ -71,9 +71,11 @@ def sync_detailed(
 ) -> Response[Body | WebhookConfig]:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
-    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
-    null select every event, alertTypes the alerts delivered beside them.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters,
+    authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
+    classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
+    headers sent for the receiver to authenticate, name to value masked as **** and its last four
+    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -98,9 +100,11 @@ def sync(
 ) -> Body | WebhookConfig | None:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
-    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
-    null select every event, alertTypes the alerts delivered beside them.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters,
+    authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
+    classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
+    headers sent for the receiver to authenticate, name to value masked as **** and its last four
+    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -121,9 +125,11 @@ async def asyncio_detailed(
 ) -> Response[Body | WebhookConfig]:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
-    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
-    null select every event, alertTypes the alerts delivered beside them.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters,
+    authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
+    classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
+    headers sent for the receiver to authenticate, name to value masked as **** and its last four
+    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -146,9 +152,11 @@ async def asyncio(
 ) -> Body | WebhookConfig | None:
     """The webhook configuration
 
-     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters);
-    targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers
-    null select every event, alertTypes the alerts delivered beside them.
+     targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters,
+    authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
+    classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
+    headers sent for the receiver to authenticate, name to value masked as **** and its last four
+    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
