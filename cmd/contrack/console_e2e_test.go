@@ -453,12 +453,31 @@ func TestConsoleInBrowser(t *testing.T) {
 	// A test delivery with a click: it reaches a local receiver, signed, and
 	// the list shows it delivered. (The webhook is activated only now, so the
 	// replayed delivery above stayed PENDING while the test looked.)
+	// Configured in the form, with an auth header the receiver gets on
+	// every delivery and the page shows masked.
 	hook := newHookReceiver(t)
-	if code, body := s.do("POST", "/webhook/configure", key, `{"targetUrl":"`+hook.srv.URL+`/hook"}`); code != 200 {
-		t.Fatalf("configure: %d %v", code, body)
+	const hookKey = "console-hook-key-5678"
+	// Typed as a user types: the value set and an input event, which the
+	// page's state follows.
+	typeInto := func(css, v string) string {
+		return fmt.Sprintf(`(()=>{const i=document.querySelector(%q);if(!i)return false;i.value=%q;i.dispatchEvent(new Event('input',{bubbles:true}));return true})()`, css, v)
+	}
+	b.waitJS("the target URL typed", typeInto("#wh-url", hook.srv.URL+"/hook"))
+	b.run("add an auth header", chromedp.Click(chromedp.ID("wh-auth-add")))
+	b.waitJS("the header name typed", typeInto(".wh-auth-name", "X-API-Key"))
+	b.waitJS("the header value typed", typeInto(".wh-auth-value", hookKey))
+	b.checkLabels("webhook with an auth header")
+	b.run("configure", chromedp.Click(chromedp.ID("wh-configure")))
+	verificationHit := hook.waitFor(t, "webhook.verification", 20*time.Second)
+	if got := verificationHit.header.Get("X-API-Key"); got != hookKey {
+		t.Errorf("verification X-API-Key %q, want the header configured in the console", got)
+	}
+	b.waitJS("the stored header shown masked", `(()=>{const x=document.querySelector('#wh-auth-stored');return !!x&&x.textContent==='X-API-Key: ****5678'})()`)
+	if strings.Contains(b.text("read the webhook page", "main"), hookKey) {
+		t.Error("the webhook page shows the auth header's value")
 	}
 	var verification struct{ Secret string }
-	if err := json.Unmarshal(hook.waitFor(t, "webhook.verification", 20*time.Second).body, &verification); err != nil {
+	if err := json.Unmarshal(verificationHit.body, &verification); err != nil {
 		t.Fatal(err)
 	}
 	if code, body := s.do("POST", "/webhook/activate", key, `{"secret":"`+verification.Secret+`"}`); code != 200 {
@@ -476,6 +495,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	test := hook.waitFor(t, `"type":"webhook.test"`, 20*time.Second)
 	if !strings.Contains(string(test.body), hook.srv.URL+"/hook") {
 		t.Errorf("test delivery body: %s", test.body)
+	}
+	if got := test.header.Get("X-API-Key"); got != hookKey {
+		t.Errorf("test delivery X-API-Key %q", got)
 	}
 	b.waitJS("the test delivery listed as delivered", `(()=>{
 		const r=[...document.querySelectorAll('#deliveries tbody tr')].find(r=>r.querySelector('.d-test'));

@@ -50,8 +50,9 @@ type hookReceiver struct {
 }
 
 type hookHit struct {
-	body []byte
-	sc   trace.SpanContext
+	body   []byte
+	sc     trace.SpanContext
+	header http.Header
 }
 
 func newHookReceiver(t *testing.T) *hookReceiver {
@@ -60,7 +61,7 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 		b, _ := io.ReadAll(r.Body)
 		sc := trace.SpanContextFromContext(tracing.Propagator.Extract(context.Background(), propagation.HeaderCarrier(r.Header)))
 		h.mu.Lock()
-		h.hits = append(h.hits, hookHit{b, sc})
+		h.hits = append(h.hits, hookHit{b, sc, r.Header.Clone()})
 		h.mu.Unlock()
 	}))
 	t.Cleanup(h.srv.Close)

@@ -447,9 +447,15 @@ function Journey({ reference: ref }) {
 
 // ---------- webhook ----------
 
+// The most auth headers a webhook carries (POST /webhook/configure's authHeaders).
+const MAX_AUTH_HEADERS = 5;
+
 function Webhook() {
   const [cfg, setCfg] = useState(null);
   const [url, setUrl] = useState('');
+  // New auth headers typed in ({name, value} rows); none typed keeps the stored ones.
+  const [hdrs, setHdrs] = useState([]);
+  const [clearHdrs, setClearHdrs] = useState(false);
   const [secret, setSecret] = useState('');
   const [status, setStatus] = useState('');
   const [dels, setDels] = useState(null);
@@ -471,8 +477,16 @@ function Webhook() {
   const configure = async (ev) => {
     ev.preventDefault();
     try {
-      const r = await call('POST', '/webhook/configure', { targetUrl: url.trim() });
+      // What configure sets every time (format, filters) is sent back as it
+      // is, so configuring from here changes only what the form edits.
+      const body = { targetUrl: url.trim() };
+      if (cfg) { body.eventFormat = cfg.eventFormat; body.filters = cfg.filters; }
+      const typed = hdrs.filter((h) => h.name.trim() !== '' || h.value !== '');
+      if (typed.length > 0) body.authHeaders = Object.fromEntries(typed.map((h) => [h.name.trim(), h.value]));
+      else if (clearHdrs) body.authHeaders = {};
+      const r = await call('POST', '/webhook/configure', body);
       setS(ok(r.message + ': the secret was POSTed to the URL; activate with it below.'));
+      setHdrs([]); setClearHdrs(false);
       loadCfg();
     } catch (e) { setS(bad(e)); }
   };
@@ -506,11 +520,37 @@ function Webhook() {
       <section class="panel" aria-labelledby="wh-cfg">
         <h2 id="wh-cfg">Configuration</h2>
         {cfg && <p>Target: <span class="mono" id="wh-target">{cfg.targetUrl || 'none configured'}</span> · <span id="wh-activated" class={'badge ' + (cfg.activated ? 'b-ok' : 'b-warn')}>{cfg.activated ? 'Activated' : 'Not activated'}</span> · environment {cfg.env}</p>}
-        <form class="row" onSubmit={configure}>
+        <form onSubmit={configure}>
+        <div class="row">
           <label style={{ flex: '1 1 18rem' }}>Target URL<input id="wh-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} /></label>
-          <button type="submit">Configure</button>
+        </div>
+        <fieldset id="wh-auth">
+          <legend>Auth headers</legend>
+          <p>Headers the receiver authenticates contrack with, sent on every delivery (an API key such as <span class="mono">X-API-Key</span>,
+            or <span class="mono">Authorization: Bearer …</span> / <span class="mono">Basic …</span>); stored encrypted, shown masked.</p>
+          {cfg && <p>Stored: <span class="mono" id="wh-auth-stored">{Object.keys(cfg.authHeaders || {}).length === 0 ? 'none' :
+            Object.entries(cfg.authHeaders).map(([n, v]) => `${n}: ${v}`).join(', ')}</span></p>}
+          {hdrs.map((h, i) => (
+            <div class="row" key={i}>
+              <label>Header name<input class="wh-auth-name" autocomplete="off" value={h.name}
+                onInput={(e) => { const v = e.currentTarget.value; setHdrs((hs) => hs.map((x, j) => (j === i ? { ...x, name: v } : x))); }} /></label>
+              <label style={{ flex: '1 1 14rem' }}>Value<input class="wh-auth-value" type="password" autocomplete="off" value={h.value}
+                onInput={(e) => { const v = e.currentTarget.value; setHdrs((hs) => hs.map((x, j) => (j === i ? { ...x, value: v } : x))); }} /></label>
+              <button type="button" class="secondary" aria-label={'Remove header ' + (i + 1)} onClick={() => setHdrs((hs) => hs.filter((_, j) => j !== i))}>Remove</button>
+            </div>
+          ))}
+          <div class="row">
+            <button type="button" class="secondary" id="wh-auth-add" disabled={hdrs.length >= MAX_AUTH_HEADERS}
+              onClick={() => { setHdrs((hs) => [...hs, { name: '', value: '' }]); setClearHdrs(false); }}>Add header</button>
+            <label class="check"><span><input type="checkbox" id="wh-auth-clear" checked={clearHdrs} disabled={hdrs.length > 0}
+              onChange={(e) => setClearHdrs(e.currentTarget.checked)} /> Remove the stored headers</span></label>
+          </div>
+          <p class="muted">Headers typed here replace the stored ones when you configure; with none typed, the stored ones are kept
+            (moving the target to another host then needs them typed again). At most {MAX_AUTH_HEADERS}.</p>
+        </fieldset>
+        <button type="submit" id="wh-configure">Configure</button>
         </form>
-        <p class="muted">Configuring (or re-configuring) deactivates the webhook and POSTs a new secret to the URL.</p>
+        <p class="muted">Configuring (or re-configuring) deactivates the webhook and POSTs a new secret to the URL; its event format and filters stay as they are.</p>
         <form class="row" onSubmit={activate}>
           <label style={{ flex: '1 1 18rem' }}>Secret received at the URL<input id="wh-secret" type="password" autocomplete="off" required value={secret} onInput={(e) => setSecret(e.currentTarget.value)} /></label>
           <button type="submit">Activate</button>
