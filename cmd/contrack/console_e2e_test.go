@@ -454,7 +454,15 @@ func TestConsoleInBrowser(t *testing.T) {
 	// the list shows it delivered. (The webhook is activated only now, so the
 	// replayed delivery above stayed PENDING while the test looked.)
 	// Configured in the form, with an auth header the receiver gets on
-	// every delivery and the page shows masked.
+	// every delivery and the page shows masked; the event format and
+	// filters set through the API before stay as they were.
+	pre := newHookReceiver(t)
+	if code, body := s.do("POST", "/webhook/configure", key, `{"targetUrl":"`+pre.srv.URL+`/hook","eventFormat":"TNT_3.0.0","filters":{"classifiers":["ACT","EST"]}}`); code != 200 {
+		t.Fatalf("configure: %d %v", code, body)
+	}
+	b.run("leave the webhook page", chromedp.Navigate(base+"/console/#/subscriptions"))
+	b.run("back to the webhook page", chromedp.Navigate(base+"/console/#/webhook"))
+	b.waitJS("the configuration", fmt.Sprintf(`(()=>{const x=document.querySelector('#wh-target');return !!x&&x.textContent===%q})()`, pre.srv.URL+"/hook"))
 	hook := newHookReceiver(t)
 	const hookKey = "console-hook-key-5678"
 	// Typed as a user types: the value set and an input event, which the
@@ -479,6 +487,10 @@ func TestConsoleInBrowser(t *testing.T) {
 	var verification struct{ Secret string }
 	if err := json.Unmarshal(verificationHit.body, &verification); err != nil {
 		t.Fatal(err)
+	}
+	if _, body := s.do("GET", "/webhook/configure", key, ""); body["eventFormat"] != "TNT_3.0.0" ||
+		fmt.Sprint(body["filters"].(map[string]any)["classifiers"]) != "[ACT EST]" || body["targetUrl"] != hook.srv.URL+"/hook" {
+		t.Errorf("configuring in the console changed the format or filters: %v", body)
 	}
 	if code, body := s.do("POST", "/webhook/activate", key, `{"secret":"`+verification.Secret+`"}`); code != 200 {
 		t.Fatalf("activate: %d %v", code, body)
