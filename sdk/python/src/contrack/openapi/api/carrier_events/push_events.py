@@ -118,18 +118,19 @@ def sync_detailed(
 ) -> Response[AddedResponse | Body]:
     """Push carrier events (carriers only)
 
-     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
-    checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
-    subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
-    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
-    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
-    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
-    being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
-    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
-    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
-    Version 3.0.0 on every answer.
+     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them, bare or
+    as {"events": [...]} (each checked; nothing is stored when any fails, and the answer names the
+    element that failed: "[3].equipmentReference is required"), at most 737280 bytes (413 beyond). The
+    events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka
+    before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is
+    signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5
+    minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">,
+    keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is
+    acknowledged without being processed again; or, unless the key requires the timestamped scheme, with
+    Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version
+    3.x, or a body {"events": [...]} of 3.0 events) is answered as 3.0's Event Consumer: each event on
+    its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded),
+    400 when none could be, API-Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
@@ -175,18 +176,19 @@ def sync(
 ) -> AddedResponse | Body | None:
     """Push carrier events (carriers only)
 
-     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
-    checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
-    subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
-    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
-    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
-    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
-    being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
-    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
-    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
-    Version 3.0.0 on every answer.
+     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them, bare or
+    as {"events": [...]} (each checked; nothing is stored when any fails, and the answer names the
+    element that failed: "[3].equipmentReference is required"), at most 737280 bytes (413 beyond). The
+    events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka
+    before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is
+    signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5
+    minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">,
+    keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is
+    acknowledged without being processed again; or, unless the key requires the timestamped scheme, with
+    Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version
+    3.x, or a body {"events": [...]} of 3.0 events) is answered as 3.0's Event Consumer: each event on
+    its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded),
+    400 when none could be, API-Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
@@ -227,18 +229,19 @@ async def asyncio_detailed(
 ) -> Response[AddedResponse | Body]:
     """Push carrier events (carriers only)
 
-     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
-    checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
-    subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
-    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
-    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
-    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
-    being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
-    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
-    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
-    Version 3.0.0 on every answer.
+     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them, bare or
+    as {"events": [...]} (each checked; nothing is stored when any fails, and the answer names the
+    element that failed: "[3].equipmentReference is required"), at most 737280 bytes (413 beyond). The
+    events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka
+    before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is
+    signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5
+    minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">,
+    keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is
+    acknowledged without being processed again; or, unless the key requires the timestamped scheme, with
+    Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version
+    3.x, or a body {"events": [...]} of 3.0 events) is answered as 3.0's Event Consumer: each event on
+    its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded),
+    400 when none could be, API-Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
@@ -282,18 +285,19 @@ async def asyncio(
 ) -> AddedResponse | Body | None:
     """Push carrier events (carriers only)
 
-     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them (each
-    checked; nothing is stored when any fails), at most 737280 bytes (413 beyond). The events reach only
-    subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka before 200 is
-    answered. When the carrier key has a shared secret (always, for live keys) the body is signed: with
-    the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5 minutes of the
-    server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">, keyed with the
-    bytes after whsec_), where a webhook-id accepted in the last 10 minutes is acknowledged without
-    being processed again; or, unless the key requires the timestamped scheme, with Notification-
-    Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version 3.x, or a body
-    {"events": [...]}) is answered as 3.0's Event Consumer: each event on its own, feedbackElements
-    naming those not processed as sent (ERROR refused, WARN not forwarded), 400 when none could be, API-
-    Version 3.0.0 on every answer.
+     For carrier keys only. Body: one DCSA equipment or transport event, or a JSON array of them, bare or
+    as {"events": [...]} (each checked; nothing is stored when any fails, and the answer names the
+    element that failed: "[3].equipmentReference is required"), at most 737280 bytes (413 beyond). The
+    events reach only subscriptions to the carrier key's own SCAC. The raw body is acknowledged by Kafka
+    before 200 is answered. When the carrier key has a shared secret (always, for live keys) the body is
+    signed: with the Standard Webhooks headers webhook-id, webhook-timestamp (Unix seconds, within 5
+    minutes of the server's time) and webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">,
+    keyed with the bytes after whsec_), where a webhook-id accepted in the last 10 minutes is
+    acknowledged without being processed again; or, unless the key requires the timestamped scheme, with
+    Notification-Signature: sha256=<hex HMAC-SHA256 of the body>. DCSA Track & Trace 3.0 (API-Version
+    3.x, or a body {"events": [...]} of 3.0 events) is answered as 3.0's Event Consumer: each event on
+    its own, feedbackElements naming those not processed as sent (ERROR refused, WARN not forwarded),
+    400 when none could be, API-Version 3.0.0 on every answer.
 
     Args:
         notification_signature (str | Unset):
