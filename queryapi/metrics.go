@@ -1,6 +1,7 @@
 package queryapi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -32,6 +33,20 @@ type CarrierMetrics struct {
 	AvgLatencyMs  float64       `json:"avgLatencyMs"`
 	P95LatencyMs  float64       `json:"p95LatencyMs"`
 	LastAttemptAt *httpapi.Time `json:"lastAttemptAt"`
+	// DataQuality is what the carrier's answers to the account's polls
+	// needed over the window (docs/normalize.md).
+	DataQuality DataQuality `json:"dataQuality"`
+}
+
+// DataQuality counts, over the window, the events read from a carrier's
+// answers, the deviations from its standard repaired (by kind, as
+// docs/normalize.md lists them), and the elements refused and
+// dead-lettered, with the latest refusal's reason.
+type DataQuality struct {
+	EventsRead  uint64            `json:"eventsRead"`
+	Repairs     map[string]uint64 `json:"repairs"`
+	Refused     uint64            `json:"refused"`
+	LastRefusal string            `json:"lastRefusal,omitempty"`
 }
 
 // MetricsResponse is GET /carrier/metrics' body.
@@ -90,6 +105,9 @@ func registerMetrics(s *fuego.Server, deps Deps) {
 		if err := rows.Err(); err != nil {
 			return MetricsResponse{}, fmt.Errorf("carrier metrics: %w", err)
 		}
+		if err := addDataQuality(c.Context(), deps, k.Account, since, &out); err != nil {
+			return MetricsResponse{}, err
+		}
 		// Worst first: highest error rate, then most errors, then SCAC.
 		sort.Slice(out.Carriers, func(i, j int) bool {
 			a, b := out.Carriers[i], out.Carriers[j]
@@ -106,7 +124,59 @@ func registerMetrics(s *fuego.Server, deps Deps) {
 		option.OperationID("getCarrierMetrics"),
 		option.QueryInt("window", "days to aggregate over, 1-90 (clamped), default 7"),
 		option.Summary("Carrier polling metrics of the calling account"),
-		option.Description("Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt."),
+		option.Description("Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and dataQuality: the events read from the carrier's answers, the deviations from its standard repaired by kind, the elements refused (dead-lettered) and the latest refusal's reason."),
 		option.Tags("Account"),
 	)
+}
+
+// addDataQuality adds the account's data-quality counts since since
+// (normalize_repairs, by UTC day) to its carriers, adding a carrier that
+// had counts but no poll attempt in the window.
+func addDataQuality(ctx context.Context, deps Deps, acct auth.Account, since time.Time, out *MetricsResponse) error {
+	for i := range out.Carriers {
+		out.Carriers[i].DataQuality.Repairs = map[string]uint64{}
+	}
+	if deps.Pool == nil {
+		return nil
+	}
+	rows, err := deps.Pool.Query(ctx, `
+		SELECT scac, kind, sum(repairs)::bigint, (array_agg(last_value ORDER BY last_at DESC))[1]
+		FROM normalize_repairs
+		WHERE account_id = $1 AND env = $2 AND day >= $3::date
+		GROUP BY scac, kind`, acct.ID, acct.Env, since.Format(time.DateOnly))
+	if err != nil {
+		return fmt.Errorf("carrier metrics: data quality: %w", err)
+	}
+	defer rows.Close()
+	at := map[string]int{}
+	for i, m := range out.Carriers {
+		at[m.ScacCode] = i
+	}
+	for rows.Next() {
+		var scac, kind, last string
+		var n int64
+		if err := rows.Scan(&scac, &kind, &n, &last); err != nil {
+			return fmt.Errorf("carrier metrics: data quality: %w", err)
+		}
+		i, ok := at[scac]
+		if !ok {
+			out.Carriers = append(out.Carriers, CarrierMetrics{ScacCode: scac, DataQuality: DataQuality{Repairs: map[string]uint64{}}})
+			i = len(out.Carriers) - 1
+			at[scac] = i
+		}
+		q := &out.Carriers[i].DataQuality
+		switch kind {
+		case "events_read":
+			q.EventsRead += uint64(n)
+		case "refused":
+			q.Refused += uint64(n)
+			q.LastRefusal = last
+		default:
+			q.Repairs[kind] += uint64(n)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("carrier metrics: data quality: %w", err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package queryapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -58,6 +59,9 @@ func TestCarrierMetrics(t *testing.T) {
 	if maeu["scacCode"] != "MAEU" || maeu["attempts"] != float64(10) || maeu["success"] != float64(8) {
 		t.Fatalf("MAEU: %v", maeu)
 	}
+	if q := fmt.Sprint(maeu["dataQuality"]); q != "map[eventsRead:0 refused:0 repairs:map[]]" {
+		t.Errorf("MAEU's data quality with nothing counted: %s", q)
+	}
 	if r := api.Do("GET", "/carrier/metrics?window=30", key, nil); len(r.JSON["carriers"].([]any)) != 3 {
 		t.Fatalf("window 30: %s", r.Raw)
 	}
@@ -71,5 +75,53 @@ func TestCarrierMetrics(t *testing.T) {
 	}
 	if r := api.Do("GET", "/carrier/metrics", other, nil); string(r.Raw) != "{\"window\":7,\"carriers\":[]}\n" {
 		t.Errorf("other account: %s", r.Raw)
+	}
+}
+
+// The data quality of a carrier's answers: the events read, the repairs by
+// kind and the refused elements with the latest reason, of the account's
+// own polls in its environment over the window only.
+func TestCarrierDataQuality(t *testing.T) {
+	db := testenv.Postgres(t)
+	ch := testenv.ClickHouse(t)
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	api := testenv.NewAPI(t, db.Pool, func(s *fuego.Server) {
+		queryapi.Register(s, queryapi.Deps{Pool: db.Pool, CH: ch.Conn, TokenKey: []byte("k"), Now: func() time.Time { return now }})
+	})
+	key, k, err := api.Store.CreateKey(t.Context(), auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(acct, scac, env, kind string, day time.Time, n int, value string, at time.Time) {
+		t.Helper()
+		if _, err := db.Pool.Exec(t.Context(), `INSERT INTO normalize_repairs (account_id, scac, env, kind, day, repairs, last_path, last_value, last_at)
+			VALUES ($1, $2, $3, $4, $5::date, $6, '', $7, $8)`, acct, scac, env, kind, day.Format(time.DateOnly), n, value, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	today, yesterday := now, now.AddDate(0, 0, -1)
+	add(k.Account.ID, "MSCU", "sandbox", "events_read", today, 40, "", now)
+	add(k.Account.ID, "MSCU", "sandbox", "events_read", yesterday, 60, "", yesterday)
+	add(k.Account.ID, "MSCU", "sandbox", "member_case", today, 7, "", now)
+	add(k.Account.ID, "MSCU", "sandbox", "member_case", yesterday, 5, "", yesterday)
+	add(k.Account.ID, "MSCU", "sandbox", "refused", yesterday, 1, "tnt22: [0].eventDateTime: required", yesterday)
+	add(k.Account.ID, "MSCU", "sandbox", "refused", today, 2, "tnt22: [3].eventType: required", now)
+	add(k.Account.ID, "MSCU", "sandbox", "member_case", now.AddDate(0, 0, -30), 100, "", now.AddDate(0, 0, -30)) // outside the window
+	add(k.Account.ID, "MSCU", "live", "member_case", today, 1000, "", now)                                       // another environment
+	add("someone-else", "MSCU", "sandbox", "member_case", today, 1000, "", now)                                  // another account
+	add("", "MSCU", "sandbox", "member_case", today, 1000, "", now)                                              // pushed, no account
+	r := api.Do("GET", "/carrier/metrics", key, nil)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Raw)
+	}
+	carriers := r.JSON["carriers"].([]any)
+	if len(carriers) != 1 {
+		t.Fatalf("carriers: %s", r.Raw)
+	}
+	m := carriers[0].(map[string]any)
+	q, _ := json.Marshal(m["dataQuality"])
+	if m["scacCode"] != "MSCU" || m["attempts"] != float64(0) ||
+		string(q) != `{"eventsRead":100,"lastRefusal":"tnt22: [3].eventType: required","refused":3,"repairs":{"member_case":12}}` {
+		t.Errorf("MSCU: %s %s", m["scacCode"], q)
 	}
 }

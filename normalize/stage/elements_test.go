@@ -85,4 +85,16 @@ func TestStageDeadLettersOneElementAndProducesTheRest(t *testing.T) {
 			WHERE scac = 'MAEU' AND env = 'sandbox' AND kind = 'member_case'`).Scan(&n, &path)
 		return err == nil && n == 2 && path == "[2].eventLocation.unLocationCode", fmt.Sprintf("%d repairs, the last at %q (%v)", n, path, err)
 	})
+	// Beside them, for the data-quality figures: the events read and the
+	// element refused, with its reason.
+	var read, refused int64
+	var reason string
+	if err := db.Pool.QueryRow(context.Background(), `SELECT
+			coalesce(sum(repairs) FILTER (WHERE kind = 'events_read'), 0)::bigint,
+			coalesce(sum(repairs) FILTER (WHERE kind = 'refused'), 0)::bigint,
+			coalesce(max(last_value) FILTER (WHERE kind = 'refused'), '')
+		FROM normalize_repairs WHERE scac = 'MAEU' AND env = 'sandbox'`).Scan(&read, &refused, &reason); err != nil ||
+		read != 2 || refused != 1 || reason != "tnt22: [1].eventDateTime: required" {
+		t.Errorf("events read %d, refused %d (%q), %v; want 2 read, 1 refused", read, refused, reason, err)
+	}
 }

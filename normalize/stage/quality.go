@@ -44,13 +44,20 @@ func newQualityMetrics(reg prometheus.Registerer) (*qualityMetrics, error) {
 	return m, nil
 }
 
-// repairCount is one (carrier, environment, kind) row of the repairs not
-// saved yet.
+// Kinds of normalize_repairs rows besides the repair kinds: the events read
+// and the elements refused (dead-lettered one by one).
+const (
+	kindEventsRead = "events_read"
+	kindRefused    = "refused"
+)
+
+// repairCount is one (account, carrier, environment, kind) row of the
+// counts not saved yet.
 type repairCount struct {
-	scac, env, kind string
-	n               int64
-	path, value     string // the latest one's
-	at              time.Time
+	account, scac, env, kind string
+	n                        int64
+	path, value              string // the latest one's
+	at                       time.Time
 }
 
 // repairLog keeps the repairs counted since the last save of
@@ -61,8 +68,8 @@ type repairCount struct {
 type repairLog struct {
 	pool *pgxpool.Pool
 	mu   sync.Mutex
-	// unsaved holds the counts by (scac, env, kind, UTC day).
-	unsaved map[[4]string]*repairCount
+	// unsaved holds the counts by (account, scac, env, kind, UTC day).
+	unsaved map[[5]string]*repairCount
 	wake    chan struct{}
 }
 
@@ -71,8 +78,9 @@ func newRepairLog(pool *pgxpool.Pool) *repairLog {
 }
 
 // countRepairs counts the batch's repairs and refused elements in the
-// metrics and keeps the repairs for normalize_repairs. Counted before the
-// Kafka transaction commits: a transaction aborted afterwards may count its
+// metrics, and keeps them with the events read for normalize_repairs, per
+// account (a polled page's; ” for pushed ones). Counted before the Kafka
+// transaction commits: a transaction aborted afterwards may count its
 // repairs twice, never none; a crash loses what was not saved yet (at most
 // saveLinger's worth, or an outage's).
 func (s *stage) countRepairs(preps []prepared) {
@@ -81,28 +89,33 @@ func (s *stage) countRepairs(preps []prepared) {
 	l := s.repairs
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	added := false
+	if l.unsaved == nil {
+		l.unsaved = map[[5]string]*repairCount{}
+	}
+	add := func(p prepared, kind string, n int, path, value string) {
+		k := [5]string{p.raw.AccountID, p.raw.SCAC, p.raw.Env, kind, day}
+		c := l.unsaved[k]
+		if c == nil {
+			c = &repairCount{account: k[0], scac: k[1], env: k[2], kind: kind}
+			l.unsaved[k] = c
+		}
+		c.n += int64(n)
+		c.path, c.value, c.at = path, value, now
+	}
 	for _, p := range preps {
+		if p.read > 0 {
+			add(p, kindEventsRead, p.read, "", "")
+		}
 		if p.refused > 0 {
 			s.quality.refused.WithLabelValues(p.raw.SCAC).Add(float64(p.refused))
+			add(p, kindRefused, p.refused, "", p.lastRefusal)
 		}
 		for _, r := range p.repairs {
 			s.quality.repairs.WithLabelValues(p.raw.SCAC, string(r.Kind)).Inc()
-			k := [4]string{p.raw.SCAC, p.raw.Env, string(r.Kind), day}
-			if l.unsaved == nil {
-				l.unsaved = map[[4]string]*repairCount{}
-			}
-			c := l.unsaved[k]
-			if c == nil {
-				c = &repairCount{scac: k[0], env: k[1], kind: k[2]}
-				l.unsaved[k] = c
-			}
-			c.n++
-			c.path, c.value, c.at = r.Path, r.Value, now
-			added = true
+			add(p, string(r.Kind), 1, r.Path, r.Value)
 		}
 	}
-	if added {
+	if len(l.unsaved) > 0 {
 		select {
 		case l.wake <- struct{}{}:
 		default:
@@ -120,21 +133,22 @@ func (l *repairLog) flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	var scacs, envs, kinds, days, paths, values []string
+	var accounts, scacs, envs, kinds, days, paths, values []string
 	var counts []int64
 	var ats []time.Time
 	for k, c := range batch {
-		scacs, envs, kinds, days = append(scacs, c.scac), append(envs, c.env), append(kinds, c.kind), append(days, k[3])
+		accounts, scacs, envs, kinds, days = append(accounts, c.account), append(scacs, c.scac), append(envs, c.env), append(kinds, c.kind), append(days, k[4])
 		paths, values, counts, ats = append(paths, c.path), append(values, c.value), append(counts, c.n), append(ats, c.at)
 	}
 	_, err := l.pool.Exec(ctx, `
-		INSERT INTO normalize_repairs (scac, env, kind, day, repairs, last_path, last_value, last_at)
-		SELECT sc, e, k, d::date, n, p, v, a
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::timestamptz[]) AS t(sc, e, k, d, n, p, v, a)
-		ON CONFLICT (scac, env, kind, day) DO UPDATE SET
+		INSERT INTO normalize_repairs (account_id, scac, env, kind, day, repairs, last_path, last_value, last_at)
+		SELECT ac, sc, e, k, d::date, n, p, v, a
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::timestamptz[])
+			AS t(ac, sc, e, k, d, n, p, v, a)
+		ON CONFLICT (account_id, scac, env, kind, day) DO UPDATE SET
 			repairs = normalize_repairs.repairs + EXCLUDED.repairs,
 			last_path = EXCLUDED.last_path, last_value = EXCLUDED.last_value, last_at = EXCLUDED.last_at`,
-		scacs, envs, kinds, days, counts, paths, values, ats)
+		accounts, scacs, envs, kinds, days, counts, paths, values, ats)
 	if err == nil {
 		return nil
 	}

@@ -298,6 +298,10 @@ type prepared struct {
 	// refused counts its elements dead-lettered one by one.
 	repairs []normalize.Repair
 	refused int
+	// read counts the events its payload gave; lastRefusal is the reason
+	// of its last refused element.
+	read        int
+	lastRefusal string
 	// unmatched counts pushed events that reached no tracking;
 	// unmatchedRef names the last one's shipment.
 	unmatched    int
@@ -335,7 +339,7 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	var events []dcsa.Event
 	var dead []*kgo.Record
 	var repairs []normalize.Repair
-	refused := 0
+	refused, lastRefusal := 0, ""
 	// read keeps what one payload gave: its events and repairs, a dead
 	// letter per refused element (carrying the payload it is in, its index
 	// and reason); false when the payload could not be read at all.
@@ -348,7 +352,8 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 		repairs = append(repairs, res.Repairs...)
 		refused += len(res.Refused)
 		for _, e := range res.Refused {
-			dead = append(dead, s.deadLetter(r, one, raw.Format, e.Error(), schemas.Header{Key: "element", Value: strconv.Itoa(e.Element)}))
+			lastRefusal = e.Error()
+			dead = append(dead, s.deadLetter(r, one, raw.Format, lastRefusal, schemas.Header{Key: "element", Value: strconv.Itoa(e.Element)}))
 		}
 		return "", true
 	}
@@ -374,7 +379,8 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 			return prepared{}, nil, err
 		}
 	}
-	p := prepared{raw: raw, dead: dead, repairs: repairs, refused: refused, items: make([]item, 0, len(events))}
+	p := prepared{raw: raw, dead: dead, repairs: repairs, refused: refused, read: len(events), lastRefusal: lastRefusal,
+		items: make([]item, 0, len(events))}
 	for _, ev := range events {
 		if ev.Retracted {
 			// A retraction names only its event: it goes where the event
