@@ -23,10 +23,13 @@ import (
 
 func runAdmin(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: contrack admin create-key|revoke-key|disable-account|enable-account|list|plan|set-plan|set-signing-secret|rotate-secrets|rebuild-journeys", errUsage)
+		return fmt.Errorf("%w: contrack admin create-key|revoke-key|disable-account|enable-account|list|plan|set-plan|set-signing-secret|rotate-secrets|rebuild-journeys|dead-letters", errUsage)
 	}
 	if args[0] == "rebuild-journeys" {
 		return adminRebuildJourneys(ctx, cfg, log)
+	}
+	if args[0] == "dead-letters" {
+		return adminDeadLetters(ctx, cfg.brokers(), cfg.KafkaNamespace, log, args[1:], os.Stdout)
 	}
 	pool, err := postgres.Open(ctx, cfg.PGURL)
 	if err != nil {
