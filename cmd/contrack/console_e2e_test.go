@@ -520,6 +520,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.run("open the carriers page", chromedp.Navigate(base+"/console/#/carriers"))
 	b.waitJS("the outcome chart", `document.querySelectorAll('figure[data-chart="outcomes"] rect.bar').length > 0`)
 	b.waitJS("the latency chart", `document.querySelectorAll('figure[data-chart="latency"] rect.bar').length > 0`)
+	// The data quality of each carrier's answers: MAEU's events read.
+	b.waitJS("the data quality of MAEU", `[...document.querySelectorAll('#quality tbody tr')].some(tr =>
+		tr.cells[0].textContent === 'MAEU' && +tr.cells[1].textContent > 0)`)
 	creds := b.text("read the credentials", "#credentials")
 	if strings.Contains(creds, "sandbox-key-1234") || strings.Contains(creds, "sandbox-secret-9876") || !strings.Contains(creds, "****1234") {
 		t.Errorf("credentials not masked as expected: %s", creds)

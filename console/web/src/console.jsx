@@ -785,6 +785,24 @@ function Carriers() {
             </table>
           </div>
         )}
+        {rows.length > 0 && (
+          <div class="tablewrap">
+            <table class="cards-sm" id="quality">
+              <caption>Data quality: what the carriers' answers needed</caption>
+              <thead><tr><th scope="col">Carrier</th><th scope="col">Events read</th><th scope="col">Repaired</th>
+                <th scope="col">Refused</th><th scope="col">Latest refusal</th></tr></thead>
+              <tbody>{rows.map((r) => {
+                const q = r.dataQuality || { eventsRead: 0, repairs: {}, refused: 0 };
+                const kinds = Object.entries(q.repairs || {}).sort((a, b) => b[1] - a[1]);
+                return (
+                  <tr key={r.scacCode}><td data-label="Carrier">{r.scacCode}</td><td data-label="Events read">{q.eventsRead}</td>
+                    <td data-label="Repaired">{kinds.length === 0 ? 'none' : kinds.map(([k, n]) => `${k.replaceAll('_', ' ')} ${n}`).join(', ')}</td>
+                    <td data-label="Refused">{q.refused}</td><td data-label="Latest refusal">{q.lastRefusal || '—'}</td></tr>
+                );
+              })}</tbody>
+            </table>
+          </div>
+        )}
       </section>
     </>
   );
