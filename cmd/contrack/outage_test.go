@@ -155,14 +155,14 @@ func TestPostgresOutageTurnsReadinessRedAndBack(t *testing.T) {
 	cut := time.Now()
 	raw(changed)
 	var body string
-	testkit.Wait(t, outageBound, "/readyz 503 naming the relay, the claim loop and the dedupe saver", func() (bool, any) {
+	testkit.Wait(t, outageBound, "/readyz 503 naming the relay, the claim loop, the dedupe saver and the poller", func() (bool, any) {
 		var code int
 		code, body = get("/readyz")
 		return code == 503 && strings.Contains(body, "outbox-relay") && strings.Contains(body, "delivery-claim") &&
-			strings.Contains(body, "normalize-dedupe-saver"), fmt.Sprint(code, " ", body)
+			strings.Contains(body, "normalize-dedupe-saver") && strings.Contains(body, "poller-refresh"), fmt.Sprint(code, " ", body)
 	})
 	t.Logf("red %s after the cut: %s", time.Since(cut).Round(100*time.Millisecond), body)
-	for _, l := range []string{"outbox-relay", "delivery-claim", "normalize-dedupe-saver"} {
+	for _, l := range []string{"outbox-relay", "delivery-claim", "normalize-dedupe-saver", "poller-refresh"} {
 		if n := failures(l); n < 3 {
 			t.Errorf("contrack_loop_failures_total{loop=%q} = %v, want at least 3", l, n)
 		}

@@ -527,7 +527,7 @@ func adapters(cfg Config) poller.AdapterFor {
 
 func pollerDeps(cfg Config, log *slog.Logger, in *infra) poller.Deps {
 	return poller.Deps{Namespace: cfg.KafkaNamespace, Producer: in.kafka, Pool: in.pg, Box: in.box, Adapters: adapters(cfg), Log: log,
-		Parsers: parsers(), Registry: in.metrics, Gates: in.carrierGates(cfg, log)}
+		Parsers: parsers(), Registry: in.metrics, Gates: in.carrierGates(cfg, log), Loops: in.loops}
 }
 
 // carrierGates are the process's carrier gates: one set for the poller and

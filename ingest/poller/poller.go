@@ -25,6 +25,7 @@ import (
 
 	"github.com/contrack/contrack/ingest/carrier"
 	"github.com/contrack/contrack/normalize"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/platform/tracing"
 	"github.com/contrack/contrack/schemas"
@@ -67,6 +68,11 @@ type Deps struct {
 	// carrier probes (NewGates with this Config; Adapters and OnBreaker are
 	// then the gates'); nil: the poller makes its own.
 	Gates *Gates
+	// Loops, if set, supervises the poller's loops ("poller-claim",
+	// "poller-refresh", "poller-capacity"): a failed round is counted and
+	// retried after the loop's backoff, and a run of them turns /readyz red
+	// until one succeeds. nil: they back off and log.
+	Loops *loop.Supervisor
 }
 
 // Run polls until ctx ends; nil on a clean shutdown (in-flight polls finish
@@ -115,21 +121,21 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	return nil
 }
 
-// every runs f each interval until ctx ends, logging and counting failures.
+// every runs f each interval until ctx ends, as the supervised loop
+// "poller-<name>": a failure is counted (also in the poller's own failures
+// metric) and retried after the loop's backoff.
 func (p *poller) every(ctx context.Context, interval time.Duration, name string, f func(context.Context) error) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if err := f(ctx); err != nil && ctx.Err() == nil {
-			p.metrics.failures.WithLabelValues(name).Inc()
-			p.log.Error("poller "+name+" failed", "err", err)
-		}
+	if !loop.Sleep(ctx, interval) {
+		return
 	}
+	_ = p.deps.Loops.Loop("poller-"+name, p.log).Run(ctx, interval, func(ctx context.Context) error {
+		err := f(ctx)
+		if err != nil && ctx.Err() == nil {
+			p.metrics.failures.WithLabelValues(name).Inc()
+			return fmt.Errorf("poller %s: %w", name, err)
+		}
+		return nil
+	}) // Run returns only when ctx ends; f's errors are never unrecoverable
 }
 
 type poller struct {
@@ -183,7 +189,12 @@ const shutdownGrace = 5 * time.Second
 
 // schedule claims due trackings and starts their polls (under polls) until
 // ctx ends.
+//
+// It is the supervised loop "poller-claim": a round that fails (Postgres
+// away) is counted and the next waits the loop's backoff instead of the
+// tick, and a run of failures turns /readyz red until a round succeeds.
 func (p *poller) schedule(ctx, polls context.Context) {
+	claims := p.deps.Loops.Loop("poller-claim", p.log)
 	tick := time.NewTicker(min(100*time.Millisecond, p.cfg.FirstPoll))
 	defer tick.Stop()
 	for {
@@ -193,9 +204,17 @@ func (p *poller) schedule(ctx, polls context.Context) {
 		case <-tick.C:
 		case <-p.wake:
 		}
-		if err := p.claimRound(ctx, polls); err != nil && ctx.Err() == nil {
-			p.metrics.failures.WithLabelValues("claim").Inc()
-			p.log.Error("claim due trackings", "err", err)
+		err := p.claimRound(ctx, polls)
+		if err == nil {
+			claims.Succeeded()
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		p.metrics.failures.WithLabelValues("claim").Inc()
+		if !loop.Sleep(ctx, claims.Failed(fmt.Errorf("claim due trackings: %w", err))) {
+			return
 		}
 	}
 }
