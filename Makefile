@@ -121,7 +121,8 @@ lint: $(GOLANGCI_LINT)
 # ledger, latency and CPU per process; fails on any missing event. The lines
 # are in scripts/e2e.sh. KAFKA=real runs them on the local Apache Kafka
 # cluster (deploy/kafka.sh), KAFKA=both each on the embedded broker and then
-# on the cluster.
+# on the cluster; on the cluster Kafka's own EndToEndLatency runs first and
+# every line prints contrack's latency as a ratio to it.
 KAFKA ?= embedded
 E2E = $(GO) run ./e2e
 e2e: services build

@@ -10,6 +10,11 @@
 #   deploy/kafka.sh wipe          stop, then delete the cluster's data (the cached jars stay)
 #   deploy/kafka.sh node I start|stop|kill|pause|resume|pid
 #                                 one node, for fault injection (kill: SIGKILL; pause: SIGSTOP)
+#   deploy/kafka.sh floor [RECORDS] [BYTES]
+#                                 the cluster's own latency floor: Kafka's EndToEndLatency tool
+#                                 (acks=all, default 2000 records of 800 bytes, one at a time)
+#                                 on a fresh topic replicated as contrack's are, deleted after;
+#                                 prints KAFKA_FLOOR=<p50 ms>,<p99 ms> last
 #
 # The broker and its runtime dependencies are resolved from Maven Central by
 # Maven (deploy/kafka/pom.xml, versions pinned) into a repository under the
@@ -275,8 +280,39 @@ node() { # I action
 	esac
 }
 
+# floor runs Kafka's own EndToEndLatency (kafka-tools, on the broker's
+# classpath) against the running cluster: one producer (acks=all) sends a
+# record, one consumer reads it, then the next, so each latency is a
+# produce acknowledged by min.insync.replicas replicas plus the fetch that
+# brings it back. The topic gets the replication contrack's topics get
+# (the tool itself would create one with a single replica).
+floor() { # records bytes
+	local records=${1:-2000} bytes=${2:-800} n rf min_isr topic out p50 p99
+	[[ "$records" =~ ^[1-9][0-9]*$ && "$bytes" =~ ^[1-9][0-9]*$ ]] || die "floor takes a record count and a record size, not '$records' '$bytes'"
+	status >/dev/null || die "the cluster is not running: deploy/kafka.sh start"
+	n=$(size)
+	rf=$((n < 3 ? n : 3))
+	min_isr=$((rf < 3 ? 1 : 2))
+	topic=latency-floor-$$-$RANDOM
+	run_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bootstrap)" --create --topic "$topic" \
+		--partitions 1 --replication-factor "$rf" --config min.insync.replicas="$min_isr" >/dev/null ||
+		die "could not create the topic $topic"
+	out=$(run_java org.apache.kafka.tools.EndToEndLatency --bootstrap-server "$(bootstrap)" --topic "$topic" \
+		--num-records "$records" --producer-acks all --record-size "$bytes" 2>&1) || true
+	run_java org.apache.kafka.tools.TopicCommand --bootstrap-server "$(bootstrap)" --delete --topic "$topic" >/dev/null 2>&1 ||
+		say "could not delete the topic $topic"
+	# "Percentiles: 50th = 2, 99th = 13, 99.9th = 40" (whole milliseconds)
+	p50=$(sed -n 's/^Percentiles: 50th = \([0-9]*\), 99th = \([0-9]*\).*/\1/p' <<<"$out")
+	p99=$(sed -n 's/^Percentiles: 50th = \([0-9]*\), 99th = \([0-9]*\).*/\2/p' <<<"$out")
+	[ -n "$p50" ] && [ -n "$p99" ] || die "EndToEndLatency printed no percentiles: $(tail -n 5 <<<"$out")"
+	grep -E '^(Avg latency|Percentiles):' <<<"$out" | sed 's/^/kafka: EndToEndLatency: /'
+	say "floor: $records records of $bytes bytes, acks=all, $rf replicas, min.insync.replicas $min_isr: p50 $p50 ms, p99 $p99 ms"
+	echo "KAFKA_FLOOR=${p50}ms,${p99}ms"
+}
+
 case "${1:-}" in
 start) start "${2:-3}" ;;
+floor) floor "${2:-}" "${3:-}" ;;
 stop) stop ;;
 status) status ;;
 wipe)

@@ -54,6 +54,7 @@ type options struct {
 	kafka                 string
 	kafkaFaults           faults
 	label                 string
+	kafkaFloor            string
 	keep                  bool
 	timeline              time.Duration
 	limits                time.Duration
@@ -79,6 +80,7 @@ func main() {
 	flag.Var(&o.stores, "store-down", "STORE@AT+DOWN: take postgres (crash-stop) or clickhouse (SIGKILL) down AT into the load, back DOWN later (repeatable)")
 	flag.StringVar(&o.kafka, "kafka", "", "seed brokers of an Apache Kafka cluster (deploy/kafka.sh start prints them) to run on, in a fresh namespace; empty: the embedded broker")
 	flag.Var(&o.kafkaFaults, "kafka-fault", "KIND@AT+DOWN on the -kafka cluster (deploy/kafka.sh's nodes): leader (SIGKILL the broker leading the busiest partitions, restart DOWN later), controller (SIGKILL the active controller), freeze (SIGSTOP the busiest leader for DOWN), coordinator (SIGSTOP the broker coordinating most of the run's groups and transactions for DOWN), rolling (restart every node in turn; DOWN unused) (repeatable)")
+	flag.StringVar(&o.kafkaFloor, "kafka-floor", "", "P50,P99: the cluster's own end-to-end latency (deploy/kafka.sh floor prints it as KAFKA_FLOOR=…), printed beside the ledger's as a ratio")
 	flag.StringVar(&o.label, "label", "ledger", "the ledger line's label (the fault, in chaos runs)")
 	flag.Var(&o.downs, "receiver-down", "AT+FOR: the webhook receiver answers 503 from AT into the load for FOR (repeatable)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases and the logs")
@@ -129,6 +131,10 @@ func main() {
 func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if o.rate <= 0 || o.batch < 1 || o.containers < 1 || o.workers < 1 {
 		return false, fmt.Errorf("-rate, -batch, -containers and -workers must be positive")
+	}
+	floor, err := parseKafkaFloor(o.kafkaFloor)
+	if err != nil {
+		return false, err
 	}
 	if o.limits > 0 {
 		var brokers []string
@@ -275,6 +281,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	}
 	s := l.summary(start)
 	s.print(out, o.label)
+	floor.print(out, s)
 	if !faults.first.IsZero() {
 		fmt.Fprintf(out, "%-28s recovery %s: from the first fault until the last event that waited over %s arrived\n",
 			"", ms(l.recovery(faults.first, slowEvent)), slowEvent)

@@ -6,6 +6,11 @@
 # one after the other (KAFKA=both), so the two read side by side from one
 # run. Exits 1 if any ledger is not balanced.
 #
+# On the cluster, Kafka's own EndToEndLatency tool runs first against it
+# (deploy/kafka.sh floor: acks=all, 800-byte records, one at a time), and
+# every line prints contrack's p50 and p99 beside that floor as a ratio
+# (KAFKA_FLOOR=P50,P99 given in the environment skips the measurement).
+#
 # The 3,000 and 6,000 lines offer more than the first targets (2,500 single
 # events/s, 5,000 in arrays): a ledger's throughput counts the final
 # latency, so only a run offered more can read the sustained rate the
@@ -26,9 +31,13 @@ both) modes=(embedded real) ;;
 	;;
 esac
 brokers=
+floor=
 if [[ " ${modes[*]} " == *" real "* ]]; then
 	brokers=$(./deploy/kafka.sh start 3 | sed -n 's/^KAFKA_BROKERS=//p')
 	[ -n "$brokers" ] || exit 1
+	floor=${KAFKA_FLOOR:-$(./deploy/kafka.sh floor | tee /dev/stderr | sed -n 's/^KAFKA_FLOOR=//p')}
+	[ -n "$floor" ] || exit 1
+	echo "e2e: Apache Kafka's own floor on this cluster (EndToEndLatency p50,p99): $floor"
 fi
 status=0
 line() { # e2e arguments…
@@ -36,7 +45,7 @@ line() { # e2e arguments…
 	for m in "${modes[@]}"; do
 		echo "e2e: ${m} broker: $*"
 		if [ "$m" = real ]; then
-			$E2E -kafka "$brokers" -label "ledger (Apache Kafka)" "$@" || status=1
+			$E2E -kafka "$brokers" -kafka-floor "$floor" -label "ledger (Apache Kafka)" "$@" || status=1
 		else
 			$E2E -label "ledger (embedded broker)" "$@" || status=1
 		fi
