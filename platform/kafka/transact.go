@@ -10,7 +10,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/plugin/kslog"
 
 	"github.com/contrack/contrack/platform/loop"
 )
@@ -88,24 +87,14 @@ func ConsumeTransactional(ctx context.Context, cfg TransactConfig, handle TxHand
 	}
 	cfg.Retry = cfg.Retry.withDefaults(250*time.Millisecond, 5*time.Second)
 	log := cfg.Log.With("consumer", cfg.Name)
-	sess, err := kgo.NewGroupTransactSession(append([]kgo.Opt{
-		kgo.SeedBrokers(cfg.Brokers...),
-		kgo.WithLogger(kslog.New(log.With("component", "kafka"))),
-		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerLinger(0),
-		kgo.ProducerBatchMaxBytes(MaxRecordBatchBytes),
+	sess, err := kgo.NewGroupTransactSession(append(append(clientOpts(cfg.Brokers, log), []kgo.Opt{
 		kgo.TransactionalID(cfg.TransactionalID),
 		kgo.TransactionTimeout(TransactionTimeout),
-		// As every group member (NewClient): a dead one is noticed in seconds.
-		kgo.SessionTimeout(GroupSessionTimeout),
-		kgo.HeartbeatInterval(GroupSessionTimeout / 6),
-		kgo.RequestTimeoutOverhead(RequestTimeout),
-		kgo.ProduceRequestTimeout(ProduceRequestTimeout),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(cfg.Topics...),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-	}, cfg.Opts...)...)
+	}...), cfg.Opts...)...)
 	if err != nil {
 		return fmt.Errorf("kafka: %s: transact session: %w", cfg.Name, err)
 	}
