@@ -168,10 +168,11 @@ type CarrierCapacity struct {
 
 // CarrierMetrics defines model for CarrierMetrics.
 type CarrierMetrics struct {
-	Attempts     int     `json:"attempts"`
-	AvgLatencyMs float64 `json:"avgLatencyMs"`
-	ErrorRate    float64 `json:"errorRate"`
-	Errors       int     `json:"errors"`
+	Attempts     int         `json:"attempts"`
+	AvgLatencyMs float64     `json:"avgLatencyMs"`
+	DataQuality  DataQuality `json:"dataQuality"`
+	ErrorRate    float64     `json:"errorRate"`
+	Errors       int         `json:"errors"`
 
 	// LastAttemptAt RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
 	LastAttemptAt Time    `json:"lastAttemptAt"`
@@ -202,6 +203,14 @@ type CreateSubscriptionBody struct {
 type CredentialsResponse struct {
 	CarrierCredentials map[string]map[string]string `json:"carrierCredentials"`
 	Env                string                       `json:"env"`
+}
+
+// DataQuality defines model for DataQuality.
+type DataQuality struct {
+	EventsRead  int            `json:"eventsRead"`
+	LastRefusal string         `json:"lastRefusal,omitempty"`
+	Refused     int            `json:"refused"`
+	Repairs     map[string]int `json:"repairs"`
 }
 
 // DeleteCredentialsBody DeleteCredentialsBody schema
@@ -1261,7 +1270,7 @@ type ClientInterface interface {
 
 	// GetCarrierMetrics Carrier polling metrics of the calling account
 	//
-	// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+	// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and dataQuality: the events read from the carrier's answers, the deviations from its standard repaired by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 	//
 	// Corresponds with GET /carrier/metrics (the `GetCarrierMetrics` operationId).
 	GetCarrierMetrics(ctx context.Context, params *GetCarrierMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1765,7 +1774,7 @@ func (c *RawClient) InferCarrier(ctx context.Context, params *InferCarrierParams
 
 // GetCarrierMetrics Carrier polling metrics of the calling account
 //
-// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and dataQuality: the events read from the carrier's answers, the deviations from its standard repaired by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 //
 // Corresponds with GET /carrier/metrics (the `GetCarrierMetrics` operationId).
 func (c *RawClient) GetCarrierMetrics(ctx context.Context, params *GetCarrierMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4192,7 +4201,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetCarrierMetricsWithResponse Carrier polling metrics of the calling account
 	//
-	// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+	// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and dataQuality: the events read from the carrier's answers, the deviations from its standard repaired by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7039,7 +7048,7 @@ func (c *ClientWithResponses) InferCarrierWithResponse(ctx context.Context, para
 
 // GetCarrierMetricsWithResponse Carrier polling metrics of the calling account
 //
-// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+// Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and dataQuality: the events read from the carrier's answers, the deviations from its standard repaired by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -146,7 +146,7 @@ export interface paths {
         };
         /**
          * Carrier polling metrics of the calling account
-         * @description Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+         * @description Per-carrier rollups of the account's polls over the window, worst first (highest error rate): attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and dataQuality: the events read from the carrier's answers, the deviations from its standard repaired by kind, the elements refused (dead-lettered) and the latest refusal's reason.
          */
         get: operations["getCarrierMetrics"];
         put?: never;
@@ -626,6 +626,7 @@ export interface components {
             attempts: number;
             /** Format: double */
             avgLatencyMs: number;
+            dataQuality: components["schemas"]["DataQuality"];
             /** Format: double */
             errorRate: number;
             errors: number;
@@ -661,6 +662,14 @@ export interface components {
                 };
             } | null;
             env: string;
+        };
+        DataQuality: {
+            eventsRead: number;
+            lastRefusal?: string;
+            refused: number;
+            repairs: {
+                [key: string]: number;
+            } | null;
         };
         /** @description DeleteCredentialsBody schema */
         DeleteCredentialsBody: {

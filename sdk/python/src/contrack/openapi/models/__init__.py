@@ -28,6 +28,8 @@ from .credentials_response_carrier_credentials_type_0 import (
 from .credentials_response_carrier_credentials_type_0_additional_property import (
     CredentialsResponseCarrierCredentialsType0AdditionalProperty,
 )
+from .data_quality import DataQuality
+from .data_quality_repairs_type_0 import DataQualityRepairsType0
 from .delete_credentials_body import DeleteCredentialsBody
 from .delete_response import DeleteResponse
 from .delivery_list import DeliveryList
@@ -132,6 +134,8 @@ __all__ = (
     "CredentialsResponse",
     "CredentialsResponseCarrierCredentialsType0",
     "CredentialsResponseCarrierCredentialsType0AdditionalProperty",
+    "DataQuality",
+    "DataQualityRepairsType0",
     "DeleteCredentialsBody",
     "DeleteResponse",
     "DeliveryList",

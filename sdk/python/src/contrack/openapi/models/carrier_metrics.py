@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.data_quality import DataQuality
+
 
 T = TypeVar("T", bound="CarrierMetrics")
 
@@ -16,6 +20,7 @@ class CarrierMetrics:
     Attributes:
         attempts (int):
         avg_latency_ms (float):
+        data_quality (DataQuality):
         error_rate (float):
         errors (int):
         last_attempt_at (datetime.datetime): RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
@@ -27,6 +32,7 @@ class CarrierMetrics:
 
     attempts: int
     avg_latency_ms: float
+    data_quality: DataQuality
     error_rate: float
     errors: int
     last_attempt_at: datetime.datetime
@@ -40,6 +46,8 @@ class CarrierMetrics:
         attempts = self.attempts
 
         avg_latency_ms = self.avg_latency_ms
+
+        data_quality = self.data_quality.to_dict()
 
         error_rate = self.error_rate
 
@@ -61,6 +69,7 @@ class CarrierMetrics:
             {
                 "attempts": attempts,
                 "avgLatencyMs": avg_latency_ms,
+                "dataQuality": data_quality,
                 "errorRate": error_rate,
                 "errors": errors,
                 "lastAttemptAt": last_attempt_at,
@@ -75,10 +84,14 @@ class CarrierMetrics:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.data_quality import DataQuality
+
         d = dict(src_dict)
         attempts = d.pop("attempts")
 
         avg_latency_ms = d.pop("avgLatencyMs")
+
+        data_quality = DataQuality.from_dict(d.pop("dataQuality"))
 
         error_rate = d.pop("errorRate")
 
@@ -97,6 +110,7 @@ class CarrierMetrics:
         carrier_metrics = cls(
             attempts=attempts,
             avg_latency_ms=avg_latency_ms,
+            data_quality=data_quality,
             error_rate=error_rate,
             errors=errors,
             last_attempt_at=last_attempt_at,

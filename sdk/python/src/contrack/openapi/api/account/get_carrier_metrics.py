@@ -83,7 +83,9 @@ def sync_detailed(
     """Carrier polling metrics of the calling account
 
      Per-carrier rollups of the account's polls over the window, worst first (highest error rate):
-    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and
+    dataQuality: the events read from the carrier's answers, the deviations from its standard repaired
+    by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 
     Args:
         window (int | Unset):
@@ -115,7 +117,9 @@ def sync(
     """Carrier polling metrics of the calling account
 
      Per-carrier rollups of the account's polls over the window, worst first (highest error rate):
-    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and
+    dataQuality: the events read from the carrier's answers, the deviations from its standard repaired
+    by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 
     Args:
         window (int | Unset):
@@ -142,7 +146,9 @@ async def asyncio_detailed(
     """Carrier polling metrics of the calling account
 
      Per-carrier rollups of the account's polls over the window, worst first (highest error rate):
-    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and
+    dataQuality: the events read from the carrier's answers, the deviations from its standard repaired
+    by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 
     Args:
         window (int | Unset):
@@ -172,7 +178,9 @@ async def asyncio(
     """Carrier polling metrics of the calling account
 
      Per-carrier rollups of the account's polls over the window, worst first (highest error rate):
-    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt.
+    attempts, success, noData, errors, errorRate, average and p95 latency, last attempt; and
+    dataQuality: the events read from the carrier's answers, the deviations from its standard repaired
+    by kind, the elements refused (dead-lettered) and the latest refusal's reason.
 
     Args:
         window (int | Unset):
