@@ -11,29 +11,12 @@ import (
 	"time"
 
 	"github.com/contrack/contrack/normalize"
-	"github.com/contrack/contrack/normalize/cosco"
-	"github.com/contrack/contrack/normalize/iftsta"
-	"github.com/contrack/contrack/normalize/pushed"
-	"github.com/contrack/contrack/normalize/tnt12"
-	"github.com/contrack/contrack/normalize/tnt22"
-	"github.com/contrack/contrack/normalize/tnt3"
+	"github.com/contrack/contrack/normalize/parsers"
 	"github.com/contrack/contrack/reference"
 	"github.com/contrack/contrack/schemas/carriers"
 )
 
 var update = flag.Bool("update", false, "rewrite the corpus goldens under testdata/corpus")
-
-// corpusParsers reads each format of the corpus as the pipeline does
-// (cmd/contrack's parsers).
-var corpusParsers = map[carriers.Format]normalize.Parser{
-	carriers.FormatTNT22:      tnt22.Parse,
-	carriers.FormatTNT12:      tnt12.Parse,
-	carriers.FormatIFTSTA:     iftsta.Parse,
-	carriers.FormatCOSCO:      cosco.Parse,
-	carriers.FormatPushed:     pushed.Parse,
-	carriers.FormatTNT3:       tnt3.Parse,
-	carriers.FormatPushedTNT3: tnt3.ParsePushed,
-}
 
 // corpusEntry is what this test reads of reference/carriers/manifest.json.
 type corpusEntry struct {
@@ -79,7 +62,7 @@ func TestCorpusPayloads(t *testing.T) {
 	received := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for _, e := range corpus(t) {
 		t.Run(e.Path, func(t *testing.T) {
-			parse, ok := corpusParsers[carriers.Format(e.Format)]
+			parse, ok := parsers.All()[carriers.Format(e.Format)]
 			if !ok {
 				t.Fatalf("no parser for format %q", e.Format)
 			}

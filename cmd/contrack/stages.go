@@ -32,12 +32,9 @@ import (
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/ingest/vessels"
 	"github.com/contrack/contrack/normalize"
-	"github.com/contrack/contrack/normalize/cosco"
-	"github.com/contrack/contrack/normalize/iftsta"
+	normparsers "github.com/contrack/contrack/normalize/parsers"
 	"github.com/contrack/contrack/normalize/pushed"
 	"github.com/contrack/contrack/normalize/stage"
-	"github.com/contrack/contrack/normalize/tnt12"
-	"github.com/contrack/contrack/normalize/tnt22"
 	"github.com/contrack/contrack/normalize/tnt3"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/clickhouse"
@@ -646,18 +643,7 @@ func runSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
 }
 
 // parsers maps every source format to its normaliser.
-func parsers() map[carriers.Format]normalize.Parser {
-	return map[carriers.Format]normalize.Parser{
-		carriers.FormatTNT22:  tnt22.Parse,
-		carriers.FormatTNT12:  tnt12.Parse,
-		carriers.FormatIFTSTA: iftsta.Parse,
-		carriers.FormatCOSCO:  cosco.Parse,
-		carriers.FormatPushed: pushed.Parse,
-		carriers.FormatTNT3:   tnt3.Parse,
-		// 3.0 pushes: events refused at the push (the carrier was told) are skipped.
-		carriers.FormatPushedTNT3: tnt3.ParsePushed,
-	}
-}
+func parsers() map[carriers.Format]normalize.Parser { return normparsers.All() }
 
 func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
 	return stage.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream, Loops: in.loops,
