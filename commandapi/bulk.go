@@ -490,6 +490,9 @@ func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct
 		SET open_subscriptions = trackings.open_subscriptions + EXCLUDED.open_subscriptions,
 		    connection_status = CASE WHEN trackings.open_subscriptions = 0
 		        THEN EXCLUDED.connection_status ELSE trackings.connection_status END,
+		    -- the new subscription is owed the events there are
+		    -- (subscriptions.history_pending): polled for it now
+		    next_poll_at = least(trackings.next_poll_at, now()),
 		    updated_at = now()
 		RETURNING id, scac, identifier_kind, identifier`,
 		acct.ID, acct.Env, ids, scacs, kinds, values, conns, opens)

@@ -264,6 +264,9 @@ func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct aut
 		    -- a tracking reopened after its last subscription closed starts afresh
 		    connection_status = CASE WHEN trackings.open_subscriptions = 0
 		        THEN EXCLUDED.connection_status ELSE trackings.connection_status END,
+		    -- the new subscription is owed the events there are
+		    -- (subscriptions.history_pending): polled for it now
+		    next_poll_at = least(trackings.next_poll_at, now()),
 		    updated_at = now()
 		RETURNING id`,
 		uuid.NewString(), acct.ID, acct.Env, scac, id.kind, id.value, conn).Scan(&trackingID)

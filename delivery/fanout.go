@@ -101,7 +101,8 @@ func queuedOf(r *kgo.Record, span trace.Span) (q queued, ok bool, err error) {
 	if err != nil {
 		return q, false, nil // not a tracking of any subscription
 	}
-	return queued{ev: ev, tracking: tid, traceparent: tracing.Traceparent(span.SpanContext()), filter: eventfilter.Of(&ev)}, true, nil
+	return queued{ev: ev, tracking: tid, traceparent: tracing.Traceparent(span.SpanContext()), filter: eventfilter.Of(&ev),
+		historyFor: kafka.Header(r, schemas.HeaderHistoryFor), historyExcept: kafka.Header(r, schemas.HeaderHistoryExcept)}, true, nil
 }
 
 // queueWriter commits the events of concurrent handlers (one per tracking

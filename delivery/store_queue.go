@@ -148,8 +148,9 @@ const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
 		                     @traceparents::text[], @probes::bool[], @lookups::bool[], @tags::text[], @alert_types::text[],
-		                     @change_minutes::int[], @chunks::int[]) WITH ORDINALITY
-			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, tags, alert_type, change_minutes, chunk, ord)
+		                     @change_minutes::int[], @chunks::int[], @history_for::text[], @history_except::text[]) WITH ORDINALITY
+			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, tags, alert_type, change_minutes, chunk,
+			     history_for, history_except, ord)
 	), cand AS (
 		SELECT s.id AS subscription_id, ev.chunk, ev.ord, ev.event_id, ev.hash, ev.emitted_at, coalesce(s.last, ev.event) AS event,
 		       ev.traceparent, s.known
@@ -168,6 +169,10 @@ const queueSQL = `
 				WHERE ev.lookup AND q.subscription_id = s.id AND q.id = v.queue_id
 				OFFSET 0) l ON true
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+			  -- History on subscribe: a history record goes to its
+			  -- subscriptions only; the new events beside it skip them.
+			  AND (ev.history_for = '' OR s.id::text = ANY(string_to_array(ev.history_for, ',')))
+			  AND NOT (s.id::text = ANY(string_to_array(ev.history_except, ',')))
 			  -- The webhook's filters (schemas/eventfilter); a retraction
 			  -- follows its event (queued only where the event went).
 			  AND (ev.lookup OR CASE WHEN ev.alert_type <> ''
@@ -275,6 +280,10 @@ type queued struct {
 	traceparent string
 	// filter is what the webhooks' filters judge of it.
 	filter eventfilter.Record
+	// historyFor and historyExcept are the record's history targeting
+	// (schemas.HeaderHistoryFor, HeaderHistoryExcept): comma-separated
+	// subscription ids, "" for none.
+	historyFor, historyExcept string
 }
 
 // defaultETAThreshold is the ETA move (minutes) an ETA_CHANGED alert needs
@@ -363,6 +372,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	events := make([][]byte, len(evs))
 	traceparents := make([]string, len(evs))
 	lookups := make([]bool, len(evs))
+	historyFor, historyExcept := make([]string, len(evs)), make([]string, len(evs))
 	tags, alertTypes, changes := make([]string, len(evs)), make([]string, len(evs)), make([]*int32, len(evs))
 	for i, q := range evs {
 		tags[i], alertTypes[i] = strings.Join(q.filter.Tags, ","), q.filter.AlertType
@@ -372,6 +382,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 		}
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
 		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
+		historyFor[i], historyExcept[i] = q.historyFor, q.historyExcept
 		if q.ev.Retraction() {
 			events[i], lookups[i] = lastVersion(evs[:i], q)
 		}
@@ -381,6 +392,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	args["events"], args["traceparents"], args["probes"], args["lookups"] = events, traceparents, probes, lookups
 	args["tags"], args["alert_types"], args["change_minutes"], args["milestone_kinds"] = tags, alertTypes, changes, eventfilter.MilestoneKinds
 	args["chunks"] = s.chunks(evs, events, lookups)
+	args["history_for"], args["history_except"] = historyFor, historyExcept
 	leaseArgs(args, g)
 	b = &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)
@@ -452,11 +464,14 @@ func repeatsInBatch(evs []queued) ([]queued, []bool) {
 	type key struct {
 		tracking uuid.UUID
 		event    string
+		// history: a history record's audience is its own, apart from
+		// the tracking's (the same version may go to both).
+		history string
 	}
 	var last map[key]string // content hash of the version before, by tracking and event
 	kept, probes := evs[:0:0], make([]bool, 0, len(evs))
 	for _, q := range evs {
-		k := key{q.tracking, q.ev.EventID}
+		k := key{q.tracking, q.ev.EventID, q.historyFor}
 		prev, seen := last[k]
 		if seen && prev == q.ev.ContentHash {
 			continue

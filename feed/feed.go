@@ -10,7 +10,9 @@
 // keep that order in the feed. The record's offset is committed only after
 // its items are. A record consumed again is a no-op (its tracking's mark in
 // feed_marks is at or past it); the same event re-emitted (a new record)
-// is a new item. Each writing transaction announces the accounts it wrote
+// is a new item. A history record (schemas.HeaderHistoryFor) is written
+// only for the subscriptions it names, and the new events beside it
+// (HeaderHistoryExcept) for all others. Each writing transaction announces the accounts it wrote
 // with NOTIFY on Channel, which the API's Notifier turns into long-poll
 // wake-ups. Rows older than Config.Retention are deleted.
 package feed
@@ -212,6 +214,10 @@ type item struct {
 	source    string
 	partition int32
 	offset    int64
+	// historyFor and historyExcept are the record's history targeting
+	// (schemas.HeaderHistoryFor, HeaderHistoryExcept): comma-separated
+	// subscription ids, "" for none.
+	historyFor, historyExcept string
 }
 
 type writeReq struct {
@@ -293,7 +299,8 @@ func (s *stage) itemOf(r *kgo.Record) (it item, ok bool, err error) {
 	if r.Topic == s.alertsTopic {
 		source = sourceAlerts
 	}
-	return item{ev: ev, tracking: tid, source: source, partition: r.Partition, offset: r.Offset}, true, nil
+	return item{ev: ev, tracking: tid, source: source, partition: r.Partition, offset: r.Offset,
+		historyFor: kafka.Header(r, schemas.HeaderHistoryFor), historyExcept: kafka.Header(r, schemas.HeaderHistoryExcept)}, true, nil
 }
 
 // writeLoop commits whatever handlers have waiting in one transaction at a
@@ -369,8 +376,9 @@ const writeSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @sources::text[], @event_ids::text[], @hashes::text[], @events::bytea[],
 		                     @parts::int[], @offsets::bigint[], @lookups::bool[], @tags::text[], @alert_types::text[],
-		                     @change_minutes::int[]) WITH ORDINALITY
-			AS e(tracking_id, source, event_id, hash, event, part, off, lookup, tags, alert_type, change_minutes, ord)
+		                     @change_minutes::int[], @history_for::text[], @history_except::text[]) WITH ORDINALITY
+			AS e(tracking_id, source, event_id, hash, event, part, off, lookup, tags, alert_type, change_minutes,
+			     history_for, history_except, ord)
 	), unseen AS (
 		-- Marks as of the statement's start: a tracking's records of this
 		-- statement are compared with what earlier ones wrote.
@@ -404,6 +412,10 @@ const writeSQL = `
 				  AND e.subscription_id = s.id AND e.event_id = ev.event_id AND e.hash <> '` + schemas.RetractedHash + `'
 				ORDER BY b.seq_to DESC, e.ord DESC LIMIT 1) l ON true
 			WHERE s.tracking_id = ev.tracking_id AND s.status = 'OPEN'
+			  -- History on subscribe: a history record goes to its
+			  -- subscriptions only; the new events beside it skip them.
+			  AND (ev.history_for = '' OR s.id::text = ANY(string_to_array(ev.history_for, ',')))
+			  AND NOT (s.id::text = ANY(string_to_array(ev.history_except, ',')))
 			OFFSET 0) s
 		WHERE NOT ev.lookup OR s.last IS NOT NULL
 	), numbered AS (
@@ -467,8 +479,10 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 	events, parts, offsets := make([][]byte, n), make([]int32, n), make([]int64, n)
 	lookups := make([]bool, n)
 	tags, alertTypes, changes := make([]string, n), make([]string, n), make([]*int32, n)
+	historyFor, historyExcept := make([]string, n), make([]string, n)
 	for i, it := range items {
 		trackings[i], sources[i], ids[i], hashes[i] = it.tracking, it.source, it.ev.EventID, it.ev.ContentHash
+		historyFor[i], historyExcept[i] = it.historyFor, it.historyExcept
 		events[i], parts[i], offsets[i] = it.ev.Event, it.partition, it.offset
 		f := eventfilter.Of(&it.ev)
 		if it.ev.Retraction() {
@@ -493,6 +507,7 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 		"trackings": postgres.UUIDs(trackings), "sources": sources, "event_ids": ids, "hashes": hashes, "events": events,
 		"parts": parts, "offsets": offsets, "lookups": lookups, "now": now,
 		"tags": tags, "alert_types": alertTypes, "change_minutes": changes,
+		"history_for": historyFor, "history_except": historyExcept,
 	})...)
 	return b
 }

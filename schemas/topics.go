@@ -102,6 +102,18 @@ const (
 	// the normaliser. Optional: a record without them starts a new trace.
 	HeaderTraceparent = "traceparent"
 	HeaderTracestate  = "tracestate"
+	// HeaderHistoryFor and HeaderHistoryExcept carry history on subscribe
+	// (comma-separated subscription ids). On a polled carrier-raw record,
+	// HeaderHistoryFor names the subscriptions whose history the poll is:
+	// the normaliser then emits every event of the page to them, not only
+	// the unseen ones. On an events record, HeaderHistoryFor says the
+	// record is history for those subscriptions only: delivery and the feed
+	// fan it out to them and no other; HeaderHistoryExcept (on the records
+	// of new or changed events from the same page) names the subscriptions
+	// that got the event as history beside it, which the fan-out skips.
+	// Consumers that do not fan out per subscription ignore both.
+	HeaderHistoryFor    = "history-for"
+	HeaderHistoryExcept = "history-except"
 	// Dead-letter headers, after watermill's poison queue.
 	HeaderDLQReason    = "dlq-reason"
 	HeaderDLQTopic     = "dlq-source-topic"

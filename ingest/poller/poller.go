@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sony/gobreaker/v2"
@@ -383,7 +385,14 @@ func (p *poller) finish(ctx context.Context, c claim, out outcome) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	_, err := p.deps.Pool.Exec(wctx, `
-		UPDATE trackings SET next_poll_at = $2, poll_class = $3, poll_failures = $4,
+		UPDATE trackings SET
+		    -- A subscription made while the poll ran is owed its history:
+		    -- polled again at once after an answer (not after a failure,
+		    -- which keeps its backoff).
+		    next_poll_at = CASE WHEN $9 AND EXISTS (SELECT 1 FROM subscriptions s
+		            WHERE s.tracking_id = trackings.id AND s.status = 'OPEN' AND s.history_pending)
+		        THEN least($2, $8) ELSE $2 END,
+		    poll_class = $3, poll_failures = $4,
 		    last_polled_at = CASE WHEN $5 THEN $8 ELSE last_polled_at END,
 		    connection_status = CASE
 		        WHEN $6 = '' OR connection_status = $6 THEN connection_status
@@ -393,7 +402,8 @@ func (p *poller) finish(ctx context.Context, c claim, out outcome) {
 		    events_fingerprint = CASE WHEN $7 = '' THEN events_fingerprint ELSE $7 END,
 		    updated_at = now()
 		WHERE id = $1`,
-		c.id, out.next, out.class, min(out.failures, 1000), out.made, out.status, out.fingerprint, p.deps.Now())
+		c.id, out.next, out.class, min(out.failures, 1000), out.made, out.status, out.fingerprint, p.deps.Now(),
+		out.status == ConnConnected)
 	if err != nil {
 		p.metrics.failures.WithLabelValues("finish").Inc()
 		p.log.Error("write next poll", "tracking_id", c.id, "err", err)
@@ -506,10 +516,30 @@ func (p *poller) jitter(d time.Duration) time.Duration {
 // record produces the raw pages, then (only once Kafka has them) the attempt.
 // A page too large for one record is dead-lettered (oversized) instead: the
 // poll still counts, so the tracking keeps its normal interval.
-func (p *poller) record(ctx context.Context, ch claim, res carrier.Result) error {
+func (p *poller) record(ctx context.Context, ch claim, res carrier.Result) (err error) {
 	now := p.deps.Now().UTC()
+	var hdr []schemas.Header // the history targets, on every page
 	pollID := uuid.NewString()
 	var recs, dead []*kgo.Record
+	if res.Outcome == carrier.OutcomeSuccess || res.Outcome == carrier.OutcomeNoData {
+		// The subscriptions owed their history are this poll's targets
+		// (taken at once, so a second poll of the tracking never repeats
+		// it); given back if Kafka does not take the pages. With no data
+		// they are served: whatever comes later is new to everyone.
+		var targets []string
+		if targets, err = p.takeHistory(ctx, ch.id); err != nil {
+			return err
+		}
+		if len(targets) > 0 && res.Outcome == carrier.OutcomeSuccess {
+			history := strings.Join(targets, ",")
+			defer func() {
+				if err != nil {
+					p.giveBackHistory(ctx, ch.id, targets)
+				}
+			}()
+			hdr = []schemas.Header{{Key: schemas.HeaderHistoryFor, Value: history}}
+		}
+	}
 	if res.Outcome == carrier.OutcomeSuccess {
 		for i, page := range res.Pages {
 			env := schemas.CarrierRaw{
@@ -521,7 +551,7 @@ func (p *poller) record(ctx context.Context, ch claim, res carrier.Result) error
 				return err
 			}
 			rec := &kgo.Record{Topic: p.deps.Namespace.Topic(schemas.TopicCarrierRaw), Key: []byte(ch.id), Value: v, Headers: schemas.Headers{
-				Type: schemas.TypeCarrierRaw, ID: env.ID, Account: ch.account, Env: ch.env,
+				Type: schemas.TypeCarrierRaw, ID: env.ID, Account: ch.account, Env: ch.env, Extra: hdr,
 			}.Kafka()}
 			tracing.Inject(ctx, rec) // the poll's trace goes on in the normaliser
 			if n := recordBytes(rec); n > p.cfg.MaxRecordBytes {
@@ -570,6 +600,36 @@ func (p *poller) record(ctx context.Context, ch claim, res carrier.Result) error
 		return fmt.Errorf("produce attempt: %w", err)
 	}
 	return nil
+}
+
+// takeHistory clears and returns the open subscriptions of tracking that
+// are owed their history (migration 0090).
+func (p *poller) takeHistory(ctx context.Context, tracking string) ([]string, error) {
+	rows, err := p.deps.Pool.Query(ctx, `
+		UPDATE subscriptions SET history_pending = false
+		WHERE tracking_id = $1 AND status = 'OPEN' AND history_pending
+		RETURNING id::text`, tracking)
+	if err != nil {
+		return nil, fmt.Errorf("take history targets: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("take history targets: %w", err)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// giveBackHistory marks targets owed their history again: the poll that
+// took them did not get its pages into Kafka. A failure here is logged:
+// those subscriptions then get only what is new from now on.
+func (p *poller) giveBackHistory(ctx context.Context, tracking string, targets []string) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := p.deps.Pool.Exec(wctx, `UPDATE subscriptions SET history_pending = true WHERE id = ANY($1::uuid[]) AND status = 'OPEN'`, targets); err != nil {
+		p.metrics.failures.WithLabelValues("history").Inc()
+		p.log.Error("give back history targets", "tracking_id", tracking, "err", err)
+	}
 }
 
 // oversizedPrefix is how much of an oversized page its dead letter keeps.

@@ -306,6 +306,9 @@ type prepared struct {
 	// unmatchedRef names the last one's shipment.
 	unmatched    int
 	unmatchedRef string
+	// history names the subscriptions (comma-separated) a polled record is
+	// the history of (schemas.HeaderHistoryFor); "" for most.
+	history string
 }
 
 type item struct {
@@ -381,6 +384,9 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	}
 	p := prepared{raw: raw, dead: dead, repairs: repairs, refused: refused, read: len(events), lastRefusal: lastRefusal,
 		items: make([]item, 0, len(events))}
+	if raw.TrackingID != "" {
+		p.history = kafka.Header(r, schemas.HeaderHistoryFor)
+	}
 	for _, ev := range events {
 		if ev.Retracted {
 			// A retraction names only its event: it goes where the event
@@ -414,13 +420,23 @@ func (s *stage) prepare(ctx context.Context, r *kgo.Record) (prepared, *kgo.Reco
 	return p, nil, nil
 }
 
-// emit produces the events of p that are new or changed for their tracking.
+// emit produces the events of p that are new or changed for their
+// tracking. A record that is history for subscriptions (p.history) first
+// gives them every event of the page, seen or not, in the page's order
+// (history for them only), and then the new or changed ones to everyone
+// else (HeaderHistoryExcept): each subscription gets each event once, the
+// history before what follows it on the tracking's partition.
 func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []seenUpdate) {
 	out := make([]*kgo.Record, 0, len(p.items))
 	ups := make([]seenUpdate, 0, len(p.items))
 	now := s.deps.Now().UTC()
 	enc := jsonbuf.Get()
 	defer jsonbuf.Put(enc)
+	var extra []schemas.Header
+	if p.history != "" {
+		out = append(out, s.history(p, now, enc)...)
+		extra = []schemas.Header{{Key: schemas.HeaderHistoryExcept, Value: p.history}}
+	}
 	for _, it := range p.items {
 		ev, rt := it.event, it.route
 		typ := schemas.TypeEvent
@@ -466,7 +482,7 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 			v, _ = json.Marshal(rec)
 		}
 		r := &kgo.Record{Topic: s.deps.Namespace.Topic(schemas.TopicEvents), Key: []byte(rt.TrackingID), Value: v, Headers: schemas.Headers{
-			Type: typ, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env,
+			Type: typ, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env, Extra: extra,
 		}.Kafka()}
 		tracing.Inject(trace.ContextWithSpanContext(context.Background(), p.trace), r)
 		out = append(out, r)
@@ -474,6 +490,49 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 		ups = append(ups, seenUpdate{rt.TrackingID, ev.EventID, hash})
 	}
 	return out, ups
+}
+
+// history is the history records of p for its subscriptions
+// (p.history): every event of the page as the carrier has it now, once
+// each, in order, retractions and withdrawn events left out. They change
+// no dedupe state: the tracking's other subscriptions have had them.
+func (s *stage) history(p prepared, now time.Time, enc *jsonbuf.Encoder) []*kgo.Record {
+	out := make([]*kgo.Record, 0, len(p.items))
+	done := make(map[string]bool, len(p.items))
+	for _, it := range p.items {
+		ev, rt := it.event, it.route
+		if ev.Retracted {
+			continue
+		}
+		hash := it.hash
+		if hash == "" {
+			hash = identity.ContentHash(ev)
+		}
+		if done[ev.EventID+"/"+hash] {
+			continue
+		}
+		done[ev.EventID+"/"+hash] = true
+		typ := schemas.TypeEvent
+		if ev.Terminal {
+			typ = schemas.TypeEventTerminal
+		}
+		body, _ := enc.Marshal(&ev)
+		rec := schemas.EventRecord{
+			TrackingID: rt.TrackingID, AccountID: rt.AccountID, Env: rt.Env, SCAC: rt.SCAC,
+			EventID: ev.EventID, ContentHash: hash, Event: body, SourceID: p.raw.ID, EmittedAt: now,
+		}
+		v, ok := schemas.AppendEventRecord(make([]byte, 0, len(body)+512), &rec)
+		if !ok {
+			v, _ = json.Marshal(rec)
+		}
+		r := &kgo.Record{Topic: s.deps.Namespace.Topic(schemas.TopicEvents), Key: []byte(rt.TrackingID), Value: v, Headers: schemas.Headers{
+			Type: typ, ID: ev.EventID + "/" + hash, Account: rt.AccountID, Env: rt.Env,
+			Extra: []schemas.Header{{Key: schemas.HeaderHistoryFor, Value: p.history}},
+		}.Kafka()}
+		tracing.Inject(trace.ContextWithSpanContext(context.Background(), p.trace), r)
+		out = append(out, r)
+	}
+	return out
 }
 
 // routes returns the trackings an event belongs to: the polled tracking, or
