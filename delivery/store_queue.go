@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -459,30 +460,51 @@ func lastVersion(before []queued, r queued) (event []byte, lookup bool) {
 // batch is dropped, and only an event's first version in the batch is
 // compared with what was queued before (probes), since a later one follows
 // the version before it in the batch, queued or itself a repeat of what
-// was queued. Order is kept.
+// was queued. A history record (historyFor) has an audience of its own:
+// it is dropped when the version before it in the batch was the same and
+// reached all of its subscriptions (a record of the tracking's that
+// excepted none of them, or a history record for the same ones), else it
+// is compared with what was queued before. Order is kept.
 func repeatsInBatch(evs []queued) ([]queued, []bool) {
 	type key struct {
 		tracking uuid.UUID
 		event    string
-		// history: a history record's audience is its own, apart from
-		// the tracking's (the same version may go to both).
-		history string
 	}
-	var last map[key]string // content hash of the version before, by tracking and event
+	var last map[key]queued // the version before, by tracking and event
 	kept, probes := evs[:0:0], make([]bool, 0, len(evs))
 	for _, q := range evs {
-		k := key{q.tracking, q.ev.EventID, q.historyFor}
+		k := key{q.tracking, q.ev.EventID}
 		prev, seen := last[k]
-		if seen && prev == q.ev.ContentHash {
-			continue
+		sameAudience := seen && prev.historyFor == q.historyFor
+		if seen && prev.ev.ContentHash == q.ev.ContentHash {
+			switch {
+			case sameAudience,
+				q.historyFor != "" && prev.historyFor == "" && !anyListed(q.historyFor, prev.historyExcept):
+				continue
+			}
 		}
 		if last == nil {
-			last = make(map[key]string, len(evs))
+			last = make(map[key]queued, len(evs))
 		}
-		last[k] = q.ev.ContentHash
-		kept, probes = append(kept, q), append(probes, !seen)
+		last[k] = q
+		kept, probes = append(kept, q), append(probes, !sameAudience)
 	}
 	return kept, probes
+}
+
+// anyListed says whether any id of the comma-separated ids is in the
+// comma-separated list.
+func anyListed(ids, list string) bool {
+	if list == "" {
+		return false
+	}
+	in := strings.Split(list, ",")
+	for id := range strings.SplitSeq(ids, ",") {
+		if slices.Contains(in, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // sweep opens deliveries for subscriptions with events queued above their
