@@ -391,7 +391,7 @@ func (p *poller) finish(ctx context.Context, c claim, out outcome) {
 		    -- which keeps its backoff).
 		    next_poll_at = CASE WHEN $9 AND EXISTS (SELECT 1 FROM subscriptions s
 		            WHERE s.tracking_id = trackings.id AND s.status = 'OPEN' AND s.history_pending)
-		        THEN least($2, $8) ELSE $2 END,
+		        THEN least($2::timestamptz, $8::timestamptz) ELSE $2::timestamptz END,
 		    poll_class = $3, poll_failures = $4,
 		    last_polled_at = CASE WHEN $5 THEN $8 ELSE last_polled_at END,
 		    connection_status = CASE
