@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -416,6 +417,15 @@ const writeSQL = `
 			  -- subscriptions only; the new events beside it skip them.
 			  AND (ev.history_for = '' OR s.id::text = ANY(string_to_array(ev.history_for, ',')))
 			  AND NOT (s.id::text = ANY(string_to_array(ev.history_except, ',')))
+			  -- History is only what the subscription has not had: a new
+			  -- event may have reached it a moment before its history.
+			  AND (ev.history_for = '' OR NOT EXISTS (
+				SELECT 1 FROM feed_batches b
+				CROSS JOIN LATERAL unnest(b.subscription_ids, b.event_ids, b.content_hashes) AS e(subscription_id, event_id, hash)
+				WHERE b.account_id = s.account_id AND b.kind = '` + schemas.FeedKindEvent + `'
+				  AND b.created_at >= s.created_at - interval '1 hour'
+				  AND e.subscription_id = s.id AND e.event_id = ev.event_id AND e.hash = ev.hash
+				OFFSET 0))
 			OFFSET 0) s
 		WHERE NOT ev.lookup OR s.last IS NOT NULL
 	), numbered AS (
@@ -474,6 +484,7 @@ func writeItems(ctx context.Context, pool *pgxpool.Pool, items []item, now time.
 
 // writeBatch is writeItems' transaction as a pgx batch.
 func writeBatch(items []item, now time.Time) *pgx.Batch {
+	items = historyRepeats(items)
 	n := len(items)
 	trackings, sources, ids, hashes := make([]uuid.UUID, n), make([]string, n), make([]string, n), make([]string, n)
 	events, parts, offsets := make([][]byte, n), make([]int32, n), make([]int64, n)
@@ -510,6 +521,47 @@ func writeBatch(items []item, now time.Time) *pgx.Batch {
 		"history_for": historyFor, "history_except": historyExcept,
 	})...)
 	return b
+}
+
+// historyRepeats drops the history items (historyFor) that repeat for all
+// their subscriptions the same version of their event written before them
+// in items, by an item that excepted none of them (writeSQL's own check
+// sees only what earlier statements wrote). Order is kept.
+func historyRepeats(items []item) []item {
+	type key struct {
+		tracking uuid.UUID
+		event    string
+	}
+	var last map[key]item
+	out := items[:0:0]
+	for _, it := range items {
+		k := key{it.tracking, it.ev.EventID}
+		if prev, ok := last[k]; ok && it.historyFor != "" && prev.ev.ContentHash == it.ev.ContentHash &&
+			(prev.historyFor == it.historyFor || prev.historyFor == "" && !anyListed(it.historyFor, prev.historyExcept)) {
+			continue
+		}
+		if last == nil {
+			last = make(map[key]item, len(items))
+		}
+		last[k] = it
+		out = append(out, it)
+	}
+	return out
+}
+
+// anyListed says whether any id of the comma-separated ids is in the
+// comma-separated list.
+func anyListed(ids, list string) bool {
+	if list == "" {
+		return false
+	}
+	in := strings.Split(list, ",")
+	for id := range strings.SplitSeq(ids, ",") {
+		if slices.Contains(in, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastVersion is the version of r's event before r among before, to write
