@@ -494,14 +494,21 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 
 // history is the history records of p for its subscriptions
 // (p.history): every event of the page as the carrier has it now, once
-// each, in order, retractions and withdrawn events left out. They change
-// no dedupe state: the tracking's other subscriptions have had them.
+// each, in order; the events the page withdraws (retractions) are left
+// out. They change no dedupe state: the tracking's other subscriptions
+// have had them.
 func (s *stage) history(p prepared, now time.Time, enc *jsonbuf.Encoder) []*kgo.Record {
 	out := make([]*kgo.Record, 0, len(p.items))
 	done := make(map[string]bool, len(p.items))
+	withdrawn := map[string]bool{}
+	for _, it := range p.items {
+		if it.event.Retracted {
+			withdrawn[it.event.EventID] = true
+		}
+	}
 	for _, it := range p.items {
 		ev, rt := it.event, it.route
-		if ev.Retracted {
+		if ev.Retracted || withdrawn[ev.EventID] {
 			continue
 		}
 		hash := it.hash
