@@ -249,6 +249,9 @@ func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string
 		var did bool
 		switch p.deps.Namespace.Logical(r.Topic) {
 		case schemas.TopicEvents:
+			if isHistory(r) {
+				continue
+			}
 			var rec schemas.EventRecord
 			if err := schemas.DecodeEventRecord(r.Value, &rec); err != nil || rec.EventID == "" || rec.TrackingID != id {
 				b.DeadLetter(r, errors.New("malformed event record"))

@@ -159,6 +159,9 @@ func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 	}, func(ctx context.Context, b *kafka.Batch) error {
 		rows := make([][]any, 0, len(b.Records))
 		for _, r := range b.Records {
+			if isHistory(r) {
+				continue
+			}
 			row, ok := v.row(r)
 			if !ok {
 				b.DeadLetter(r, fmt.Errorf("malformed record: not a row of %s", v.table))
@@ -177,3 +180,10 @@ func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 
 // day is the UTC date of t.
 func day(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+
+// isHistory says whether r is a history record (schemas.HeaderHistoryFor):
+// a shipment's existing events emitted again for subscriptions made later.
+// The read models took each of those events from its own emission, and a
+// history record may carry a version older than one emitted since, so they
+// pass it over: it is for those subscriptions' feeds and webhooks alone.
+func isHistory(r *kgo.Record) bool { return kafka.Header(r, schemas.HeaderHistoryFor) != "" }
