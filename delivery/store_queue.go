@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -479,7 +478,7 @@ func repeatsInBatch(evs []queued) ([]queued, []bool) {
 		if seen && prev.ev.ContentHash == q.ev.ContentHash {
 			switch {
 			case sameAudience,
-				q.historyFor != "" && prev.historyFor == "" && !anyListed(q.historyFor, prev.historyExcept):
+				q.historyFor != "" && prev.historyFor == "" && !schemas.HistoryOverlaps(q.historyFor, prev.historyExcept):
 				continue
 			}
 		}
@@ -490,21 +489,6 @@ func repeatsInBatch(evs []queued) ([]queued, []bool) {
 		kept, probes = append(kept, q), append(probes, !sameAudience)
 	}
 	return kept, probes
-}
-
-// anyListed says whether any id of the comma-separated ids is in the
-// comma-separated list.
-func anyListed(ids, list string) bool {
-	if list == "" {
-		return false
-	}
-	in := strings.Split(list, ",")
-	for id := range strings.SplitSeq(ids, ",") {
-		if slices.Contains(in, id) {
-			return true
-		}
-	}
-	return false
 }
 
 // sweep opens deliveries for subscriptions with events queued above their

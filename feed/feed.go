@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -537,7 +536,7 @@ func historyRepeats(items []item) []item {
 	for _, it := range items {
 		k := key{it.tracking, it.ev.EventID}
 		if prev, ok := last[k]; ok && it.historyFor != "" && prev.ev.ContentHash == it.ev.ContentHash &&
-			(prev.historyFor == it.historyFor || prev.historyFor == "" && !anyListed(it.historyFor, prev.historyExcept)) {
+			(prev.historyFor == it.historyFor || prev.historyFor == "" && !schemas.HistoryOverlaps(it.historyFor, prev.historyExcept)) {
 			continue
 		}
 		if last == nil {
@@ -547,21 +546,6 @@ func historyRepeats(items []item) []item {
 		out = append(out, it)
 	}
 	return out
-}
-
-// anyListed says whether any id of the comma-separated ids is in the
-// comma-separated list.
-func anyListed(ids, list string) bool {
-	if list == "" {
-		return false
-	}
-	in := strings.Split(list, ",")
-	for id := range strings.SplitSeq(ids, ",") {
-		if slices.Contains(in, id) {
-			return true
-		}
-	}
-	return false
 }
 
 // lastVersion is the version of r's event before r among before, to write
