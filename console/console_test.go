@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -111,5 +113,22 @@ func TestNoExternalURLs(t *testing.T) {
 	}
 	if resp, err := http.Get(srv.URL + "/docs/nope.js"); err != nil || resp.StatusCode != 404 {
 		t.Errorf("unknown docs asset: %v %v", resp, err)
+	}
+}
+
+// The display helpers' own unit tests (console/web/src/*.test.mjs) under
+// node --test: the console's sources need Node to build, so it is there.
+func TestDisplayHelpers(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found: the console's JavaScript unit tests need it (make console does too)")
+	}
+	tests, _ := filepath.Glob("web/src/*.test.mjs")
+	if len(tests) == 0 {
+		t.Fatal("no web/src/*.test.mjs found")
+	}
+	out, err := exec.Command(node, append([]string{"--test"}, tests...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
 	}
 }

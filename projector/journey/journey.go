@@ -111,8 +111,15 @@ type fields struct {
 	EventType, EventClassifierCode, EventDateTime, EventCreatedDateTime string
 	EquipmentEventTypeCode, EquipmentReference, EmptyIndicatorCode      string
 	TransportEventTypeCode                                              string
-	place                                                               string
+	// mode is the transport call's modeOfTransport: a LOAD or DISC of a
+	// RAIL or TRUCK leg is inland, not at a port of the sea passage.
+	mode  string
+	place string
 }
+
+// inland says the event is a rail or road leg's: pre- or on-carriage,
+// never the port of loading, a transshipment or the port of discharge.
+func (f *fields) inland() bool { return f.mode == "RAIL" || f.mode == "TRUCK" }
 
 // Place is dcsa.Event.Place.
 func (f *fields) Place() string { return f.place }
@@ -145,7 +152,7 @@ func (st *Stored) decode() *parsed {
 		p.ev = fields{EventType: code(ev.EventType), EventClassifierCode: code(ev.EventClassifierCode),
 			EventDateTime: cut(len(ev.EventDateTime)), EventCreatedDateTime: cut(len(ev.EventCreatedDateTime)),
 			EquipmentEventTypeCode: code(ev.EquipmentEventTypeCode), EquipmentReference: cut(len(ev.EquipmentReference)),
-			EmptyIndicatorCode: code(ev.EmptyIndicatorCode), TransportEventTypeCode: code(ev.TransportEventTypeCode), place: cut(len(place))}
+			EmptyIndicatorCode: code(ev.EmptyIndicatorCode), TransportEventTypeCode: code(ev.TransportEventTypeCode), mode: code(ev.Mode()), place: cut(len(place))}
 		p.at, _ = time.Parse(time.RFC3339Nano, ev.EventDateTime)
 		// Kept as json.Marshal writes it (compact, escaped); the
 		// normaliser's events are that already, which a scan tells.
@@ -196,7 +203,7 @@ var codes = func() map[string]string {
 	m := map[string]string{}
 	for _, c := range []string{dcsa.EventTypeEquipment, dcsa.EventTypeTransport, dcsa.ClassifierActual, dcsa.ClassifierEstimated,
 		dcsa.ClassifierPlanned, "LOAD", "DISC", "GTIN", "GTOT", "STUF", "STRP", "PICK", "DROP", "INSP", "RSEA", "RMVD",
-		"ARRI", "DEPA", "LADEN", "EMPTY"} {
+		"ARRI", "DEPA", "LADEN", "EMPTY", "VESSEL", "RAIL", "TRUCK", "BARGE"} {
 		m[c] = c
 	}
 	return m
@@ -449,15 +456,26 @@ func Derive(s *State) []journeys.Result {
 		r.ScacCode, r.TrackingStatus = s.SCAC, s.Status()
 		r.SourceEvents, r.VesselEvents = make([]json.RawMessage, len(eq)), vessel
 		var lastActual time.Time
+		var inlandPOL, inlandPOD string // from rail or road legs only: used when the container has no sea leg
 		for j, t := range eq {
 			r.SourceEvents[j] = t.raw
 			switch t.ev.EquipmentEventTypeCode {
 			case "LOAD":
-				if r.POL == "" {
+				if t.ev.inland() {
+					if inlandPOL == "" {
+						inlandPOL = t.ev.Place()
+					}
+				} else if r.POL == "" {
 					r.POL = t.ev.Place()
 				}
 			case "DISC":
-				r.POD = t.ev.Place() // the last discharge is the port of discharge
+				// The last discharge from a vessel is the port of
+				// discharge; a rail ramp's after it is on-carriage.
+				if t.ev.inland() {
+					inlandPOD = t.ev.Place()
+				} else {
+					r.POD = t.ev.Place()
+				}
 			}
 			if t.ev.EventClassifierCode == dcsa.ClassifierActual && !t.at.Before(lastActual) {
 				lastActual, r.LastLocation = t.at, t.ev.Place()
@@ -467,6 +485,9 @@ func Derive(s *State) []journeys.Result {
 			if t.ev.EventClassifierCode == dcsa.ClassifierActual && !t.at.Before(lastActual) {
 				lastActual, r.LastLocation = t.at, t.ev.Place()
 			}
+		}
+		if r.POL == "" && r.POD == "" {
+			r.POL, r.POD = inlandPOL, inlandPOD
 		}
 		r.EnhancedEvents = milestones(*r, eq, transport, s.ETAs)
 		r.Facts = facts(*r, eq, terminal)
@@ -487,7 +508,7 @@ func facts(r journeys.Result, eq, terminal []timed) readiness.Facts {
 	}
 	disc := -1
 	for i := range eq {
-		if t := eq[i]; t.ev.EquipmentEventTypeCode == "DISC" && t.ev.EventClassifierCode == dcsa.ClassifierActual && t.ev.Place() == r.POD {
+		if t := eq[i]; t.ev.EquipmentEventTypeCode == "DISC" && t.ev.EventClassifierCode == dcsa.ClassifierActual && t.ev.Place() == r.POD && !t.ev.inland() {
 			disc = i
 			f.DischargedDateTime, f.DischargeEventID = t.ev.EventDateTime, t.id
 		}
@@ -555,7 +576,7 @@ func milestones(r journeys.Result, eq, vessel []timed, etas []ETAVersion) []jour
 	better := func(have timed, ok bool, t timed) bool { return !ok || !actual(have) || actual(t) }
 	for _, t := range eq {
 		p := t.ev.Place()
-		if p == "" || p == r.POL || p == r.POD {
+		if p == "" || p == r.POL || p == r.POD || t.ev.inland() {
 			continue
 		}
 		switch t.ev.EquipmentEventTypeCode {
@@ -611,7 +632,7 @@ func milestones(r journeys.Result, eq, vessel []timed, etas []ETAVersion) []jour
 	// After the last actual discharge at POD: the full gate-out, then the empty return.
 	podDisc := -1
 	for i, t := range eq {
-		if t.ev.EquipmentEventTypeCode == "DISC" && actual(t) && r.POD != "" && t.ev.Place() == r.POD {
+		if t.ev.EquipmentEventTypeCode == "DISC" && actual(t) && r.POD != "" && t.ev.Place() == r.POD && !t.ev.inland() {
 			podDisc = i
 		}
 	}

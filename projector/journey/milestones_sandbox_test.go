@@ -1,11 +1,13 @@
 package journey_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/contrack/contrack/ingest/sandbox"
 	sj "github.com/contrack/contrack/ingest/sandbox/journey"
 	"github.com/contrack/contrack/projector/journey"
+	"github.com/contrack/contrack/projector/journey/journeytest"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -65,4 +67,61 @@ func TestSandboxMilestones(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSandboxRailOnCarriage: a sandbox journey that ends by rail, in every
+// carrier format, keeps the port its vessel discharged at as POD, with
+// its DISCHARGE_POD, and the rail ramp is no transshipment.
+func TestSandboxRailOnCarriage(t *testing.T) {
+	done := map[string]bool{}
+	for _, sc := range sandboxCases() {
+		if done[sc.SCAC] {
+			continue
+		}
+		done[sc.SCAC] = true
+		c, rail := railCase(t, sc.SCAC)
+		t.Run(c.SCAC, func(t *testing.T) {
+			st := &journey.State{}
+			st.ApplySubscription(schemas.SubscriptionChanged{TrackingID: "trk", SCAC: c.SCAC, IdentifierKind: string(c.Kind), Identifier: c.Value, TrackingOpen: true})
+			seen := map[string]string{}
+			for _, at := range c.polls() {
+				for _, rec := range Poll(t, c, at, seen) {
+					st.ApplyEvent(rec)
+				}
+			}
+			r := journey.Derive(st)[0]
+			if r.POD != rail.From.Code {
+				t.Fatalf("%s: POD %q, want %s where the train left from (rail to %s)", c.Value, r.POD, rail.From.Code, rail.To.Code)
+			}
+			discharged := 0
+			for _, m := range r.EnhancedEvents {
+				switch {
+				case m.EnhancedEventType == journey.TypeDischargePOD && m.UNLocationCode == rail.From.Code:
+					discharged++
+				case m.EnhancedEventType == journey.TypeTransshipment && (m.UNLocationCode == rail.To.Code || m.UNLocationCode == rail.From.Code):
+					t.Errorf("%s: transshipment at %s on the rail leg: %+v", c.Value, m.UNLocationCode, r.EnhancedEvents)
+				}
+			}
+			if discharged != 1 {
+				t.Errorf("%s: %d DISCHARGE_POD at %s, want 1: %+v", c.Value, discharged, rail.From.Code, r.EnhancedEvents)
+			}
+			if r.Facts.UNLocationCode != rail.From.Code || r.Facts.DischargedDateTime == "" {
+				t.Errorf("%s: readiness facts %+v, want the discharge at %s", c.Value, r.Facts, rail.From.Code)
+			}
+		})
+	}
+}
+
+// railCase finds a container of scac whose sandbox journey ends by rail.
+func railCase(t *testing.T, scac string) (sandboxCase, sj.Leg) {
+	t.Helper()
+	for i := range 500 {
+		v := sj.CompleteContainer(fmt.Sprintf("MSKU%06d", 100000+i))
+		j := sandbox.Journey(scac, sj.KindContainer, v, sandboxStart)
+		if n := len(j.Legs); n > 0 && j.Legs[n-1].Mode == sj.ModeRail {
+			return sandboxCase{journeytest.Case{SCAC: scac, Kind: sj.KindContainer, Value: v}}, j.Legs[n-1]
+		}
+	}
+	t.Fatalf("no %s sandbox container among 500 ends by rail", scac)
+	return sandboxCase{}, sj.Leg{}
 }

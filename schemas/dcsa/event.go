@@ -201,8 +201,17 @@ type SummaryLocation struct {
 
 // SummaryTransportCall is what a Summary reads of a TransportCall.
 type SummaryTransportCall struct {
-	UNLocationCode string           `json:"UNLocationCode"`
-	Location       *SummaryLocation `json:"location"`
+	UNLocationCode  string           `json:"UNLocationCode"`
+	Location        *SummaryLocation `json:"location"`
+	ModeOfTransport string           `json:"modeOfTransport"`
+}
+
+// Mode is the transport call's modeOfTransport ("" without one).
+func (e *Summary) Mode() string {
+	if tc := e.TransportCall; tc != nil {
+		return tc.ModeOfTransport
+	}
+	return ""
 }
 
 // Place is Event.Place.

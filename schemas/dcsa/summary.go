@@ -46,7 +46,7 @@ var (
 		"equipmentEventTypeCode", "equipmentReference", "emptyIndicatorCode", "transportEventTypeCode",
 		"eventLocation", "transportCall"}
 	locationKeys      = []string{"UNLocationCode"}
-	transportCallKeys = []string{"UNLocationCode", "location"}
+	transportCallKeys = []string{"UNLocationCode", "location", "modeOfTransport"}
 )
 
 func (s *Summary) stringField(k int) *string {
@@ -64,8 +64,11 @@ func (sc *summaryScanner) event(s *Summary) bool {
 			tc := &SummaryTransportCall{}
 			s.TransportCall = tc
 			return sc.object(transportCallKeys, func(k int) bool {
-				if k == 0 {
+				switch k {
+				case 0:
 					return sc.str(&tc.UNLocationCode)
+				case 2:
+					return sc.str(&tc.ModeOfTransport)
 				}
 				tc.Location = &SummaryLocation{}
 				return sc.location(tc.Location)

@@ -19,7 +19,14 @@ const equipmentCodes = {
 const transportCodes = { ARRI: 'Vessel arrival', DEPA: 'Vessel departure' };
 export const classifiers = { ACT: 'Actual', EST: 'Estimated', PLN: 'Planned' };
 
+// A load or discharge of a rail, truck or barge leg names that mode, not a vessel.
+const legModes = { RAIL: 'rail', TRUCK: 'truck', BARGE: 'barge' };
+const modeOf = (e) => (e && e.transportCall && e.transportCall.modeOfTransport) || '';
+
 export function eventTitle(e) {
+  const mode = legModes[modeOf(e)];
+  if (mode && e.equipmentEventTypeCode === 'LOAD') return `Loaded on ${mode}`;
+  if (mode && e.equipmentEventTypeCode === 'DISC') return `Discharged from ${mode}`;
   if (e.equipmentEventTypeCode) return equipmentCodes[e.equipmentEventTypeCode] || e.equipmentEventTypeCode;
   if (e.transportEventTypeCode) return transportCodes[e.transportEventTypeCode] || e.transportEventTypeCode;
   return e.eventType || 'Event';
@@ -36,9 +43,11 @@ export function locationOf(e) {
   return code || name || '';
 }
 
+// vesselOf is the vessel and voyage of an event's transport call; a rail or
+// road leg's train or trip number is no vessel's voyage.
 export function vesselOf(e) {
   const tc = e && e.transportCall;
-  if (!tc) return null;
+  if (!tc || tc.modeOfTransport === 'RAIL' || tc.modeOfTransport === 'TRUCK') return null;
   const v = tc.vessel || {};
   const voyage = tc.carrierVoyageNumber || tc.carrierExportVoyageNumber || tc.exportVoyageNumber ||
     tc.carrierImportVoyageNumber || tc.importVoyageNumber || '';
