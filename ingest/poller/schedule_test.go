@@ -163,8 +163,23 @@ func TestIntervalsStretchEvenlyAndNewTrackingsStillGoFirst(t *testing.T) {
 		shown["configuredIntervalSeconds"] != 0.3 || shown["allowedPollsPerSecond"] != 20.0 {
 		t.Errorf("pollingCapacity %v", shown)
 	}
-	if p95, used := shown["intervalP95Seconds"].(float64), shown["pollsPerSecond"].(float64); p95 > 4.5 || used < 10 || used > 25 {
-		t.Errorf("pollingCapacity p95 %vs (want about 3), %v polls/s used (want about 20)", p95, used)
+	// The rate shown counts polls as they end, over a short window: a busy
+	// machine's bunched completions can read above the plan's rate for a
+	// window, so it is held to plausibility; the limit itself is checked
+	// where the carrier sees it, over the whole backlog.
+	if p95, used := shown["intervalP95Seconds"].(float64), shown["pollsPerSecond"].(float64); p95 > 4.5 || used <= 0 || used > 2*20 {
+		t.Errorf("pollingCapacity p95 %vs (want about 3), %v polls/s used (want about 20, at most twice that in a window)", p95, used)
+	}
+	var starts []time.Time
+	for _, c := range old {
+		starts = append(starts, s.pollTimes(c)...)
+	}
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	// The rate, plus its one-second burst and a second more for the
+	// requests' own jitter on a busy machine: without the limit the
+	// backlog would be polled at 200/s.
+	if span := starts[len(starts)-1].Sub(starts[0]).Seconds(); float64(len(starts)) > 20*span+2*20 {
+		t.Errorf("the carrier saw %d polls in %.1fs: %.1f/s, over the plan's 20/s", len(starts), span, float64(len(starts))/span)
 	}
 	// New subscriptions into the backlog: their first polls come before
 	// the backlog's next round could (20 new at 20/s: about a second).
