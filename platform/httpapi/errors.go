@@ -63,6 +63,7 @@ const (
 	MsgTooManyRequests = "Too Many Requests"
 	MsgTooLarge        = "Request body too large: the limit is 1 MiB"
 	MsgNotFound        = "Not Found"
+	MsgNotAllowed      = "Method Not Allowed"
 	MsgInternal        = "Internal Server Error"
 	MsgUnavailable     = "Service Unavailable"
 )

@@ -200,9 +200,7 @@ func NewAdminHandler(health *Health, log *slog.Logger, routes map[string]http.Ha
 	for path, h := range routes {
 		mux.Handle("GET "+path, h)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, r, log, &Error{Status: http.StatusNotFound, Message: MsgNotFound})
-	})
+	mux.Handle("/", unrouted(mux, log))
 	s := &Server{cfg: Config{Log: log}}
 	return s.recover(mux)
 }
@@ -271,9 +269,7 @@ func (s *Server) Handler() http.Handler {
 	f.Mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/docs/", http.StatusMovedPermanently)
 	})
-	f.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, r, s.cfg.Log, &Error{Status: http.StatusNotFound, Message: MsgNotFound})
-	})
+	f.Mux.Handle("/", unrouted(f.Mux, s.cfg.Log))
 	var h http.Handler = f.Mux
 	h = s.limitBody(h)
 	h = s.checkInput(h)
@@ -285,6 +281,38 @@ func (s *Server) Handler() http.Handler {
 		h = s.requests.wrap(h)
 	}
 	return h
+}
+
+// unrouted is the catch-all "/" route of mux: 405 {"message":"Method Not
+// Allowed"} with Allow when the path has routes for other methods, else 404
+// {"message":"Not Found"}. ServeMux answers 405 itself only when no pattern
+// matches, and the catch-all always does.
+func unrouted(mux *http.ServeMux, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowedMethods(mux, r); len(allow) > 0 {
+			WriteError(w, r, log, &Error{Status: http.StatusMethodNotAllowed, Message: MsgNotAllowed,
+				Header: http.Header{"Allow": {strings.Join(allow, ", ")}}})
+			return
+		}
+		WriteError(w, r, log, &Error{Status: http.StatusNotFound, Message: MsgNotFound})
+	})
+}
+
+// routedMethods are the methods the API's routes use (a GET route answers
+// HEAD too).
+var routedMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowedMethods lists the methods for which mux routes r's path to a
+// pattern other than the catch-all.
+func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
+	var allow []string
+	for _, m := range routedMethods {
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host, Header: http.Header{}}
+		if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }
 
 // requestID echoes the caller's X-Request-ID (up to 128 bytes) on the

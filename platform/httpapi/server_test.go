@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +87,7 @@ func TestBodiesAndErrors(t *testing.T) {
 		{"wrong type", "POST", "/echo", `{"name":5}`, 400, "Invalid JSON body: 'name' must be a string, not number"},
 		{"over 1 MiB", "POST", "/echo", `{"name":"` + strings.Repeat("a", 1<<20) + `"}`, 413, httpapi.MsgTooLarge},
 		{"unknown route", "GET", "/nope", nil, 404, "Not Found"},
+		{"wrong method", "DELETE", "/echo", nil, 405, "Method Not Allowed"},
 		{"internal error hides details", "GET", "/boom", nil, 500, "Internal Server Error"},
 		{"a store out of reach is 503", "GET", "/store-down", nil, 503, "Service Unavailable"},
 	}
@@ -107,6 +110,40 @@ func TestBodiesAndErrors(t *testing.T) {
 				t.Fatal("internal error leaked")
 			}
 		})
+	}
+}
+
+// A route asked with a method it does not have answers 405 with the methods
+// it has, on the API and on the admin listener; a path without routes stays 404.
+func TestWrongMethodIs405WithAllow(t *testing.T) {
+	db := testenv.Postgres(t)
+	api := testenv.NewAPI(t, db.Pool, register)
+	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	for _, c := range []struct{ method, path, allow string }{
+		{"GET", "/echo", "POST"},
+		{"PUT", "/echo", "POST"},
+		{"POST", "/boom", "GET, HEAD"},
+		{"DELETE", "/healthz", "GET, HEAD"},
+	} {
+		r := api.Do(c.method, c.path, key, nil)
+		if r.Status != 405 || r.Message() != httpapi.MsgNotAllowed || r.Header.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d Allow %q %s, want 405 Allow %q", c.method, c.path, r.Status, r.Header.Get("Allow"), r.Raw, c.allow)
+		}
+	}
+	if r := api.Do("POST", "/nope", key, nil); r.Status != 404 || r.Header.Get("Allow") != "" {
+		t.Errorf("POST /nope: %d Allow %q, want 404 without Allow", r.Status, r.Header.Get("Allow"))
+	}
+
+	admin := httpapi.NewAdminHandler(httpapi.NewHealth(nil, 0, slog.New(slog.DiscardHandler)), slog.New(slog.DiscardHandler), nil)
+	w := httptest.NewRecorder()
+	admin.ServeHTTP(w, httptest.NewRequest("POST", "/readyz", nil))
+	if w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("admin POST /readyz: %d Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+	w = httptest.NewRecorder()
+	admin.ServeHTTP(w, httptest.NewRequest("POST", "/nope", nil))
+	if w.Code != 404 {
+		t.Errorf("admin POST /nope: %d", w.Code)
 	}
 }
 
