@@ -170,7 +170,7 @@ func TestBulkSubscribeCSV(t *testing.T) {
 	want := []string{
 		"c-1 CREATED Successfully Subscribed",
 		"c-2 CREATED Successfully Subscribed",
-		"c-3 INVALID Invalid container number 'CSQU3054384'",
+		"c-3 INVALID Invalid container number 'CSQU3054384': wrong check digit (the last digit is 4; ISO 6346 gives 3 for CSQU305438)",
 		"c-4 INVALID CSV row has 2 fields, the header 5",
 		"c,5 CREATED Successfully Subscribed",
 	}
@@ -260,7 +260,7 @@ func TestBulkSubscribeStopsAtThePlansOpenSubscriptions(t *testing.T) {
 	})
 	want := []string{
 		"b-1 CREATED Successfully Subscribed",
-		"bad INVALID Invalid container number 'CSQU3054384'",
+		"bad INVALID Invalid container number 'CSQU3054384': wrong check digit (the last digit is 4; ISO 6346 gives 3 for CSQU305438)",
 		"b-2 CREATED Successfully Subscribed",
 		"b-3 INVALID " + limit,
 		"single EXISTS Subscription Reference Already Exists",

@@ -49,7 +49,8 @@ func registerInfer(s *fuego.Server, deps api) {
 			"with the account's own credentials and environment (sandbox keys ask the sandbox carriers): method probe, and probed lists every answer. "+
 			"POST /subscription/equipment without scacCode subscribes to the carrier when there is exactly one candidate."),
 		option.Query("number", "container, booking or bill of lading number (required)"),
-		option.Query("kind", "container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, else booking"),
+		option.Query("kind", "container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, "+
+			"a 400 for one that looks like a container number but is not (a wrong check digit), else booking"),
 		option.AddResponse(400, "Missing number, bad kind or invalid container number", fuego.Response{Type: httpapi.Body{}}),
 		option.AddResponse(429, "Over the usage plan's rate, or the probes needed exceed the account's carrier probe budget (\"Too many carrier probes: …\", Retry-After)", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Carrier credentials"),
@@ -58,16 +59,29 @@ func registerInfer(s *fuego.Server, deps api) {
 
 // kindOf guesses what kind of number GET /carrier/infer was given: a valid
 // ISO 6346 number is a container (an MSC bill like MEDU1234567 can look like
-// one but for its check digit), one starting with a bill prefix a bill.
-func kindOf(number string) string {
+// one but for its check digit), one starting with a bill prefix a bill. One
+// that looks like a container number but is not one (a wrong check digit, a
+// digit short) is a container typed wrong, not a booking to ask every
+// carrier about: kindOf answers its 400.
+func kindOf(number string) (string, error) {
 	n := strings.ToUpper(strings.ReplaceAll(number, " ", ""))
 	if iso6346.Valid(n) {
-		return "container"
+		return "container", nil
 	}
 	if carriers.GuessCarrier("bill", n).Known {
-		return "bill"
+		return "bill", nil
 	}
-	return "booking"
+	if iso6346.LooksLike(n) {
+		return "", httpapi.BadRequest(msgInvalidContainer(number, n))
+	}
+	return "booking", nil
+}
+
+// msgInvalidContainer is the 400 of a container number that is not one:
+// value as the caller spelt it, and what is wrong with norm, its upper-case
+// form without spaces (the check digit, the shape, the category letter).
+func msgInvalidContainer(value, norm string) string {
+	return fmt.Sprintf("Invalid container number '%s': %s", value, iso6346.Problem(norm))
 }
 
 func inferHandler(c fuego.ContextNoBody, deps api) (InferResponse, error) {
@@ -80,7 +94,10 @@ func inferHandler(c fuego.ContextNoBody, deps api) (InferResponse, error) {
 	kind := strings.ToLower(strings.TrimSpace(q.Get("kind")))
 	switch kind {
 	case "":
-		kind = kindOf(number)
+		var err error
+		if kind, err = kindOf(number); err != nil {
+			return InferResponse{}, err
+		}
 	case "container", "booking", "bill":
 	default:
 		return InferResponse{}, httpapi.BadRequest(msgBadKind)
@@ -88,7 +105,7 @@ func inferHandler(c fuego.ContextNoBody, deps api) (InferResponse, error) {
 	if kind == "container" {
 		norm := strings.ToUpper(strings.ReplaceAll(number, " ", ""))
 		if !iso6346.Valid(norm) {
-			return InferResponse{}, httpapi.BadRequest(fmt.Sprintf("Invalid container number '%s'", number))
+			return InferResponse{}, httpapi.BadRequest(msgInvalidContainer(number, norm))
 		}
 		number = norm
 	}

@@ -415,14 +415,14 @@ func TestInferTimeout(t *testing.T) {
 
 // TestInferQueryValidation: GET /carrier/infer's 400s and kind detection.
 func TestInferQueryValidation(t *testing.T) {
-	api, _ := inferAPI(t, 0, nil)
+	api, probes := inferAPI(t, 0, nil)
 	key := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	for path, msg := range map[string]string{
 		"/carrier/infer":                                       "Missing Parameter 'number'",
 		"/carrier/infer?number=%20%20":                         "Missing Parameter 'number'",
 		"/carrier/infer?number=MSKU1234565&kind=pallet":        "Query parameter 'kind' must be container, booking or bill",
-		"/carrier/infer?number=MSKU1234566&kind=container":     "Invalid container number 'MSKU1234566'",
-		"/carrier/infer?number=MAEU1&kind=container":           "Invalid container number 'MAEU1'",
+		"/carrier/infer?number=MSKU1234566&kind=container":     "Invalid container number 'MSKU1234566': wrong check digit (the last digit is 6; ISO 6346 gives 5 for MSKU123456)",
+		"/carrier/infer?number=MAEU1&kind=container":           "Invalid container number 'MAEU1': a container number is 4 letters (the fourth U, J or Z) and 7 digits",
 		"/carrier/infer?number=" + strings.Repeat("9", 65):     "Query parameter 'number' is limited to 64 characters",
 		"/carrier/infer?number=MAEU" + strings.Repeat("1", 61): "Query parameter 'number' is limited to 64 characters",
 	} {
@@ -436,7 +436,7 @@ func TestInferQueryValidation(t *testing.T) {
 		"MAEU123456789": "bill MAEU123456789 MAEU",
 		"medu1234567":   "bill medu1234567 MSCU",
 		"987654321":     "booking 987654321 ",
-		"MSKU1234566":   "booking MSKU1234566 ", // not a valid container number
+		"MSKU123456678": "booking MSKU123456678 ", // too far from a container number
 	} {
 		r := inferGet(t, api, key, number)
 		scac := ""
@@ -446,6 +446,24 @@ func TestInferQueryValidation(t *testing.T) {
 		if got := fmt.Sprintf("%v %v %s", r.JSON["kind"], r.JSON["number"], scac); r.Status != 200 || got != want {
 			t.Errorf("%q: %d %s, want %q", number, r.Status, r.Raw, want)
 		}
+	}
+	// A container number typed wrong is not a booking to ask every carrier
+	// about, even with every carrier's credentials: its 400 says what is wrong.
+	storeCreds(t, api, key, "k", allSCACs()...)
+	probes.reset()
+	for number, msg := range map[string]string{
+		"MSKU1234566":   "Invalid container number 'MSKU1234566': wrong check digit (the last digit is 6; ISO 6346 gives 5 for MSKU123456)",
+		"msku 123456 6": "Invalid container number 'msku 123456 6': wrong check digit (the last digit is 6; ISO 6346 gives 5 for MSKU123456)",
+		"TGHU1234568":   "Invalid container number 'TGHU1234568': wrong check digit (the last digit is 8; ISO 6346 gives 7 for TGHU123456)",
+		"MSKU123456":    "Invalid container number 'MSKU123456': a container number is 4 letters (the fourth U, J or Z) and 7 digits",
+		"CSQX3054383":   "Invalid container number 'CSQX3054383': the fourth letter, the equipment category, must be U, J or Z",
+	} {
+		if r := inferGet(t, api, key, number); r.Status != 400 || r.Message() != msg {
+			t.Errorf("%q: %d %s, want 400 %q", number, r.Status, r.Raw, msg)
+		}
+	}
+	if calls := probes.reset(); len(calls) != 0 {
+		t.Errorf("a mistyped container number made %d probes", len(calls))
 	}
 	if r := api.Do("GET", "/carrier/infer?number=MSKU1234565", "", nil); r.Status != 403 {
 		t.Fatalf("without a key: %d", r.Status)

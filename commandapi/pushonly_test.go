@@ -47,7 +47,7 @@ func TestSubscribeToPushOnlyCarrier(t *testing.T) {
 	if r := api.Do("POST", "/subscription/equipment", key, body("ZZZZ", "r-order", "CSQU3054384")); r.Message() != "Unsupported carrier 'ZZZZ'" {
 		t.Fatalf("order: %d %s", r.Status, r.Raw)
 	}
-	if r := api.Do("POST", "/subscription/equipment", key, body("xyzq", "r-bad", "CSQU3054384")); r.Status != 400 || r.Message() != "Invalid container number 'CSQU3054384'" {
+	if r := api.Do("POST", "/subscription/equipment", key, body("xyzq", "r-bad", "CSQU3054384")); r.Status != 400 || r.Message() != "Invalid container number 'CSQU3054384': wrong check digit (the last digit is 4; ISO 6346 gives 3 for CSQU305438)" {
 		t.Fatalf("bad container: %d %s", r.Status, r.Raw)
 	}
 	if r := api.Do("POST", "/subscription/equipment", key, body("xyzq", "push-1", container)); r.Status != 200 || r.Message() != "Successfully Subscribed" {

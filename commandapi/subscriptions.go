@@ -173,7 +173,7 @@ func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, erro
 	if id.kind == "container" {
 		norm := strings.ToUpper(strings.ReplaceAll(id.value, " ", ""))
 		if !iso6346.Valid(norm) {
-			return "", id, false, httpapi.BadRequest(fmt.Sprintf("Invalid container number '%s'", id.value))
+			return "", id, false, httpapi.BadRequest(msgInvalidContainer(id.value, norm))
 		}
 		id.value = norm
 	}

@@ -52,7 +52,7 @@ func TestCreateSubscriptionValidation(t *testing.T) {
 		{"no scac, no reference", map[string]string{"containerNumber": container}, "Missing Parameter 'subscriptionReference'"},
 		{"no scac, blank scac", map[string]string{"scacCode": " ", "subscriptionReference": "r", "containerNumber": container}, "Could not determine the carrier for 'CSQU3054383'; provide scacCode"},
 		{"no scac, two identifiers", map[string]string{"subscriptionReference": "r", "containerNumber": container, "billNumber": "B1"}, "Provide exactly one of: containerNumber, bookingNumber, billNumber"},
-		{"no scac, bad check digit", map[string]string{"subscriptionReference": "r", "containerNumber": "TGHU1234568"}, "Invalid container number 'TGHU1234568'"},
+		{"no scac, bad check digit", map[string]string{"subscriptionReference": "r", "containerNumber": "TGHU1234568"}, "Invalid container number 'TGHU1234568': wrong check digit (the last digit is 8; ISO 6346 gives 7 for TGHU123456)"},
 		{"no scac, too long", map[string]string{"subscriptionReference": "r", "bookingNumber": strings.Repeat("B", 65)}, "subscriptionReference is limited to 256 characters and identifiers to 64"},
 		{"no scac, undetermined", map[string]string{"subscriptionReference": "r", "containerNumber": container}, "Could not determine the carrier for 'CSQU3054383'; provide scacCode"},
 		{"no scac, bill without prefix", map[string]string{"subscriptionReference": "r", "billNumber": " 12345 "}, "Could not determine the carrier for '12345'; provide scacCode"},
@@ -61,8 +61,8 @@ func TestCreateSubscriptionValidation(t *testing.T) {
 		{"two identifiers", sub("r", "containerNumber", container, "bookingNumber", "B1"), "Provide exactly one of: containerNumber, bookingNumber, billNumber"},
 		{"booking and bill", sub("r", "billNumber", "X", "bookingNumber", "B1"), "Provide exactly one of: containerNumber, bookingNumber, billNumber"},
 		{"unsupported carrier", map[string]string{"scacCode": "ZZZZ", "subscriptionReference": "r", "bookingNumber": "B1"}, "Unsupported carrier 'ZZZZ'"},
-		{"bad check digit", sub("r", "containerNumber", "CSQU3054384"), "Invalid container number 'CSQU3054384'"},
-		{"not a container", sub("r", "containerNumber", "hello"), "Invalid container number 'hello'"},
+		{"bad check digit", sub("r", "containerNumber", "CSQU3054384"), "Invalid container number 'CSQU3054384': wrong check digit (the last digit is 4; ISO 6346 gives 3 for CSQU305438)"},
+		{"not a container", sub("r", "containerNumber", "hello"), "Invalid container number 'hello': a container number is 4 letters (the fourth U, J or Z) and 7 digits"},
 		{"malformed json", `{"scacCode":`, "Malformed JSON body: unexpected end of JSON input at byte 12"},
 	}
 	for _, c := range cases {

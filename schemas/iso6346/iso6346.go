@@ -2,6 +2,8 @@
 // code, a category letter (U, J or Z), six digits and a check digit.
 package iso6346
 
+import "fmt"
+
 // letterValue maps A..Z to 10..38, skipping multiples of 11 (11, 22, 33).
 var letterValue = func() [26]int {
 	var v [26]int
@@ -50,4 +52,54 @@ func Valid(s string) bool {
 	}
 	d := CheckDigit(s)
 	return d >= 0 && s[10] == byte('0'+d)
+}
+
+// Problem says what keeps s (upper case, without spaces) from being a
+// container number, in words for an error message: "" when s is valid.
+func Problem(s string) string {
+	if !shaped(s) {
+		return "a container number is 4 letters (the fourth U, J or Z) and 7 digits"
+	}
+	if s[3] != 'U' && s[3] != 'J' && s[3] != 'Z' {
+		return "the fourth letter, the equipment category, must be U, J or Z"
+	}
+	if d := CheckDigit(s); s[10] != byte('0'+d) {
+		return fmt.Sprintf("wrong check digit (the last digit is %c; ISO 6346 gives %d for %s)", s[10], d, s[:10])
+	}
+	return ""
+}
+
+// shaped reports whether s is four letters and seven digits.
+func shaped(s string) bool {
+	if len(s) != 11 {
+		return false
+	}
+	for i := range len(s) {
+		letter, digit := s[i] >= 'A' && s[i] <= 'Z', s[i] >= '0' && s[i] <= '9'
+		if (i < 4 && !letter) || (i >= 4 && !digit) {
+			return false
+		}
+	}
+	return true
+}
+
+// LooksLike reports whether s (upper case, without spaces) is a container
+// number or close to one: four letters and seven digits, or three letters,
+// a category letter (U, J or Z) and six to eight digits (a digit left out or
+// typed twice). Such a string is a container number typed wrong far more
+// often than a booking or bill.
+func LooksLike(s string) bool {
+	if shaped(s) {
+		return true
+	}
+	if len(s) < 10 || len(s) > 12 || (s[3] != 'U' && s[3] != 'J' && s[3] != 'Z') {
+		return false
+	}
+	for i := range len(s) {
+		letter, digit := s[i] >= 'A' && s[i] <= 'Z', s[i] >= '0' && s[i] <= '9'
+		if (i < 4 && !letter) || (i >= 4 && !digit) {
+			return false
+		}
+	}
+	return true
 }

@@ -27,3 +27,39 @@ func TestCheckDigit(t *testing.T) {
 		t.Fatalf("short input: %d", d)
 	}
 }
+
+func TestProblem(t *testing.T) {
+	cases := map[string]string{
+		"CSQU3054383":  "",
+		"CSQU3054384":  "wrong check digit (the last digit is 4; ISO 6346 gives 3 for CSQU305438)",
+		"CSQX3054383":  "the fourth letter, the equipment category, must be U, J or Z",
+		"CSQU305438":   "a container number is 4 letters (the fourth U, J or Z) and 7 digits",
+		"HELLO":        "a container number is 4 letters (the fourth U, J or Z) and 7 digits",
+		"CSQU30543833": "a container number is 4 letters (the fourth U, J or Z) and 7 digits",
+	}
+	for s, want := range cases {
+		if got := Problem(s); got != want {
+			t.Errorf("Problem(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestLooksLike(t *testing.T) {
+	cases := map[string]bool{
+		"CSQU3054383":   true,
+		"CSQU3054384":   true,  // wrong check digit
+		"ABCD1234567":   true,  // 4 letters and 7 digits
+		"CSQU305438":    true,  // a digit short
+		"CSQU30543833":  true,  // a digit over
+		"CSQX305438":    false, // a digit short, and no category letter
+		"CSQU305":       false,
+		"987654321":     false,
+		"BKG4711":       false,
+		"MAEU123456789": false,
+	}
+	for s, want := range cases {
+		if got := LooksLike(s); got != want {
+			t.Errorf("LooksLike(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

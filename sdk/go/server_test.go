@@ -463,7 +463,7 @@ func TestSubscribeBulkAgainstServer(t *testing.T) {
 		}
 		return strings.Join(out, "; ")
 	}
-	want := "0 bulk-0 CREATED Successfully Subscribed; 1 bulk-1 INVALID Invalid container number 'MSKU9070324'; 2 bulk-2 CREATED Successfully Subscribed"
+	want := "0 bulk-0 CREATED Successfully Subscribed; 1 bulk-1 INVALID Invalid container number 'MSKU9070324': wrong check digit (the last digit is 4; ISO 6346 gives 3 for MSKU907032); 2 bulk-2 CREATED Successfully Subscribed"
 	if got := summary(results); got != want {
 		t.Fatalf("bulk results\n got %s\nwant %s", got, want)
 	}

@@ -237,7 +237,7 @@ def test_bulk_subscribe():
         raise
     assert [(r.index, r.subscription_reference, r.status, r.message) for r in results] == [
         (0, "bulk-0", "CREATED", "Successfully Subscribed"),
-        (1, "bulk-1", "INVALID", "Invalid container number 'MSKU9070324'"),
+        (1, "bulk-1", "INVALID", "Invalid container number 'MSKU9070324': wrong check digit (the last digit is 4; ISO 6346 gives 3 for MSKU907032)"),
         (2, "bulk-2", "CREATED", "Successfully Subscribed"),
     ]
     assert results[0].scac_code == "MAEU"

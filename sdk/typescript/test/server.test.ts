@@ -229,7 +229,7 @@ test("bulk subscribe against the server", { skip }, async (t) => {
   const summary = (rs: typeof results) => rs.map((r) => `${r.index} ${r.subscriptionReference} ${r.status} ${r.message}`);
   assert.deepEqual(summary(results), [
     "0 bulk-0 CREATED Successfully Subscribed",
-    "1 bulk-1 INVALID Invalid container number 'MSKU9070324'",
+    "1 bulk-1 INVALID Invalid container number 'MSKU9070324': wrong check digit (the last digit is 4; ISO 6346 gives 3 for MSKU907032)",
     "2 bulk-2 CREATED Successfully Subscribed",
   ]);
   assert.equal(results[0].scacCode, "MAEU");
