@@ -86,15 +86,15 @@ func TestCredentialsUpsertMaskAndHealthCheck(t *testing.T) {
 			t.Fatalf("got %d %s, want %q", r.Status, r.Raw, msg)
 		}
 	}
-	ok(api.Do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"maersk-key-1234","extra":"ignored"}}`), "Successful Configuration")
-	ok(api.Do("POST", "/carrier/credentials", key, `{"HLCU":{"clientId":"hl-client","clientSecret":"hl-secret-wxyz"}}`), "Successful Configuration")
+	ok(api.Do("POST", "/carrier/credentials", key, `{"MAEU":{"apiKey":"maersk-api-key-1234","extra":"ignored"}}`), "Successful Configuration")
+	ok(api.Do("POST", "/carrier/credentials", key, `{"HLCU":{"clientId":"hl-client","clientSecret":"hl-client-secret-wxyz"}}`), "Successful Configuration")
 	got := api.Do("GET", "/carrier/credentials", key, nil)
 	want := `{"carrierCredentials":{"HLCU":{"clientId":"hl-client","clientSecret":"****wxyz"},"MAEU":{"apiKey":"****1234"}},"env":"sandbox"}`
 	if norm(t, got.Raw) != want {
 		t.Fatalf("GET:\n got %s\nwant %s", norm(t, got.Raw), want)
 	}
 	// Re-posting a carrier replaces its set; other carriers untouched.
-	ok(api.Do("POST", "/carrier/credentials", key, `{"HLCU":{"clientId":"new-client","clientSecret":"ab"}}`), "Successful Configuration")
+	ok(api.Do("POST", "/carrier/credentials", key, `{"HLCU":{"clientId":"new-client","clientSecret":"s3cr3t"}}`), "Successful Configuration")
 	got = api.Do("GET", "/carrier/credentials", key, nil)
 	want = `{"carrierCredentials":{"HLCU":{"clientId":"new-client","clientSecret":"****"},"MAEU":{"apiKey":"****1234"}},"env":"sandbox"}`
 	if norm(t, got.Raw) != want {
@@ -114,7 +114,7 @@ func TestCredentialsUpsertMaskAndHealthCheck(t *testing.T) {
 	rows.Close()
 	// Health check passes the decrypted credentials to the carrier probe.
 	r := api.Do("POST", "/carrier/health-check", key, `{"scacCode":"MAEU"}`)
-	if r.Status != 200 || norm(t, r.Raw) != `{"httpCode":200,"scacCode":"MAEU","status":"OK"}` || prober.got["apiKey"] != "maersk-key-1234" {
+	if r.Status != 200 || norm(t, r.Raw) != `{"httpCode":200,"scacCode":"MAEU","status":"OK"}` || prober.got["apiKey"] != "maersk-api-key-1234" {
 		t.Fatalf("health-check: %d %s (prober got %v)", r.Status, r.Raw, prober.got)
 	}
 	// Another account sees nothing of these.

@@ -176,7 +176,7 @@ func TestWebhookAuthHeaders(t *testing.T) {
 	}
 	// Sent again, they replace the stored ones.
 	expect(api.Do("POST", "/webhook/configure", key, map[string]any{"targetUrl": other.URL + "/hook",
-		"authHeaders": map[string]string{"Api-Key": "second-key-9876"}}), 200, "Successful Configuration")
+		"authHeaders": map[string]string{"Api-Key": "second-api-key-9876"}}), 200, "Successful Configuration")
 	if got := getHeaders(); got != `{"Api-Key":"****9876"}` {
 		t.Errorf("GET authHeaders after replacing: %s", got)
 	}

@@ -46,7 +46,7 @@ func registerCredentials(s *fuego.Server, deps Deps) {
 			shown := map[string]string{}
 			for name, v := range fields {
 				if carriers.IsSecretField(name) {
-					v = Mask(v)
+					v = secretbox.Mask(v)
 				}
 				shown[name] = v
 			}
@@ -60,16 +60,7 @@ func registerCredentials(s *fuego.Server, deps Deps) {
 	},
 		option.OperationID("getCarrierCredentials"),
 		option.Summary("Stored carrier credentials, secrets masked"),
-		option.Description("clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters."),
+		option.Description("clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters (**** alone for a secret shorter than 16 characters)."),
 		option.Tags("Carrier credentials"),
 	)
-}
-
-// Mask shows only the last four characters of a secret.
-func Mask(v string) string {
-	r := []rune(v)
-	if len(r) <= 4 {
-		return "****"
-	}
-	return "****" + string(r[len(r)-4:])
 }

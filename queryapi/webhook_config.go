@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/contrack/contrack/platform/auth"
+	"github.com/contrack/contrack/platform/secretbox"
 	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/eventfilter"
 )
@@ -56,16 +57,16 @@ func registerWebhookConfig(s *fuego.Server, deps Deps) {
 		option.OperationID("getWebhook"),
 		option.Summary("The webhook configuration"),
 		option.Description("targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is \"\" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. "+
-			"authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none."),
+			"authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none."),
 		option.Tags("Webhooks"),
 	)
 }
 
-// MaskHeaderValue masks an auth header's value as Mask does, keeping an
+// MaskHeaderValue masks an auth header's value as secretbox.Mask does, keeping an
 // Authorization scheme ("Bearer ****wxyz"), which is not secret.
 func MaskHeaderValue(v string) string {
 	if scheme, cred, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic")) {
-		return scheme + " " + Mask(strings.TrimLeft(cred, " "))
+		return scheme + " " + secretbox.Mask(strings.TrimLeft(cred, " "))
 	}
-	return Mask(v)
+	return secretbox.Mask(v)
 }

@@ -468,7 +468,7 @@ func printConfig(w io.Writer, c Config) {
 		case e.Secret && f.Kind() == reflect.Map && f.Len() > 0:
 			shown = maskMapValues(f)
 		case e.Secret && shown != "":
-			shown = mask(shown)
+			shown = secretbox.Mask(shown)
 		case shown == "":
 			shown = "(empty)"
 		}
@@ -484,13 +484,6 @@ func printConfig(w io.Writer, c Config) {
 	}
 }
 
-// mask hides all but the last four characters of a secret (all of a short one).
-func mask(s string) string {
-	if len(s) <= 8 {
-		return "****"
-	}
-	return "****" + s[len(s)-4:]
-}
 
 // maskMapValues writes a map of secrets with every value hidden.
 func maskMapValues(m reflect.Value) string {
