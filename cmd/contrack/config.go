@@ -484,7 +484,6 @@ func printConfig(w io.Writer, c Config) {
 	}
 }
 
-
 // maskMapValues writes a map of secrets with every value hidden.
 func maskMapValues(m reflect.Value) string {
 	var items []string
