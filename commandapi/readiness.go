@@ -28,11 +28,18 @@ type FreeTimeResponse struct {
 	Rules   []readiness.FreeTimeRule `json:"rules"`
 }
 
-// AlertSettingsResponse is the answer of the alert-settings PUTs: the
-// settings as stored.
+// AlertSettingsResponse is the answer of PUT
+// /subscription/{id}/alert-settings: the settings as stored.
 type AlertSettingsResponse struct {
 	Message string `json:"message"`
 	readiness.AlertSettings
+}
+
+// AccountAlertSettingsResponse is the answer of PUT /account/alert-settings:
+// the settings now in force, as GET /account/alert-settings gives them.
+type AccountAlertSettingsResponse struct {
+	Message string `json:"message"`
+	readiness.AccountAlertSettings
 }
 
 func registerReadiness(s *fuego.Server, deps api) {
@@ -49,7 +56,7 @@ func registerReadiness(s *fuego.Server, deps api) {
 	fuego.Put(s, "/account/alert-settings", h.putAccountAlerts,
 		option.OperationID("putAccountAlertSettings"),
 		option.Summary("Set the account's alert settings"),
-		option.Description("etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default."),
+		option.Description("etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always."),
 		option.RequestBody(fuego.RequestBody{Type: readiness.AlertSettings{}}),
 		option.AddResponse(400, "Invalid settings", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Account"),
@@ -110,24 +117,24 @@ func thresholdMinutes(hours *float64) (*int32, string) {
 	return &m, ""
 }
 
-func (h readinessHandlers) putAccountAlerts(c fuego.ContextNoBody) (AlertSettingsResponse, error) {
+func (h readinessHandlers) putAccountAlerts(c fuego.ContextNoBody) (AccountAlertSettingsResponse, error) {
 	k, _ := auth.FromContext(c.Context())
 	var body readiness.AlertSettings
 	if err := httpapi.DecodeJSON(c.Request(), &body); err != nil {
-		return AlertSettingsResponse{}, err
+		return AccountAlertSettingsResponse{}, err
 	}
 	minutes, msg := thresholdMinutes(body.ETAChangeThresholdHours)
 	if msg == "" && body.LFDWarningDays != nil && (*body.LFDWarningDays < 0 || *body.LFDWarningDays > 30) {
 		msg = "Invalid 'lfdWarningDays': use 0 to 30 days, or null for the default"
 	}
 	if msg != "" {
-		return AlertSettingsResponse{}, httpapi.BadRequest(msg)
+		return AccountAlertSettingsResponse{}, httpapi.BadRequest(msg)
 	}
 	if _, err := h.deps.Pool.Exec(c.Context(), `UPDATE accounts SET eta_threshold_minutes = $2, lfd_warning_days = $3 WHERE id = $1`,
 		k.Account.ID, minutes, body.LFDWarningDays); err != nil {
-		return AlertSettingsResponse{}, fmt.Errorf("store alert settings: %w", err)
+		return AccountAlertSettingsResponse{}, fmt.Errorf("store alert settings: %w", err)
 	}
-	return AlertSettingsResponse{Message: msgAlertSettingsSaved, AlertSettings: storedSettings(minutes, body.LFDWarningDays)}, nil
+	return AccountAlertSettingsResponse{Message: msgAlertSettingsSaved, AccountAlertSettings: readiness.AccountSettings(minutes, body.LFDWarningDays)}, nil
 }
 
 func (h readinessHandlers) putSubscriptionAlerts(c fuego.ContextNoBody) (AlertSettingsResponse, error) {
@@ -152,16 +159,5 @@ func (h readinessHandlers) putSubscriptionAlerts(c fuego.ContextNoBody) (AlertSe
 	if err != nil {
 		return AlertSettingsResponse{}, fmt.Errorf("store alert settings: %w", err)
 	}
-	return AlertSettingsResponse{Message: msgAlertSettingsSaved, AlertSettings: storedSettings(minutes, nil)}, nil
-}
-
-// storedSettings are settings as stored, hours from minutes.
-func storedSettings(minutes *int32, warn *int) readiness.AlertSettings {
-	var s readiness.AlertSettings
-	if minutes != nil {
-		h := float64(*minutes) / 60
-		s.ETAChangeThresholdHours = &h
-	}
-	s.LFDWarningDays = warn
-	return s
+	return AlertSettingsResponse{Message: msgAlertSettingsSaved, AlertSettings: readiness.AlertSettings{ETAChangeThresholdHours: readiness.ThresholdHours(minutes)}}, nil
 }

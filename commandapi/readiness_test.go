@@ -40,14 +40,24 @@ func TestFreeTimeAndAlertSettings(t *testing.T) {
 		t.Fatalf("another account sees: %s", g.Raw)
 	}
 
-	if g := api.Do("GET", "/account/alert-settings", key, nil); norm(t, g.Raw) != `{"etaChangeThresholdHours":null}` {
+	// The first read gives the warning days in force: the default.
+	if g := api.Do("GET", "/account/alert-settings", key, nil); norm(t, g.Raw) != `{"etaChangeThresholdHours":null,"lfdWarningDays":2}` {
 		t.Fatalf("alert settings before: %s", g.Raw)
 	}
 	expect(t, api.Do("PUT", "/account/alert-settings", key, `{"etaChangeThresholdHours":-1}`), 400, "Invalid 'etaChangeThresholdHours': use 0 to 2160 hours, or null for the default")
 	expect(t, api.Do("PUT", "/account/alert-settings", key, `{"lfdWarningDays":31}`), 400, "Invalid 'lfdWarningDays': use 0 to 30 days, or null for the default")
-	expect(t, api.Do("PUT", "/account/alert-settings", key, `{"etaChangeThresholdHours":1.5,"lfdWarningDays":3}`), 200, "Alert settings saved")
+	if p := api.Do("PUT", "/account/alert-settings", key, `{"etaChangeThresholdHours":1.5,"lfdWarningDays":3}`); norm(t, p.Raw) != `{"etaChangeThresholdHours":1.5,"lfdWarningDays":3,"message":"Alert settings saved"}` {
+		t.Fatalf("PUT: %d %s", p.Status, p.Raw)
+	}
 	if g := api.Do("GET", "/account/alert-settings", key, nil); norm(t, g.Raw) != `{"etaChangeThresholdHours":1.5,"lfdWarningDays":3}` {
 		t.Fatalf("alert settings: %s", g.Raw)
+	}
+	if g := api.Do("GET", "/account/alert-settings", other, nil); norm(t, g.Raw) != `{"etaChangeThresholdHours":null,"lfdWarningDays":2}` {
+		t.Fatalf("another account's alert settings: %s", g.Raw)
+	}
+	// Back to the default: null stores nothing, and the default is given.
+	if p := api.Do("PUT", "/account/alert-settings", key, `{"etaChangeThresholdHours":1.5,"lfdWarningDays":null}`); norm(t, p.Raw) != `{"etaChangeThresholdHours":1.5,"lfdWarningDays":2,"message":"Alert settings saved"}` {
+		t.Fatalf("PUT null: %d %s", p.Status, p.Raw)
 	}
 	expect(t, api.Do("PUT", "/subscription/nope/alert-settings", key, `{"etaChangeThresholdHours":2}`), 404, "Subscription not found")
 	if r := api.Do("POST", "/subscription/equipment", key, `{"scacCode":"MAEU","containerNumber":"MSKU1234565","subscriptionReference":"ref-1"}`); r.Status != 200 {

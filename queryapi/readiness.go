@@ -36,19 +36,19 @@ func registerReadiness(s *fuego.Server, deps Deps) {
 		option.Description("As PUT /account/free-time stored them; [] when none."),
 		option.Tags("Account"),
 	)
-	fuego.Get(s, "/account/alert-settings", func(c fuego.ContextNoBody) (readiness.AlertSettings, error) {
+	fuego.Get(s, "/account/alert-settings", func(c fuego.ContextNoBody) (readiness.AccountAlertSettings, error) {
 		k, _ := auth.FromContext(c.Context())
 		var minutes *int32
 		var warn *int
 		if err := deps.Pool.QueryRow(c.Context(), `SELECT eta_threshold_minutes, lfd_warning_days FROM accounts WHERE id = $1`, k.Account.ID).
 			Scan(&minutes, &warn); err != nil {
-			return readiness.AlertSettings{}, fmt.Errorf("read alert settings: %w", err)
+			return readiness.AccountAlertSettings{}, fmt.Errorf("read alert settings: %w", err)
 		}
-		return settings(minutes, warn), nil
+		return readiness.AccountSettings(minutes, warn), nil
 	},
 		option.OperationID("getAccountAlertSettings"),
 		option.Summary("The account's alert settings"),
-		option.Description("null: the default (etaChangeThresholdHours 6, lfdWarningDays 2)."),
+		option.Description("etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day LFD_APPROACHING is raised, the default (2) until the account sets its own."),
 		option.Tags("Account"),
 	)
 	fuego.Get(s, "/subscription/{subscription_id}/alert-settings", func(c fuego.ContextNoBody) (readiness.AlertSettings, error) {
@@ -62,7 +62,7 @@ func registerReadiness(s *fuego.Server, deps Deps) {
 		if err != nil {
 			return readiness.AlertSettings{}, fmt.Errorf("read alert settings: %w", err)
 		}
-		return settings(minutes, nil), nil
+		return readiness.AlertSettings{ETAChangeThresholdHours: readiness.ThresholdHours(minutes)}, nil
 	},
 		option.OperationID("getSubscriptionAlertSettings"),
 		option.Path("subscription_id", "the subscriptionReference"),
@@ -71,15 +71,4 @@ func registerReadiness(s *fuego.Server, deps Deps) {
 		option.AddResponse(404, "No such subscription", fuego.Response{Type: httpapi.Body{}}),
 		option.Tags("Subscriptions"),
 	)
-}
-
-// settings are stored settings as served, hours from minutes.
-func settings(minutes *int32, warn *int) readiness.AlertSettings {
-	var s readiness.AlertSettings
-	if minutes != nil {
-		h := float64(*minutes) / 60
-		s.ETAChangeThresholdHours = &h
-	}
-	s.LFDWarningDays = warn
-	return s
 }

@@ -381,6 +381,36 @@ type AlertSettings struct {
 	LFDWarningDays *int `json:"lfdWarningDays,omitempty"`
 }
 
+// AccountAlertSettings is GET /account/alert-settings' answer (and, with its
+// message, PUT's): the settings in force, lfdWarningDays always given (the
+// default, DefaultWarningDays, until the account sets its own);
+// etaChangeThresholdHours null for the default.
+type AccountAlertSettings struct {
+	ETAChangeThresholdHours *float64 `json:"etaChangeThresholdHours"`
+	LFDWarningDays          int      `json:"lfdWarningDays"`
+}
+
+// AccountSettings are an account's stored alert settings as served: the
+// ETA threshold in hours from its stored minutes, the warning days or the
+// default.
+func AccountSettings(thresholdMinutes *int32, warningDays *int) AccountAlertSettings {
+	s := AccountAlertSettings{ETAChangeThresholdHours: ThresholdHours(thresholdMinutes), LFDWarningDays: DefaultWarningDays}
+	if warningDays != nil {
+		s.LFDWarningDays = *warningDays
+	}
+	return s
+}
+
+// ThresholdHours is a stored ETA threshold (minutes) in hours; nil stays nil
+// (the default).
+func ThresholdHours(minutes *int32) *float64 {
+	if minutes == nil {
+		return nil
+	}
+	h := float64(*minutes) / 60
+	return &h
+}
+
 // DefaultETAThresholdHours is the ETA move an ETA_CHANGED alert needs
 // unless the subscription or the account says.
 const DefaultETAThresholdHours = 6
