@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Short fuzz run per parser in `make test`; longer with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
 
-.PHONY: build run test test-dates test-kafka kafka test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale e2e-population chaos clean sdk sdk-deps sdk-test
+.PHONY: build run test test-dates test-kafka kafka test-containers services browser console screenshots unit fuzz bench lint generate e2e e2e-scale e2e-population chaos dcsa-conformance clean sdk sdk-deps sdk-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
@@ -153,6 +153,13 @@ e2e-population: services build
 # broker frozen 30 s) instead of the embedded broker's restart.
 chaos: services build
 	KAFKA=$(KAFKA) ./scripts/chaos.sh
+
+# DCSA's Conformance Gateway judging contrack in both Track & Trace 3.0.0 roles, all 42
+# scenarios, one line each (docs/tnt3.md). Not in .ci/run: it needs the gateway's source
+# (DCSA_GATEWAY_SRC, default ../Conformance-Gateway), JDK 25 and, for its first build, Maven
+# Central.
+dcsa-conformance: services
+	./scripts/dcsa-conformance.sh
 
 # The client libraries (sdk/): docs/openapi.json rewritten from the server's
 # routes, then each SDK's generated client from it, with the generator
