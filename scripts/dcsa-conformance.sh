@@ -401,12 +401,15 @@ run_role() { # ROLE: create the sandbox, configure both sides, run every scenari
 			stop=$(gw operation=getScenarioStatus "sandboxId=$sb" "scenarioId=$id" | jq -r '.isRunning')
 			[ "$stop" = true ] && gw operation=startOrStopScenario "sandboxId=$sb" "scenarioId=$id" >/dev/null
 		fi
+		# what the gateway found wrong, for the figures
+		gw operation=getScenarioStatus "sandboxId=$sb" "scenarioId=$id" |
+			jq -r '[.. | .errorMessages? // empty | .[]] | unique | .[:3] | join("; ")' >"$WORK/reasons-$role-$id" 2>/dev/null
 	done <<<"$scenarios"
 
 	gw_ok operation=getScenarioDigests "sandboxId=$sb" >"$WORK/$role-digests.json" || die "getScenarioDigests failed"
-	while IFS=$'\t' read -r module name status; do
-		RESULTS+=("$role"$'\t'"$module"$'\t'"$name"$'\t'"$status")
-	done < <(jq -r '.[] | .moduleName as $m | .scenarios[] | [$m, .name, .conformanceStatus] | @tsv' "$WORK/$role-digests.json")
+	while IFS=$'\t' read -r module name status id; do
+		RESULTS+=("$role"$'\t'"$module"$'\t'"$name"$'\t'"$status"$'\t'"$(cat "$WORK/reasons-$role-$id" 2>/dev/null)")
+	done < <(jq -r '.[] | .moduleName as $m | .scenarios[] | [$m, .name, .conformanceStatus, .id] | @tsv' "$WORK/$role-digests.json")
 	gw operation=createReport "sandboxId=$sb" "reportTitle=contrack $role" >/dev/null
 }
 
@@ -495,11 +498,12 @@ conformant=0
 echo
 printf '%-9s %-22s %s\n' ROLE STATUS SCENARIO
 for r in "${RESULTS[@]}"; do
-	IFS=$'\t' read -r role module name status <<<"$r"
+	IFS=$'\t' read -r role module name status reasons <<<"$r"
 	printf '%-9s %-22s %s / %s\n' "$role" "$status" "$module" "$name"
+	[ "$status" = CONFORMANT ] || [ -z "$reasons" ] || printf '%-32s %s\n' '' "$reasons"
 	[ "$status" = CONFORMANT ] && conformant=$((conformant + 1))
 done
-echo "total: $conformant of ${#RESULTS[@]} scenarios CONFORMANT (gateway $(git -C "$GW_SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), contrack $(git rev-parse --short HEAD))"
+echo "total: $conformant of ${#RESULTS[@]} scenarios CONFORMANT (gateway $(git -C "$GW_SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), contrack $(git describe --always --dirty))"
 [ "$conformant" = "${#RESULTS[@]}" ] && [ "${#RESULTS[@]}" -gt 0 ]
 exit $?
 }
