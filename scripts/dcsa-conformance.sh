@@ -503,7 +503,7 @@ for r in "${RESULTS[@]}"; do
 	[ "$status" = CONFORMANT ] || [ -z "$reasons" ] || printf '%-32s %s\n' '' "$reasons"
 	[ "$status" = CONFORMANT ] && conformant=$((conformant + 1))
 done
-echo "total: $conformant of ${#RESULTS[@]} scenarios CONFORMANT (gateway $(git -C "$GW_SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), contrack $(git describe --always --dirty))"
+echo "total: $conformant of ${#RESULTS[@]} scenarios CONFORMANT (gateway $(git -C "$GW_SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), contrack $(git describe --always --dirty 2>/dev/null || echo '?'))"
 [ "$conformant" = "${#RESULTS[@]}" ] && [ "${#RESULTS[@]}" -gt 0 ]
 exit $?
 }
