@@ -59,7 +59,7 @@ var corpusFormats = []carriers.Format{
 // targets the counts must be exactly these, so a file added or removed
 // updates them, and they go when the targets are met.
 const (
-	corpusPayloadsReached = 25
+	corpusPayloadsReached = 31
 	corpusCarriersReached = 1
 )
 
