@@ -106,6 +106,13 @@ const (
 	// messages that are whole (each closed by its UNT): the messages are
 	// read (Repair.Value says what did not match).
 	RepairEnvelopeMismatch RepairKind = "envelope_mismatch"
+	// RepairCommentsRemoved: a JSON body with "//" line comments (COSCO's
+	// published answers) was read without them (Repair.Value counts them).
+	RepairCommentsRemoved RepairKind = "comments_removed"
+	// RepairLocalTimeAsUTC: a time with no offset and no place that says
+	// its zone (COSCO's local times, with free-text places) was read as
+	// UTC, its wall-clock digits kept (Repair.Value is the time as sent).
+	RepairLocalTimeAsUTC RepairKind = "local_time_as_utc"
 )
 
 // Repair is one deviation a parser repaired or left out.

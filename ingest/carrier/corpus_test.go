@@ -18,14 +18,7 @@ import (
 
 // corpusGaps are the corpus payloads a carrier's adapter cannot read yet,
 // with the reason: the test holds each gap open, so closing one shows here.
-var corpusGaps = map[string]string{
-	// COSCO's published answers are not the shape schemas/cosco reads: JSON
-	// with comments, code 0 for success, labels for statuses, local times.
-	"carriers/COSU/cargotracking-by-bl.txt":        "malformed COSCO body",
-	"carriers/COSU/cargotracking-by-booking.txt":   "malformed COSCO body",
-	"carriers/COSU/cargotracking-by-container.txt": "malformed COSCO body",
-	"carriers/COSU/cargotracking-not-found.json":   "malformed COSCO body",
-}
+var corpusGaps = map[string]string{}
 
 // corpusCarrier is how one carrier of the registry is reached: its events
 // path and token endpoint as its adapter calls them.

@@ -52,6 +52,15 @@ func (a *coscoAdapter) fetch(ctx context.Context, creds Credentials, q Query) (R
 	if f != nil {
 		return a.finish(start, f, nil, 0, 0)
 	}
+	// COSCO's published answers (code 0, "//" comments as its
+	// documentation prints them) are handed on unchanged: the parser
+	// reads that shape too.
+	if n, ok := publishedEvents(resp.body); ok {
+		if n < 0 {
+			return a.finish(start, &failure{outcome: OutcomeError, code: resp.status, reason: "COSCO error code in the published shape"}, nil, 0, 0)
+		}
+		return a.finish(start, nil, [][]byte{resp.body}, n, resp.status)
+	}
 	var body cosco.Response
 	if err := json.Unmarshal(resp.body, &body); err != nil {
 		return a.finish(start, &failure{outcome: OutcomeError, code: resp.status, reason: "malformed COSCO body"}, nil, 0, 0)
@@ -74,4 +83,36 @@ func (a *coscoAdapter) fetch(ctx context.Context, creds Credentials, q Query) (R
 		}
 	}
 	return a.finish(start, nil, [][]byte{resp.body}, n, resp.status)
+}
+
+// publishedEvents reads body as COSCO's published shape: ok when it is one
+// (its code a number), with the count of container statuses and vessel
+// legs it carries, or n < 0 for an error code.
+func publishedEvents(raw []byte) (n int, ok bool) {
+	body, _ := cosco.StripComments(raw)
+	var r cosco.PublishedResponse
+	if json.Unmarshal(body, &r) != nil || r.Code == "" {
+		return 0, false
+	}
+	code, err := r.Code.Int64()
+	if err != nil {
+		return 0, false
+	}
+	if code != cosco.PublishedCodeOK {
+		if r.Data == nil || code == http.StatusOK {
+			return 0, false // a documented-shape code sent as a number
+		}
+		return -1, true
+	}
+	if r.Data == nil || r.Data.Content == nil {
+		return 0, true
+	}
+	c := r.Data.Content
+	for _, ctr := range c.Containers {
+		n += len(ctr.CircleStatus) + len(ctr.Histories)
+	}
+	for _, g := range c.ContainerStatus {
+		n += len(g.Containers)
+	}
+	return n + 2*len(c.ActualShipment), true
 }

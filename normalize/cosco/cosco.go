@@ -3,7 +3,11 @@
 // equipment and transport events: one event per container event.
 //
 // Event codes map as schemas/cosco documents them (eventTable is the one
-// table). Decisions where that shape leaves room:
+// table). COSCO's published shape (schemas/cosco PublishedResponse: code 0,
+// status labels, local times, free-text places) is read too, by
+// parsePublished; "//" comments in either are removed and counted
+// (normalize.RepairCommentsRemoved). Decisions where the documented shape
+// leaves room:
 //
 //   - Outcomes: "200" is data (no events if its containers have none, or
 //     data is null); "404" is no data, not an error. "401", "500", "503" and
@@ -102,6 +106,15 @@ func Parse(raw []byte, env normalize.Envelope) (normalize.Result, error) {
 func ParseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, error) {
 	var st Stats
 	var res normalize.Result
+	// COSCO's documentation prints its answers with "//" comments: read
+	// without them, counted.
+	if body, n := cosco.StripComments(raw); n > 0 {
+		raw = body
+		res.Repairs = append(res.Repairs, normalize.Repair{Kind: normalize.RepairCommentsRemoved, Value: strconv.Itoa(n)})
+	}
+	if published(raw) {
+		return parsePublished(raw, res.Repairs, env)
+	}
 	var resp cosco.Response
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		// A number where COSCO documents a string (an IMO number, an id):
@@ -110,7 +123,7 @@ func ParseStats(raw []byte, env normalize.Envelope) (normalize.Result, Stats, er
 		if repairs == nil || json.Unmarshal(fixed, &resp) != nil {
 			return res, st, parseErr("", "not a COSCO response: "+jsonReason(err))
 		}
-		res.Repairs = repairs
+		res.Repairs = append(res.Repairs, repairs...)
 	}
 	// encoding/json matched member names in any case: those spelt
 	// otherwise are counted.
