@@ -98,8 +98,10 @@ const (
 	// RepairUnknownCode: an element whose status or event code no table
 	// knows was left out (Repair.Value is the code).
 	RepairUnknownCode RepairKind = "unknown_code_left_out"
-	// RepairNotCarriedLeftOut: a TNT 3.0 event 2.0.2 cannot carry (IoT,
-	// reefer) was left out (Repair.Value says why).
+	// RepairNotCarriedLeftOut: an event 2.0.2 cannot carry (a TNT 3.0 IoT
+	// or reefer event, a shipment milestone, an IFTSTA status that is no
+	// movement such as a customs release) was left out (Repair.Value says
+	// why).
 	RepairNotCarriedLeftOut RepairKind = "not_carried_left_out"
 	// RepairEnvelopeMismatch: an EDIFACT interchange trailer (UNZ) whose
 	// control count or reference does not match its header, around

@@ -281,7 +281,10 @@ func (b *builder) status(m *message, st *status, created createdAt) *normalize.P
 		b.res.Repairs = append(b.res.Repairs, normalize.Repair{Kind: normalize.RepairUnknownCode, Path: segPath(st.num, "STS"), Value: st.code})
 		return nil
 	case mp.eventType == "":
+		// Known and deliberately not an event: left out, and counted where
+		// the data-quality figures see it.
 		b.stats.Skipped = inc(b.stats.Skipped, st.code)
+		b.res.Repairs = append(b.res.Repairs, normalize.Repair{Kind: normalize.RepairNotCarriedLeftOut, Path: segPath(st.num, "STS"), Value: st.code + ": " + mp.skip})
 		return nil
 	}
 	tdt := pickTDT(m, st, mp)
