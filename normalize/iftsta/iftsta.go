@@ -275,6 +275,9 @@ func dateErr(x *dtm, err error) *normalize.ParseError {
 func (b *builder) status(m *message, st *status, created createdAt) *normalize.ParseError {
 	b.stats.Statuses++
 	mp, ok := statusTable[st.code]
+	if name, inRec24 := rec24[st.code]; !ok && inRec24 {
+		mp, ok = mapping{name: name, skip: "UNECE Rec. 24 " + strconv.Quote(name) + " is no container movement DCSA 2.0.2 carries"}, true
+	}
 	switch {
 	case !ok:
 		b.stats.Unknown = inc(b.stats.Unknown, st.code)
@@ -325,13 +328,23 @@ func (b *builder) status(m *message, st *status, created createdAt) *normalize.P
 	var tc *dcsa.TransportCall
 	if mode != "" {
 		tc = b.transportCall(mode, tdt, loc, p)
+	} else if mp.eventType == dcsa.EventTypeTransport {
+		// A Rec. 24 arrival or departure says nothing of the means of
+		// transport: without a TDT there is no transport call to place it.
+		return parseErr(segPath(st.num, "STS"), "status "+clip(st.code)+" ("+mp.name+") is a transport event, and no TDT of the status gives its means of transport")
 	}
 	docs := documents(m, st)
 	carrier := b.env.SCAC
 	if len(carrier) > validate.MaxCarrierCode {
 		carrier = ""
 	}
-	for i, eq := range containers(st) {
+	eqs := containers(st)
+	if mp.eventType == dcsa.EventTypeEquipment && len(eqs) == 1 && eqs[0].id == "" {
+		// A freight status of a consignment (EANCOM's, with goods items
+		// and no EQD): there is no container for an equipment event.
+		return parseErr(segPath(st.num, "STS"), "status "+clip(st.code)+" ("+mp.name+") names no container (no EQD, no RFF+EQ): an equipment event needs one")
+	}
+	for i, eq := range eqs {
 		if i > 0 { // every event owns its parts: a consumer may change one
 			tc, loc, docs = cloneCall(tc), cloneLocation(loc), slices.Clone(docs)
 		}

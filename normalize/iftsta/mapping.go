@@ -9,6 +9,8 @@ const (
 	eqGTIN = "GTIN"
 	eqGTOT = "GTOT"
 	eqDrop = "DROP"
+	eqStuf = "STUF"
+	eqStrp = "STRP"
 	trArri = "ARRI"
 	trDepa = "DEPA"
 
@@ -52,12 +54,15 @@ type mapping struct {
 
 // statusTable is the one place that decides what an STS status code (C555
 // 4405) becomes. Ocean carriers reuse the ANSI X12 315 shipment status codes
-// in IFTSTA; those are the keys. docs/iftsta.md shows this table with the
+// (element 157) in IFTSTA, and send UN/EDIFACT's own, UNECE Recommendation
+// 24's numeric codes; both are keys. docs/iftsta.md shows this table with the
 // reasoning; TestStatusTableDocumented keeps both in step.
 //
 // Codes in no row are counted in Stats.Unknown and reported as repairs
-// (normalize.RepairUnknownCode, with the code); rows with skip in
-// Stats.Skipped. Neither fails the interchange.
+// (normalize.RepairUnknownCode, with the code), unless Rec. 24 names them
+// (rec24): those, and rows with skip, are counted in Stats.Skipped and
+// reported as normalize.RepairNotCarriedLeftOut, with why. None fails the
+// interchange.
 var statusTable = map[string]mapping{
 	// Export side.
 	"EE": {name: "empty equipment dispatched to shipper", eventType: dcsa.EventTypeEquipment, code: eqGTOT, empty: empty},
@@ -79,6 +84,25 @@ var statusTable = map[string]mapping{
 	"P":  {name: "departed (from origin ramp)", eventType: dcsa.EventTypeTransport, code: trDepa, mode: modeRail, side: sideDeparture},
 	// Truck legs.
 	"AM": {name: "loaded on truck", eventType: dcsa.EventTypeEquipment, code: eqLoad, empty: laden, mode: modeTruck, side: sideDeparture},
+	// Barge and feeder legs.
+	"AO": {name: "loaded on barge", eventType: dcsa.EventTypeEquipment, code: eqLoad, empty: laden, mode: modeBarge, side: sideDeparture},
+	"AP": {name: "loaded on feeder vessel", eventType: dcsa.EventTypeEquipment, code: eqLoad, empty: laden, mode: modeVessel, side: sideDeparture},
+
+	// UN/EDIFACT 4405 codes of UNECE Recommendation 24 (Trade and Transport
+	// Status Codes, reference/unece), which carriers send under agency 6
+	// (UN/ECE) or with none: those that are a container movement. The mode
+	// comes from a TDT of the status. Other Rec. 24 codes are left out as
+	// not carried (rec24).
+	"1":   {name: "Arrival, completed", eventType: dcsa.EventTypeTransport, code: trArri, side: sideArrival},
+	"24":  {name: "Departure, completed", eventType: dcsa.EventTypeTransport, code: trDepa, side: sideDeparture},
+	"127": {name: "Departed, completed on a means of transport", eventType: dcsa.EventTypeTransport, code: trDepa, side: sideDeparture},
+	"48":  {name: "Loading, completed onto a means of transport", eventType: dcsa.EventTypeEquipment, code: eqLoad, empty: laden, side: sideDeparture},
+	"79":  {name: "Reloaded onto a means of transport", eventType: dcsa.EventTypeEquipment, code: eqLoad, empty: laden, side: sideDeparture},
+	"29":  {name: "Unloaded", eventType: dcsa.EventTypeEquipment, code: eqDisc, empty: laden, side: sideArrival},
+	"21":  {name: "Delivery, completed", eventType: dcsa.EventTypeEquipment, code: eqDrop, empty: laden, side: sideDelivery},
+	"93":  {name: "Stuffed", eventType: dcsa.EventTypeEquipment, code: eqStuf, empty: laden},
+	"94":  {name: "Stuffed and sealed", eventType: dcsa.EventTypeEquipment, code: eqStuf, empty: laden},
+	"28":  {name: "Stripped", eventType: dcsa.EventTypeEquipment, code: eqStrp, empty: empty},
 
 	// Statuses of documents and permissions, not of a container's movement:
 	// DCSA has them as shipment events, which contrack does not emit.
@@ -93,6 +117,12 @@ var statusTable = map[string]mapping{
 	"AD": {name: "delivery appointment", skip: "an appointment is no DCSA 2.0.2 event"},
 	"CU": {name: "carrier and customs release", skip: "releases are DCSA shipment events"},
 	"AG": {name: "estimated delivery", skip: "an estimate notice: the delivery itself comes as D with an estimated date"},
+	"K":  {name: "at customs", skip: "customs status is a DCSA shipment event"},
+	"FT": {name: "free time expired", skip: "a demurrage deadline, not an event"},
+	"CS": {name: "container sealed", skip: "a seal is no DCSA 2.0.2 event; seals come with the container's events"},
+	"OB": {name: "original bill of lading received", skip: "a document status is a DCSA shipment event"},
+	"BR": {name: "bill of lading released", skip: "a document status is a DCSA shipment event"},
+	"BF": {name: "booking confirmed", skip: "a booking status is a DCSA shipment event"},
 }
 
 // eventQualifiers are the LOC qualifiers (3227) carriers use for the place

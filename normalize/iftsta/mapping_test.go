@@ -31,25 +31,40 @@ func oneStatus(code string, extra ...string) []byte {
 // TestStatusCodes pins what each X12 315 status code becomes. It restates the
 // mapping instead of reading statusTable, so a changed row fails here.
 func TestStatusCodes(t *testing.T) {
+	vessel := "TDT+20+1W+1+++++9321483:146" // a TDT of the status saying its mode
 	tests := []struct {
 		code, eventType, dcsaCode, empty, mode string
+		extra                                  []string
 	}{
-		{"EE", "EQUIPMENT", "GTOT", "EMPTY", ""},
-		{"I", "EQUIPMENT", "GTIN", "LADEN", ""},
-		{"AE", "EQUIPMENT", "LOAD", "LADEN", "VESSEL"},
-		{"VD", "TRANSPORT", "DEPA", "", "VESSEL"},
-		{"VA", "TRANSPORT", "ARRI", "", "VESSEL"},
-		{"UV", "EQUIPMENT", "DISC", "LADEN", "VESSEL"},
-		{"OA", "EQUIPMENT", "GTOT", "LADEN", ""},
-		{"D", "EQUIPMENT", "DROP", "LADEN", ""},
-		{"RD", "EQUIPMENT", "GTIN", "EMPTY", ""},
-		{"AL", "EQUIPMENT", "LOAD", "LADEN", "RAIL"},
-		{"RL", "TRANSPORT", "DEPA", "", "RAIL"},
-		{"AR", "TRANSPORT", "ARRI", "", "RAIL"},
-		{"A", "TRANSPORT", "ARRI", "", "RAIL"},
-		{"UR", "EQUIPMENT", "DISC", "LADEN", "RAIL"},
-		{"P", "TRANSPORT", "DEPA", "", "RAIL"},
-		{"AM", "EQUIPMENT", "LOAD", "LADEN", "TRUCK"},
+		{"EE", "EQUIPMENT", "GTOT", "EMPTY", "", nil},
+		{"I", "EQUIPMENT", "GTIN", "LADEN", "", nil},
+		{"AE", "EQUIPMENT", "LOAD", "LADEN", "VESSEL", nil},
+		{"VD", "TRANSPORT", "DEPA", "", "VESSEL", nil},
+		{"VA", "TRANSPORT", "ARRI", "", "VESSEL", nil},
+		{"UV", "EQUIPMENT", "DISC", "LADEN", "VESSEL", nil},
+		{"OA", "EQUIPMENT", "GTOT", "LADEN", "", nil},
+		{"D", "EQUIPMENT", "DROP", "LADEN", "", nil},
+		{"RD", "EQUIPMENT", "GTIN", "EMPTY", "", nil},
+		{"AL", "EQUIPMENT", "LOAD", "LADEN", "RAIL", nil},
+		{"RL", "TRANSPORT", "DEPA", "", "RAIL", nil},
+		{"AR", "TRANSPORT", "ARRI", "", "RAIL", nil},
+		{"A", "TRANSPORT", "ARRI", "", "RAIL", nil},
+		{"UR", "EQUIPMENT", "DISC", "LADEN", "RAIL", nil},
+		{"P", "TRANSPORT", "DEPA", "", "RAIL", nil},
+		{"AM", "EQUIPMENT", "LOAD", "LADEN", "TRUCK", nil},
+		{"AO", "EQUIPMENT", "LOAD", "LADEN", "BARGE", nil},
+		{"AP", "EQUIPMENT", "LOAD", "LADEN", "VESSEL", nil},
+		// UNECE Rec. 24 codes: the mode only from a TDT.
+		{"1", "TRANSPORT", "ARRI", "", "VESSEL", []string{vessel}},
+		{"24", "TRANSPORT", "DEPA", "", "VESSEL", []string{vessel}},
+		{"127", "TRANSPORT", "DEPA", "", "VESSEL", []string{vessel}},
+		{"48", "EQUIPMENT", "LOAD", "LADEN", "", nil},
+		{"79", "EQUIPMENT", "LOAD", "LADEN", "", nil},
+		{"29", "EQUIPMENT", "DISC", "LADEN", "", nil},
+		{"21", "EQUIPMENT", "DROP", "LADEN", "", nil},
+		{"93", "EQUIPMENT", "STUF", "LADEN", "", nil},
+		{"94", "EQUIPMENT", "STUF", "LADEN", "", nil},
+		{"28", "EQUIPMENT", "STRP", "EMPTY", "", nil},
 	}
 	mapped := 0
 	for _, m := range statusTable {
@@ -62,7 +77,7 @@ func TestStatusCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
-			events, err := normalize.Strict(Parse(oneStatus(tt.code), testEnv))
+			events, err := normalize.Strict(Parse(oneStatus(tt.code, tt.extra...), testEnv))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,15 +113,32 @@ func TestStatusCodes(t *testing.T) {
 }
 
 func TestSkippedAndUnknownCodes(t *testing.T) {
-	for _, code := range []string{"CT", "CR", "IB", "AV", "NF", "C", "E", "AA", "AD", "CU", "AG"} {
-		events, st, err := strictStats(oneStatus(code), testEnv)
-		if err != nil || len(events) != 0 || st.Skipped[code] != 1 || st.Statuses != 1 {
-			t.Errorf("%s: %d events, stats %+v, err %v", code, len(events), st, err)
+	// Known codes that are no container movement, X12's and UNECE Rec.
+	// 24's (31 en route, 12 cleared by customs): left out, counted, and
+	// kept as a not-carried repair saying why.
+	for _, code := range []string{"CT", "CR", "IB", "AV", "NF", "C", "E", "AA", "AD", "CU", "AG", "K", "FT", "CS", "OB", "BR", "BF", "31", "12"} {
+		res, st, err := ParseStats(oneStatus(code), testEnv)
+		if err != nil || len(res.Events) != 0 || len(res.Refused) != 0 || st.Skipped[code] != 1 || st.Statuses != 1 {
+			t.Errorf("%s: %d events, stats %+v, err %v", code, len(res.Events), st, err)
 		}
+		if len(res.Repairs) != 1 || res.Repairs[0].Kind != normalize.RepairNotCarriedLeftOut || !strings.HasPrefix(res.Repairs[0].Value, code+": ") {
+			t.Errorf("%s: repairs %+v, want it kept as not_carried_left_out", code, res.Repairs)
+		}
+	}
+	// An equipment status of a consignment with no container (EANCOM's
+	// freight statuses) is refused, with why: no event without equipment.
+	if res, _, err := ParseStats(msg("CNI+1+BL1", "STS+1+21", "DTM+7:202603100000:203"), testEnv); err != nil || len(res.Events) != 0 || len(res.Refused) != 1 ||
+		!strings.Contains(res.Refused[0].Error(), "names no container") {
+		t.Errorf("STS 21 without a container: %d events, refused %v, err %v", len(res.Events), res.Refused, err)
+	}
+	// A Rec. 24 arrival with no TDT to say by what is refused, with why.
+	res, _, err := ParseStats(oneStatus("1"), testEnv)
+	if err != nil || len(res.Events) != 0 || len(res.Refused) != 1 || !strings.Contains(res.Refused[0].Error(), "no TDT of the status gives its means of transport") {
+		t.Errorf("STS 1 without a TDT: %d events, refused %v, err %v", len(res.Events), res.Refused, err)
 	}
 	// An unknown code is left out, counted, and kept as a repair naming
 	// its STS segment and the code: never silently dropped.
-	for _, code := range []string{"ZZ", "24", ""} {
+	for _, code := range []string{"ZZ", "999", ""} {
 		res, st, err := ParseStats(oneStatus(code), testEnv)
 		if err != nil || len(res.Events) != 0 || len(res.Refused) != 0 || st.Unknown[code] != 1 {
 			t.Errorf("%q: %d events, stats %+v, err %v", code, len(res.Events), st, err)
