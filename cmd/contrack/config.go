@@ -188,7 +188,7 @@ var envVars = []envVar{
 	{"CONTRACK_SANDBOX_SLOW_DELAY", "3s", "how long a slow sandbox test number (prefix SLOU) waits before answering", false, "Sandbox.SlowDelay"},
 	{"CONTRACK_SANDBOX_TOKEN_TTL", "1h", "lifetime of the sandbox carriers' access tokens", false, "Sandbox.TokenTTL"},
 	{"CONTRACK_SANDBOX_COSCO_CLIENTS", "", "clientId=secret,… of sandbox COSU clients whose signatures are verified in full", true, "Sandbox.CoscoClients"},
-	{"CONTRACK_SANDBOX_STRICT_SHAPES", "false", "true: every sandbox answer exactly as its standard documents it; false: one shipment in three gets, from the DCSA TNT 2.2 carriers, the deviations real carriers send (docs/sandbox.md)", false, "Sandbox.StrictShapes"},
+	{"CONTRACK_SANDBOX_STRICT_SHAPES", "false", "true: every sandbox answer exactly as its standard documents it; false: one shipment in three gets, from the DCSA TNT 2.2 carriers and COSU, the deviations real carriers send (docs/sandbox.md)", false, "Sandbox.StrictShapes"},
 	{"CONTRACK_SUBSCRIPTION_LIFETIME", "2160h", "subscription expiry after creation (90 days)", false, "SubscriptionLifetime"},
 	{"CONTRACK_INFER_TIMEOUT", "10s", "bound of all the carrier probes of one carrier inference (GET /carrier/infer, a subscription without scacCode); a carrier that has not answered by then does not know the shipment", false, "Commands.InferTimeout"},
 	{"CONTRACK_INFER_CONCURRENCY", "4", "carrier probes of one inference in flight", false, "Commands.InferConcurrency"},

@@ -47,7 +47,12 @@ func (s *server) cosco(scac string) http.Handler {
 			_ = json.NewEncoder(w).Encode(cosco.Response{Code: httpCode(f.status), Message: f.message})
 			return
 		}
-		writeJSON(w, RenderCOSCO(s.journey(scac, kind, value, s.journeyNow())))
+		j := s.journey(scac, kind, value, s.journeyNow())
+		if !s.cfg.StrictShapes && coscoPublished(scac, kind, value) {
+			writeJSON(w, RenderCOSCOPublished(j))
+			return
+		}
+		writeJSON(w, RenderCOSCO(j))
 	})
 }
 

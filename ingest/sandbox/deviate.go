@@ -21,8 +21,13 @@ const deviantOneIn = 3
 // its carrier's deviations (unless Config.StrictShapes).
 func Deviant(scac string, kind journey.Kind, value string) bool {
 	if _, ok := tnt22Deviations[scac]; !ok {
-		return false
+		return coscoPublished(scac, kind, value)
 	}
+	return deviantShare(scac, kind, value)
+}
+
+// deviantShare picks one shipment in deviantOneIn by its number.
+func deviantShare(scac string, kind journey.Kind, value string) bool {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(scac + "|" + string(kind) + "|" + strings.ToUpper(strings.TrimSpace(value))))
 	return h.Sum32()%deviantOneIn == 0

@@ -54,7 +54,9 @@ type Config struct {
 	// carrier's real API was seen to send — member names in another case,
 	// an {"events": [...]} envelope and hash ids, UN/LOCODE-prefixed
 	// facility codes, seals without a type, IMO numbers as JSON numbers —
-	// so everything downstream meets them every day.
+	// and the same share of COSU's is answered in the shape COSCO's open
+	// API documentation publishes (code 0, status labels, local times,
+	// free-text places), so everything downstream meets them every day.
 	StrictShapes bool
 	// CoscoClients maps COSU clientIds to their secrets. Signatures of these
 	// clients are verified in full; other clientIds get every check but the

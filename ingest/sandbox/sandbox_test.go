@@ -286,7 +286,9 @@ func signCOSCO(req *http.Request, id, secret string, date time.Time) {
 }
 
 func TestCOSCO(t *testing.T) {
-	h := NewHandler(Config{Clock: fixedClock, CoscoClients: map[string]string{"known": "s3cret"}})
+	// The documented shape (a share of shipments is answered in the
+	// published one otherwise: TestCOSCOPublished).
+	h := NewHandler(Config{Clock: fixedClock, CoscoClients: map[string]string{"known": "s3cret"}, StrictShapes: true})
 	call := func(query, id, secret string, date time.Time, mutate func(*http.Request)) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", "/cosu/tracking/v1/cargoTracking?"+query, nil)
 		signCOSCO(req, id, secret, date)
