@@ -115,6 +115,10 @@ const (
 	// its zone (COSCO's local times, with free-text places) was read as
 	// UTC, its wall-clock digits kept (Repair.Value is the time as sent).
 	RepairLocalTimeAsUTC RepairKind = "local_time_as_utc"
+	// RepairDraftMember: a member under its name in a draft of the
+	// standard (TNT 3.0 before 3.0.0: transportCallID, vessel, flat voyage
+	// numbers, a flat position) was read as the released standard's.
+	RepairDraftMember RepairKind = "draft_member"
 )
 
 // Repair is one deviation a parser repaired or left out.

@@ -211,6 +211,7 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return dcsa.Event{}, refuse("", "not a JSON object")
 	}
+	body := raw
 	if err := json.Unmarshal(raw, &s); err != nil {
 		// A number where 3.0 says string (an IMO number, an id): read as
 		// its digits, each counted.
@@ -223,7 +224,9 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 			return dcsa.Event{}, refuse("", err.Error())
 		}
 		m.repairs = append(m.repairs, repairs...)
+		body = fixed
 	}
+	m.readDraftMembers(body, &s)
 	if len(s.EventID) > maxEventID {
 		return dcsa.Event{}, refuse(".eventID", "longer than 500 characters")
 	}
