@@ -119,6 +119,10 @@ const (
 	// standard (TNT 3.0 before 3.0.0: transportCallID, vessel, flat voyage
 	// numbers, a flat position) was read as the released standard's.
 	RepairDraftMember RepairKind = "draft_member"
+	// RepairTooLongLeftOut: an optional value longer than EVENT_DOMAIN
+	// 2.0.2 allows (a 6-character service code) was left out of the event
+	// (Repair.Value keeps it).
+	RepairTooLongLeftOut RepairKind = "too_long_left_out"
 )
 
 // Repair is one deviation a parser repaired or left out.

@@ -548,36 +548,40 @@ func (m *mapper) transport(td *tnt3.TransportDetails, loc *dcsa.Location, ev *dc
 			return refuse(".transportDetails.transportCall.modeOfTransport", strconv.Quote(clip(call.ModeOfTransport))+" is not VESSEL, RAIL, TRUCK, BARGE or MULTIMODAL")
 		}
 	}
-	fit := func(v string, max int) string {
+	// A value longer than 2.0.2 allows is left out of the event, counted
+	// with the value kept.
+	const at = "transportDetails.transportCall."
+	fit := func(member, v string, max int) string {
 		if len(v) > max && validate.RuneLen(v) > max {
+			m.repairs = append(m.repairs, normalize.Repair{Kind: normalize.RepairTooLongLeftOut, Path: at + member, Value: clip(v)})
 			return ""
 		}
 		return v
 	}
-	tc.TransportCallReference = fit(call.TransportCallReference, validate.MaxTransportCallReference)
+	tc.TransportCallReference = fit("transportCallReference", call.TransportCallReference, validate.MaxTransportCallReference)
 	if n := call.TransportCallSequenceNumber; n != nil {
 		seq := *n
 		tc.TransportCallSequenceNumber = &seq
 	}
-	tc.PortVisitReference = fit(call.PortVisitReference, validate.MaxPortVisitReference)
+	tc.PortVisitReference = fit("portVisitReference", call.PortVisitReference, validate.MaxPortVisitReference)
 	if s := call.ServiceCodeOrReference; s != nil {
-		tc.CarrierServiceCode = fit(s.CarrierServiceCode, validate.MaxCarrierServiceCode)
+		tc.CarrierServiceCode = fit("serviceCodeOrReference.carrierServiceCode", s.CarrierServiceCode, validate.MaxCarrierServiceCode)
 	}
 	if v := call.ExportVoyageNumberOrReference; v != nil {
-		if n := fit(v.CarrierVoyageNumber, validate.MaxVoyageNumber); n != "" {
+		if n := fit("exportVoyageNumberOrReference.carrierVoyageNumber", v.CarrierVoyageNumber, validate.MaxVoyageNumber); n != "" {
 			tc.CarrierVoyageNumber, tc.ExportVoyageNumber, tc.CarrierExportVoyageNumber = n, n, n
 		}
 	}
 	if v := call.ImportVoyageNumberOrReference; v != nil {
-		if n := fit(v.CarrierVoyageNumber, validate.MaxVoyageNumber); n != "" {
+		if n := fit("importVoyageNumberOrReference.carrierVoyageNumber", v.CarrierVoyageNumber, validate.MaxVoyageNumber); n != "" {
 			tc.ImportVoyageNumber, tc.CarrierImportVoyageNumber = n, n
 		}
 	}
 	if v := call.VesselTransport; v != nil && validate.IsIMONumber(v.VesselIMONumber) {
 		vs := &dcsa.Vessel{VesselIMONumber: v.VesselIMONumber, VesselName: validate.Truncate(v.VesselName, validate.MaxVesselName),
-			VesselFlag: fit(v.VesselFlag, validate.MaxVesselFlag), VesselCallSignNumber: fit(v.VesselCallSign, validate.MaxVesselCallSignNumber)}
+			VesselFlag: fit("vesselTransport.vesselFlag", v.VesselFlag, validate.MaxVesselFlag), VesselCallSignNumber: fit("vesselTransport.vesselCallSign", v.VesselCallSign, validate.MaxVesselCallSignNumber)}
 		if p, ok := validate.CarrierCodeListProviders.Canonical(v.OperatorCarrierCodeListProvider); ok && v.OperatorCarrierCode != "" {
-			vs.VesselOperatorCarrierCode = fit(v.OperatorCarrierCode, validate.MaxVesselOperatorCarrierCode)
+			vs.VesselOperatorCarrierCode = fit("vesselTransport.operatorCarrierCode", v.OperatorCarrierCode, validate.MaxVesselOperatorCarrierCode)
 			if vs.VesselOperatorCarrierCode != "" {
 				vs.VesselOperatorCarrierCodeListProvider = p
 			}
