@@ -125,3 +125,27 @@ func TestCorpusPolled(t *testing.T) {
 		t.Fatal("no corpus payload is in a polled format")
 	}
 }
+
+// COSCO's published shape with a code other than 0 is an error, with its
+// reason, not data.
+func TestCOSUPublishedErrorCode(t *testing.T) {
+	for body, reason := range map[string]string{
+		`{"code": 1001, "message": "invalid sign", "data": {"type": "none", "numberType": "none", "content": null}}`: "COSCO error code in the published shape",
+		`{"code": 1001, "message": "invalid sign", "data": null}`:                                                    "malformed COSCO body",
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(body))
+		}))
+		a, err := carrier.New("COSU", srv.URL, srv.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Fetch(context.Background(), carrier.Credentials{carriers.FieldClientID: "id", carriers.FieldClientSecret: "secret"},
+			carrier.Query{Kind: carrier.KindContainer, Value: "MSKU9070323"})
+		srv.Close()
+		if err != nil || res.Outcome != carrier.OutcomeError || res.Reason != reason {
+			t.Errorf("%s: %s (%s), err %v; want an error, %q", body, res.Outcome, res.Reason, err, reason)
+		}
+	}
+}
