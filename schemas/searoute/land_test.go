@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"testing"
 
 	"github.com/contrack/contrack/reference"
@@ -74,22 +75,60 @@ func loadLand(t *testing.T) *land {
 		return out
 	}
 	l := &land{cells: map[int][]int32{}, centre: map[int]bool{}}
+	edge := func(a, b Point) {
+		if a == b {
+			return
+		}
+		id := int32(len(l.edges))
+		l.edges = append(l.edges, [2]Point{a, b})
+		r0, c0 := cellOf(Point{min(a.Lat, b.Lat), min(a.Lon, b.Lon)})
+		r1, c1 := cellOf(Point{max(a.Lat, b.Lat), max(a.Lon, b.Lon)})
+		for row := r0; row <= r1; row++ {
+			l.rows[row] = append(l.rows[row], id)
+			for col := c0; col <= c1; col++ {
+				l.cells[row*360+col] = append(l.cells[row*360+col], id)
+			}
+		}
+	}
 	add := func(r []Point) {
+		// A ring that crosses the antimeridian (Fiji's, Chukotka's) is cut
+		// there into a piece each side, each closed along ±180° between the
+		// latitudes where the ring crosses; otherwise its edge across would
+		// span the whole world and take the band of latitude for land.
+		var across []float64
 		for j, k := 0, len(r)-1; j < len(r); k, j = j, j+1 {
 			a, b := r[k], r[j]
-			if a == b {
+			if math.Abs(b.Lon-a.Lon) <= 180 {
+				edge(a, b)
 				continue
 			}
-			id := int32(len(l.edges))
-			l.edges = append(l.edges, [2]Point{a, b})
-			r0, c0 := cellOf(Point{min(a.Lat, b.Lat), min(a.Lon, b.Lon)})
-			r1, c1 := cellOf(Point{max(a.Lat, b.Lat), max(a.Lon, b.Lon)})
-			for row := r0; row <= r1; row++ {
-				l.rows[row] = append(l.rows[row], id)
-				for col := c0; col <= c1; col++ {
-					l.cells[row*360+col] = append(l.cells[row*360+col], id)
-				}
+			side := math.Copysign(180, a.Lon)
+			bLon := b.Lon + 2*side // b on a's side of the antimeridian
+			lat := a.Lat // a already on the antimeridian
+			if a.Lon != side {
+				lat += (b.Lat - a.Lat) * (side - a.Lon) / (bLon - a.Lon)
 			}
+			edge(a, Point{lat, side})
+			edge(Point{lat, -side}, b)
+			across = append(across, lat)
+		}
+		if len(across)%2 != 0 {
+			// Antarctica: its ring goes round the pole, so it is closed
+			// down the antimeridian to the pole and along it.
+			south := 90.0
+			for _, p := range r {
+				south = min(south, p.Lat)
+			}
+			if len(across) != 1 || south > -60 {
+				t.Fatalf("a land ring reaching %.1f° crosses the antimeridian %d times", south, len(across))
+			}
+			across = append(across, -90)
+			edge(Point{-90, 180}, Point{-90, -180})
+		}
+		sort.Float64s(across)
+		for i := 0; i < len(across); i += 2 {
+			edge(Point{across[i], 180}, Point{across[i+1], 180})
+			edge(Point{across[i], -180}, Point{across[i+1], -180})
 		}
 	}
 	rings := 0
@@ -185,6 +224,12 @@ func TestLandCheckerKnowsLand(t *testing.T) {
 		{"Madrid", Point{40.42, -3.70}, true},
 		{"the Ionian Sea", Point{37.5, 19.0}, false},
 		{"the Alboran Sea", Point{36.0, -3.0}, false},
+		{"Viti Levu (Fiji)", Point{-17.8, 178.0}, true},
+		{"Taveuni (Fiji), east of the antimeridian", Point{-16.85, -179.95}, true},
+		{"the Indian Ocean at Fiji's latitude", Point{-16.52, 100.9}, false},
+		{"Chukotka", Point{66.0, -175.0}, true},
+		{"Antarctica", Point{-80, 0}, true},
+		{"the Ross Sea", Point{-75, -175}, false},
 	} {
 		if got := l.on(c.p); got != c.land {
 			t.Errorf("%s %v: on land %v, want %v", c.name, c.p, got, c.land)
