@@ -104,7 +104,7 @@ func loadLand(t *testing.T) *land {
 			}
 			side := math.Copysign(180, a.Lon)
 			bLon := b.Lon + 2*side // b on a's side of the antimeridian
-			lat := a.Lat // a already on the antimeridian
+			lat := a.Lat           // a already on the antimeridian
 			if a.Lon != side {
 				lat += (b.Lat - a.Lat) * (side - a.Lon) / (bLon - a.Lon)
 			}
@@ -275,4 +275,65 @@ func TestLandIndexMatchesRayCast(t *testing.T) {
 	if onLand < 300 || onLand > 1200 {
 		t.Errorf("%d of 1500 points on land: the sample does not test both", onLand)
 	}
+}
+
+// canals are the edges that cross land by design: a ship sails them
+// through the canal, which a 1:50m coastline does not show as water.
+var canals = map[[2]string]bool{
+	{"SUEZ_SOUTH", "SUEZ_NORTH"}:          true,
+	{"PANAMA_ATLANTIC", "PANAMA_PACIFIC"}: true,
+}
+
+// Every waypoint of the lane graph, and every edge sailed as its great
+// circle, is at sea: no route between any two ports crosses land (a
+// vessel the simulator sails along it would be inland).
+func TestLanesStayAtSea(t *testing.T) {
+	l := loadLand(t)
+	for _, w := range waypoints {
+		if l.on(Point{w.lat, w.lon}) {
+			t.Errorf("waypoint %s (%.2f, %.2f) is on land", w.name, w.lat, w.lon)
+		}
+	}
+	for _, e := range edges {
+		if canals[e] {
+			continue
+		}
+		a, b := wp(waypointIndex[e[0]]), wp(waypointIndex[e[1]])
+		if p, at, over := l.overLand(a, b); over {
+			t.Errorf("edge %s–%s crosses land at (%.2f, %.2f), %.0f nm from %s", e[0], e[1], p.Lat, p.Lon, at, e[0])
+		}
+	}
+}
+
+// A port's approaches leave its harbour for the open sea without
+// crossing land beyond the harbour itself (the berth's first miles are up
+// an estuary or inside a breakwater the coastline does not show).
+func TestPortApproachesStayAtSea(t *testing.T) {
+	l := loadLand(t)
+	for _, p := range ports {
+		for _, name := range p.Approaches {
+			berth, w := Point{p.Lat, p.Lon}, wp(waypointIndex[name])
+			d := DistanceNM(berth, w)
+			harbour := harbourNM[p.Code]
+			if harbour == 0 {
+				harbour = 15
+			}
+			if d <= harbour {
+				continue
+			}
+			from := interpolate(berth, w, harbour/d)
+			if q, at, over := l.overLand(from, w); over {
+				t.Errorf("%s (%s) to %s crosses land at (%.2f, %.2f), %.0f nm out", p.Code, p.Name, name, q.Lat, q.Lon, at+harbour)
+			}
+		}
+	}
+}
+
+// harbourNM are the ports whose berths lie further up a river than the
+// default 15 nm: the miles of river before the open water.
+var harbourNM = map[string]float64{
+	"VNSGN": 25, // up the Saigon river, some 40 nm of it from Vung Tau
+	"DEHAM": 41, // up the Elbe, some 55 nm of it from Cuxhaven
+	"BEANR": 17, // up the Scheldt, some 40 nm of it from Vlissingen
+	"USSEA": 22, // down Puget Sound, some 30 nm of it to Admiralty Inlet, narrower than 1:50m draws water
 }

@@ -22,7 +22,7 @@ func TestDistancesNearPublished(t *testing.T) {
 		{"CNSHA", "USNYC", 10580, "PANAMA_PACIFIC"},
 		{"KRPUS", "USLGB", 5180, ""},
 		{"CNSHA", "SGSIN", 2200, "SOUTH_CHINA_SEA"},
-		{"DEHAM", "PLGDN", 740, "SKAGEN"}, // round Skagen, not through the Kiel Canal,
+		{"DEHAM", "PLGDN", 740, "SKAGEN"},   // round Skagen, not through the Kiel Canal,
 		{"ESVLC", "GRPIR", 1250, "MATAPAN"}, // round the Peloponnese, not across it
 	} {
 		r, ok := Between(tc.from, nil, tc.to, nil)
