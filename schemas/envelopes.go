@@ -19,7 +19,14 @@ const (
 	// event domain has no code for (dcsa.TerminalCodes: available for
 	// pick-up, customs holds and releases): journeys read it for their
 	// readiness; delivery and the feed push no such event.
-	TypeEventTerminal  = "event.terminal"
+	TypeEventTerminal = "event.terminal"
+	// TypeEventTNT3 is an EventRecord of a DCSA TNT 3.0 event type that
+	// EVENT_DOMAIN 2.0.2 has no form for (SHIPMENT, IOT, REEFER:
+	// dcsa.IsTNT3Only; the event's TNT3 holds what only 3.0 has): the
+	// events table keeps it, and only 3.0 outputs carry it (GET /v3/events,
+	// TNT_3.0.0 webhooks, the feed read with API-Version 3.x). Its
+	// retraction is an ordinary TypeEventRetracted record.
+	TypeEventTNT3      = "event.tnt3"
 	TypeJourneyChanged = "journey.changed"
 )
 

@@ -295,7 +295,8 @@ func tnt3Extras(j journey.Journey, e journey.Event, routing *tnt3.EventRouting) 
 	case e.Code == journey.CodeLoad && strings.Contains(c.ISOCode, "R"):
 		ev := base("reefer", tnt3.EventTypeReefer)
 		ev.EventClassification.ReeferEventTypeCode = "MEAS"
-		ev.ReeferDetails = map[string]any{"temperatureUnit": "CEL", "internalSetpointTemperature": -18, "ambientMeasuredTemperature": 21.5}
+		setpoint, ambient := -18.0, 21.5
+		ev.ReeferDetails = &tnt3.ReeferDetails{TemperatureUnit: "CEL", InternalSetpointTemperature: &setpoint, AmbientMeasuredTemperature: &ambient}
 		return []tnt3.Event{ev}
 	}
 	return nil

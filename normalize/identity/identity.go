@@ -67,7 +67,7 @@ func EventIDFromFields(e dcsa.Event, scac string) string {
 	for _, f := range [...]string{
 		scac,
 		e.EventType,
-		e.EquipmentEventTypeCode + e.TransportEventTypeCode,
+		e.EquipmentEventTypeCode + e.TransportEventTypeCode + e.TNT3.Code(),
 		e.EventClassifierCode,
 		e.EquipmentReference,
 		placeCode(e),

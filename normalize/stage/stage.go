@@ -450,6 +450,9 @@ func (s *stage) emit(p prepared, pending map[string]string) ([]*kgo.Record, []se
 		if ev.Terminal {
 			typ = schemas.TypeEventTerminal
 		}
+		if ev.TNT3 != nil {
+			typ = schemas.TypeEventTNT3
+		}
 		k := seenKey(rt.TrackingID, ev.EventID)
 		prev, inBatch := pending[k]
 		if !inBatch {
@@ -522,6 +525,9 @@ func (s *stage) history(p prepared, now time.Time, enc *jsonbuf.Encoder) []*kgo.
 		typ := schemas.TypeEvent
 		if ev.Terminal {
 			typ = schemas.TypeEventTerminal
+		}
+		if ev.TNT3 != nil {
+			typ = schemas.TypeEventTNT3
 		}
 		body, _ := enc.Marshal(&ev)
 		rec := schemas.EventRecord{

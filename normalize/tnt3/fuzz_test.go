@@ -12,6 +12,8 @@ import (
 	"github.com/contrack/contrack/normalize/validate"
 	"github.com/contrack/contrack/reference"
 	"github.com/contrack/contrack/schemas/dcsa"
+	"github.com/contrack/contrack/schemas/tnt3"
+	"github.com/contrack/contrack/schemas/tnt3/tnt3test"
 )
 
 // FuzzParse: no input panics; every failure is a ParseError; anything
@@ -56,6 +58,22 @@ func FuzzParse(f *testing.F) {
 						t.Fatalf("terminal event %d with code %q", i, e.EquipmentEventTypeCode)
 					}
 					e.EquipmentEventTypeCode = "INSP" // held to 2.0.2 in every other respect
+				}
+				if e.TNT3 != nil {
+					// A 3.0-only event: valid 3.0 as contrack emits it, and
+					// held to 2.0.2 in the fields it shares with an
+					// equipment event.
+					if !dcsa.IsTNT3Only(e.EventType) {
+						t.Fatalf("event %d of type %q has 3.0-only details", i, e.EventType)
+					}
+					out, _ := json.Marshal(tnt3.FromDCSA(e, env.SCAC, env.ReceivedAt))
+					if err := tnt3test.Event(out); err != nil {
+						t.Fatalf("3.0-only event %d is not valid 3.0: %v\ninput: %q", i, err, raw)
+					}
+					e.EventType, e.EquipmentEventTypeCode, e.TNT3 = dcsa.EventTypeEquipment, "INSP", nil
+					if e.EmptyIndicatorCode == "" {
+						e.EmptyIndicatorCode = "LADEN"
+					}
 				}
 				if err := validate.Structural(e); err != nil {
 					t.Fatalf("event %d breaks the 2.0.2 contract: %v\ninput: %q", i, err, raw)

@@ -5,7 +5,9 @@
 // Policy, documented in docs/tnt3.md:
 //   - Each event is processed, not carried, or refused, on its own:
 //     EQUIPMENT and TRANSPORT events become 2.0.2 events; SHIPMENT, IOT and
-//     REEFER events, equipment events with a 3.0-only code other than the
+//     REEFER events become events of their own type with their 3.0 codes
+//     and details (dcsa.Event.TNT3), which only 3.0 outputs carry;
+//     equipment events with a 3.0-only code other than the
 //     terminal's status (AVDO, CROS) and transport events of a MULTIMODAL call
 //     have no 2.0.2 form and are not carried; the terminal's status (AVPU,
 //     CUSS, CUSI, CUSR: dcsa.TerminalCodes) is carried as a Terminal event
@@ -251,7 +253,11 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 	case tnt3.EventTypeTransport:
 		ev.EventType = dcsa.EventTypeTransport
 	case tnt3.EventTypeShipment, tnt3.EventTypeIoT, tnt3.EventTypeReefer:
-		return dcsa.Event{}, notCarried(c.EventTypeCode + " events have no EVENT_DOMAIN 2.0.2 form; contrack forwards EQUIPMENT and TRANSPORT events")
+		// Carried for 3.0's outputs only (dcsa.IsTNT3Only).
+		ev.EventType = c.EventTypeCode
+		if r := threeOnly(&s, &ev); r.refused != nil {
+			return dcsa.Event{}, r
+		}
 	default:
 		return dcsa.Event{}, refuse(".eventClassification.eventTypeCode", strconv.Quote(clip(c.EventTypeCode))+" is not SHIPMENT, TRANSPORT, EQUIPMENT, IOT or REEFER")
 	}
@@ -259,12 +265,16 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 	if ev.EventClassifierCode, ok = validate.EventClassifierCodes.Canonical(c.EventClassifierCode); !ok {
 		return dcsa.Event{}, refuse(".eventClassification.eventClassifierCode", mustBe(c.EventClassifierCode, validate.EventClassifierCodes))
 	}
-	if ev.EventType == dcsa.EventTypeEquipment {
+	switch {
+	case ev.TNT3 != nil:
+	case ev.EventType == dcsa.EventTypeEquipment:
 		if r := equipmentCode(c.EquipmentEventTypeCode, &ev); r.refused != nil || r.notCarried != "" {
 			return dcsa.Event{}, r
 		}
-	} else if ev.TransportEventTypeCode, ok = validate.TransportEventTypeCodes.Canonical(c.TransportEventTypeCode); !ok {
-		return dcsa.Event{}, refuse(".eventClassification.transportEventTypeCode", mustBe(c.TransportEventTypeCode, validate.TransportEventTypeCodes))
+	default:
+		if ev.TransportEventTypeCode, ok = validate.TransportEventTypeCodes.Canonical(c.TransportEventTypeCode); !ok {
+			return dcsa.Event{}, refuse(".eventClassification.transportEventTypeCode", mustBe(c.TransportEventTypeCode, validate.TransportEventTypeCodes))
+		}
 	}
 	if r := m.times(&s, &ev); r.refused != nil {
 		return dcsa.Event{}, r
@@ -281,7 +291,7 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 	if r := equipment(s.EquipmentDetails, &ev); r.refused != nil {
 		return dcsa.Event{}, r
 	}
-	if ev.EventType == dcsa.EventTypeEquipment {
+	if ev.EventType != dcsa.EventTypeTransport {
 		ev.EventLocation = loc
 	}
 	if r := m.transport(s.TransportDetails, loc, &ev); r.refused != nil || r.notCarried != "" {
@@ -294,6 +304,13 @@ func (m *mapper) event(raw json.RawMessage) (dcsa.Event, result) {
 	if ev.Terminal {
 		// Held to 2.0.2 in every other respect.
 		check.EquipmentEventTypeCode = "INSP"
+	}
+	if ev.TNT3 != nil {
+		// Held to 2.0.2 in the fields it shares with an equipment event.
+		check.EventType, check.EquipmentEventTypeCode, check.TNT3 = dcsa.EventTypeEquipment, "INSP", nil
+		if check.EmptyIndicatorCode == "" {
+			check.EmptyIndicatorCode = "LADEN"
+		}
 	}
 	if err := validate.Structural(check); err != nil {
 		return dcsa.Event{}, refuse("", "cannot be made a valid EVENT_DOMAIN 2.0.2 event: "+err.Error())
@@ -480,9 +497,12 @@ func equipment(ed *tnt3.EquipmentDetails, ev *dcsa.Event) result {
 		if len(ed.ISOEquipmentCode) <= validate.MaxISOEquipmentCode {
 			ev.ISOEquipmentCode = ed.ISOEquipmentCode
 		}
-		if ev.EventType == dcsa.EventTypeEquipment {
+		// An IoT or reefer event is about its container too; only an
+		// equipment event must say whether it is empty.
+		containerEvent := ev.EventType == dcsa.EventTypeIoT || ev.EventType == dcsa.EventTypeReefer
+		if ev.EventType == dcsa.EventTypeEquipment || containerEvent {
 			var ok bool
-			if ev.EmptyIndicatorCode, ok = validate.EmptyIndicatorCodes.Canonical(ed.EmptyIndicatorCode); !ok {
+			if ev.EmptyIndicatorCode, ok = validate.EmptyIndicatorCodes.Canonical(ed.EmptyIndicatorCode); !ok && !(containerEvent && ed.EmptyIndicatorCode == "") {
 				return refuse(".equipmentDetails.emptyIndicatorCode", mustBe(ed.EmptyIndicatorCode, validate.EmptyIndicatorCodes)+" (EVENT_DOMAIN 2.0.2 requires it)")
 			}
 			for _, s := range ed.Seals {

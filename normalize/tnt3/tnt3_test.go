@@ -16,6 +16,7 @@ import (
 	"github.com/contrack/contrack/reference"
 	"github.com/contrack/contrack/schemas/dcsa"
 	"github.com/contrack/contrack/schemas/tnt3"
+	"github.com/contrack/contrack/schemas/tnt3/tnt3test"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -25,16 +26,31 @@ var receivedAt = time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
 
 var env = normalize.Envelope{SCAC: "ZIMU", ReceivedAt: receivedAt}
 
-// events without the retractions and the terminal events, which are no
-// 2.0.2 events.
+// events without the retractions, the terminal events and the 3.0-only
+// events, which are no 2.0.2 events.
 func emitted(evs []dcsa.Event) []dcsa.Event {
 	var out []dcsa.Event
 	for _, e := range evs {
-		if !e.Retracted && !e.Terminal {
+		if !e.Retracted && !e.Terminal && e.TNT3 == nil {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// validThreeOnly checks the 3.0-only events of evs as contrack emits them
+// against the 3.0 schema.
+func validThreeOnly(t *testing.T, evs []dcsa.Event) {
+	t.Helper()
+	for _, e := range evs {
+		if e.TNT3 == nil {
+			continue
+		}
+		raw, _ := json.Marshal(tnt3.FromDCSA(e, "ZIMU", receivedAt))
+		if err := tnt3test.Event(raw); err != nil {
+			t.Errorf("%s event %s: %v", e.EventType, e.EventID, err)
+		}
+	}
 }
 
 // DCSA's published 3.0 messages and contrack's own fixture, polled: each
@@ -54,6 +70,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			validatetest.ValidateAll(t, emitted(evs))
+			validThreeOnly(t, evs)
 			var out []any
 			for _, e := range evs {
 				if e.Retracted {
@@ -82,13 +99,27 @@ func TestMapping(t *testing.T) {
 	if err != nil || len(res.Refused) != 0 {
 		t.Fatal(err, res.Refused)
 	}
-	if len(res.Repairs) != 1 || res.Repairs[0].Kind != normalize.RepairNotCarriedLeftOut {
-		t.Errorf("repairs %+v, want the IOT event left out and reported", res.Repairs)
+	if len(res.Repairs) != 0 {
+		t.Errorf("repairs %+v, want none: the IOT event is carried", res.Repairs)
 	}
-	if len(evs) != 5 {
-		t.Fatalf("got %d, want 5: LOAD, DEPA, DEPA's retraction, CUSR (a terminal event), GTIN (IOT not carried)", len(evs))
+	if len(evs) != 6 {
+		t.Fatalf("got %d, want 6: LOAD, DEPA, DEPA's retraction, IOT (3.0 only), CUSR (a terminal event), GTIN", len(evs))
 	}
-	load, depa, retract, cusr, gtin := evs[0], evs[1], evs[2], evs[3], evs[4]
+	load, depa, retract, iot, cusr, gtin := evs[0], evs[1], evs[2], evs[3], evs[4], evs[5]
+	t.Run("an IoT event is carried with its 3.0 codes, for 3.0 outputs only", func(t *testing.T) {
+		if iot.EventType != dcsa.EventTypeIoT || iot.TNT3 == nil || iot.TNT3.IotEventTypeCode != "DETC" ||
+			string(iot.TNT3.IotDetails) != `{"iotEventCode":"DRO"}` || iot.EquipmentReference != "ZCSU8823456" || iot.Terminal {
+			t.Errorf("IOT: %+v %+v", iot, iot.TNT3)
+		}
+		if want := identity.EventID("ZIMU", "zim-iot-1"); iot.EventID != want {
+			t.Errorf("eventID %s, want %s", iot.EventID, want)
+		}
+		out := tnt3.FromDCSA(iot, "ZIMU", receivedAt)
+		if c := out.EventClassification; c.EventTypeCode != "IOT" || c.IotEventTypeCode != "DETC" || out.IotDetails == nil || out.IotDetails.IotEventCode != "DRO" ||
+			out.EquipmentDetails == nil || out.EquipmentDetails.EquipmentReference != "ZCSU8823456" {
+			t.Errorf("3.0 form: %+v %+v", out, out.EventClassification)
+		}
+	})
 	t.Run("a customs release is carried as a terminal event, its 3.0 code kept", func(t *testing.T) {
 		if !cusr.Terminal || cusr.EquipmentEventTypeCode != "CUSR" || cusr.EquipmentReference != "ZCSU8823456" || cusr.EventClassifierCode != "ACT" {
 			t.Errorf("CUSR: %+v", cusr)
@@ -159,13 +190,10 @@ func TestMapping(t *testing.T) {
 func TestCheck(t *testing.T) {
 	raw, _ := os.ReadFile("testdata/mapping.input.json")
 	v := Check(raw, "ZIMU", receivedAt)
-	if v.Message != "" || v.Accepted != 5 || v.NotCarried != 1 || v.Refused != 0 {
+	// The IoT event and the customs release (a terminal event, for
+	// readiness) are accepted too.
+	if v.Message != "" || v.Accepted != 6 || v.NotCarried != 0 || v.Refused != 0 || len(v.Feedback) != 0 {
 		t.Fatalf("verdict %+v", v)
-	}
-	// The customs release is accepted (a terminal event, for readiness).
-	if len(v.Feedback) != 1 || v.Feedback[0].Severity != tnt3.SeverityWarn || v.Feedback[0].PropertyPath != "$.events[3]" ||
-		!strings.Contains(v.Feedback[0].Message, "IOT events have no EVENT_DOMAIN 2.0.2 form") {
-		t.Errorf("feedback %+v", v.Feedback)
 	}
 
 	for name, c := range map[string]struct {
@@ -187,6 +215,16 @@ func TestCheck(t *testing.T) {
 			path: "$.events[0]", reason: "names no equipmentReference, booking (BKG) or transport document (TRD)"},
 		"bad UN/LOCODE": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventLocation":{"UNLocationCode":"nlrtm"},"eventClassification":{"eventTypeCode":"EQUIPMENT","eventClassifierCode":"ACT","equipmentEventTypeCode":"GTIN"},"equipmentDetails":{"equipmentReference":"ZCSU8823456","emptyIndicatorCode":"LADEN"}}]}`,
 			path: "$.events[0].eventLocation.UNLocationCode", reason: "is not a UN/LOCODE"},
+		"shipment event without its code": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"SHIPMENT","eventClassifierCode":"ACT"},"shipmentDetails":{"documentReference":{"typeCode":"BKG","reference":"B"}}}]}`,
+			path: "$.events[0].eventClassification.shipmentEventTypeCode", reason: "required"},
+		"shipment event of an unknown code": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"SHIPMENT","eventClassifierCode":"ACT","shipmentEventTypeCode":"NOPE"},"shipmentDetails":{"documentReference":{"typeCode":"BKG","reference":"B"}}}]}`,
+			path: "$.events[0].eventClassification.shipmentEventTypeCode", reason: "is not one of AMCF"},
+		"IoT event of an unknown code": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"IOT","eventClassifierCode":"ACT","iotEventTypeCode":"DETC"},"iotDetails":{"iotEventCode":"OPEN"},"equipmentDetails":{"equipmentReference":"ZCSU8823456"}}]}`,
+			path: "$.events[0].iotDetails.iotEventCode", reason: "is not one of DRC, DRO, LOC"},
+		"reefer temperatures in no unit": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"REEFER","eventClassifierCode":"ACT","reeferEventTypeCode":"MEAS"},"reeferDetails":{"ambientMeasuredTemperature":3.5},"equipmentDetails":{"equipmentReference":"ZCSU8823456"}}]}`,
+			path: "$.events[0].reeferDetails.temperatureUnit", reason: "required"},
+		"reefer reading not a number": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"REEFER","eventClassifierCode":"ACT","reeferEventTypeCode":"MEAS"},"reeferDetails":{"temperatureUnit":"CEL","ambientMeasuredTemperature":"warm"},"equipmentDetails":{"equipmentReference":"ZCSU8823456"}}]}`,
+			path: "$.events[0].reeferDetails.ambientMeasuredTemperature", reason: "must be a number"},
 		"no empty indicator": {body: `{"events":[{"eventDateTime":"2026-03-02T00:00:00Z","eventClassification":{"eventTypeCode":"EQUIPMENT","eventClassifierCode":"ACT","equipmentEventTypeCode":"GTIN"},"equipmentDetails":{"equipmentReference":"ZCSU8823456"}}]}`,
 			path: "$.events[0].equipmentDetails.emptyIndicatorCode", reason: "required"},
 	} {

@@ -7,13 +7,59 @@
 // (including the capitalised ISOEquipmentCode and UNLocationCode). Optional
 // fields are pointers or omitempty so that an absent value is absent on the
 // wire, never an empty string that fails the standard's patterns.
+//
+// Beside them, Event carries the DCSA Track & Trace 3.0 event types
+// EVENT_DOMAIN 2.0.2 has no form for (SHIPMENT, IOT, REEFER: IsTNT3Only),
+// with what only 3.0 has of them in Event.TNT3. Such an event is no
+// EVENT_DOMAIN 2.0.2 event: only 3.0 outputs carry it (docs/tnt3.md).
 package dcsa
+
+import "encoding/json"
 
 // Event types (eventType).
 const (
 	EventTypeEquipment = "EQUIPMENT"
 	EventTypeTransport = "TRANSPORT"
 )
+
+// Event types of DCSA Track & Trace 3.0 that EVENT_DOMAIN 2.0.2 has no form
+// for. contrack keeps them (Event.TNT3) for its 3.0 outputs only.
+const (
+	EventTypeShipment = "SHIPMENT"
+	EventTypeIoT      = "IOT"
+	EventTypeReefer   = "REEFER"
+)
+
+// TNT3OnlyTypes are the event types only 3.0 outputs carry, in 3.0's order.
+var TNT3OnlyTypes = []string{EventTypeShipment, EventTypeIoT, EventTypeReefer}
+
+// IsTNT3Only says events of eventType have no EVENT_DOMAIN 2.0.2 form:
+// only 3.0 outputs (GET /v3/events, TNT_3.0.0 webhooks, the feed read
+// with API-Version 3.x) carry them.
+func IsTNT3Only(eventType string) bool {
+	return eventType == EventTypeShipment || eventType == EventTypeIoT || eventType == EventTypeReefer
+}
+
+// TNT3 is what a SHIPMENT, IOT or REEFER event (IsTNT3Only) has beyond the
+// fields it shares with 2.0.2's events (its time, classifier, location,
+// equipment and document references): its 3.0 type code and details.
+// IotDetails and ReeferDetails are schemas/tnt3's, as normalize/tnt3
+// checked them, in compact JSON.
+type TNT3 struct {
+	ShipmentEventTypeCode string          `json:"shipmentEventTypeCode,omitempty"`
+	IotEventTypeCode      string          `json:"iotEventTypeCode,omitempty"`
+	ReeferEventTypeCode   string          `json:"reeferEventTypeCode,omitempty"`
+	IotDetails            json.RawMessage `json:"iotDetails,omitempty"`
+	ReeferDetails         json.RawMessage `json:"reeferDetails,omitempty"`
+}
+
+// Code is the event's 3.0 type code (shipment, IoT or reefer).
+func (t *TNT3) Code() string {
+	if t == nil {
+		return ""
+	}
+	return t.ShipmentEventTypeCode + t.IotEventTypeCode + t.ReeferEventTypeCode
+}
 
 // Event classifier codes (eventClassifierCode).
 const (
@@ -50,6 +96,12 @@ type Event struct {
 	DocumentReferences []DocumentReference `json:"documentReferences,omitempty"`
 	References         []Reference         `json:"references,omitempty"`
 	Seals              []Seal              `json:"seals,omitempty"`
+
+	// TNT3 is set exactly for the event types IsTNT3Only names: what they
+	// have beyond 2.0.2's fields. The normaliser emits such an event as a
+	// 3.0-only record (schemas.TypeEventTNT3), which EVENT_DOMAIN 2.0.2
+	// outputs leave out.
+	TNT3 *TNT3 `json:"tnt3,omitempty"`
 
 	// Retracted is set only in a parser's output, by formats that can
 	// withdraw an event (DCSA TNT 3.0's isRetracted): the value is then no
@@ -190,8 +242,31 @@ type Summary struct {
 	EquipmentReference     string                `json:"equipmentReference"`
 	EmptyIndicatorCode     string                `json:"emptyIndicatorCode"`
 	TransportEventTypeCode string                `json:"transportEventTypeCode"`
+	TNT3                   *SummaryTNT3          `json:"tnt3"`
 	EventLocation          *SummaryLocation      `json:"eventLocation"`
 	TransportCall          *SummaryTransportCall `json:"transportCall"`
+}
+
+// SummaryTNT3 is what a Summary reads of a 3.0-only event's TNT3.
+type SummaryTNT3 struct {
+	ShipmentEventTypeCode string `json:"shipmentEventTypeCode"`
+	IotEventTypeCode      string `json:"iotEventTypeCode"`
+	ReeferEventTypeCode   string `json:"reeferEventTypeCode"`
+}
+
+// TypeCode is the event's type code: its equipment, transport, shipment,
+// IoT or reefer event type code, by its type.
+func (e *Summary) TypeCode() string {
+	switch e.EventType {
+	case EventTypeTransport:
+		return e.TransportEventTypeCode
+	case EventTypeEquipment:
+		return e.EquipmentEventTypeCode
+	}
+	if t := e.TNT3; t != nil {
+		return t.ShipmentEventTypeCode + t.IotEventTypeCode + t.ReeferEventTypeCode
+	}
+	return ""
 }
 
 // SummaryLocation is what a Summary reads of a Location.

@@ -44,8 +44,9 @@ type summaryScanner struct {
 var (
 	summaryKeys = []string{"eventCreatedDateTime", "eventType", "eventClassifierCode", "eventDateTime",
 		"equipmentEventTypeCode", "equipmentReference", "emptyIndicatorCode", "transportEventTypeCode",
-		"eventLocation", "transportCall"}
+		"eventLocation", "transportCall", "tnt3"}
 	locationKeys      = []string{"UNLocationCode"}
+	tnt3Keys          = []string{"shipmentEventTypeCode", "iotEventTypeCode", "reeferEventTypeCode"}
 	transportCallKeys = []string{"UNLocationCode", "location", "modeOfTransport"}
 )
 
@@ -72,6 +73,12 @@ func (sc *summaryScanner) event(s *Summary) bool {
 				}
 				tc.Location = &SummaryLocation{}
 				return sc.location(tc.Location)
+			})
+		case "tnt3":
+			t := &SummaryTNT3{}
+			s.TNT3 = t
+			return sc.object(tnt3Keys, func(k int) bool {
+				return sc.str([...]*string{&t.ShipmentEventTypeCode, &t.IotEventTypeCode, &t.ReeferEventTypeCode}[k])
 			})
 		default:
 			return sc.str(s.stringField(k))

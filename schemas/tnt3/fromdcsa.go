@@ -38,7 +38,8 @@ func FromDCSAJSON(raw []byte, scac string, updated time.Time) (Event, error) {
 }
 
 // FromDCSA maps a 2.0.2 equipment or transport event to 3.0: the same
-// event, under 3.0's names. updated is when contrack emitted this version
+// event, under 3.0's names; a SHIPMENT, IOT or REEFER event (dcsa.TNT3)
+// gets its 3.0 type code and details back. updated is when contrack emitted this version
 // (eventUpdatedDateTime); scac the carrier, its originating party when the
 // event names none (carrierCode).
 //
@@ -65,6 +66,24 @@ func FromDCSA(e dcsa.Event, scac string, updated time.Time) Event {
 		out.EventClassification.EquipmentEventTypeCode = e.EquipmentEventTypeCode
 	case dcsa.EventTypeTransport:
 		out.EventClassification.TransportEventTypeCode = e.TransportEventTypeCode
+	}
+	if t := e.TNT3; t != nil {
+		out.EventClassification.ShipmentEventTypeCode = t.ShipmentEventTypeCode
+		out.EventClassification.IotEventTypeCode = t.IotEventTypeCode
+		out.EventClassification.ReeferEventTypeCode = t.ReeferEventTypeCode
+		// Written by normalize/tnt3 from these very types.
+		if len(t.IotDetails) > 0 {
+			var d IotDetails
+			if json.Unmarshal(t.IotDetails, &d) == nil {
+				out.IotDetails = &d
+			}
+		}
+		if len(t.ReeferDetails) > 0 {
+			var d ReeferDetails
+			if json.Unmarshal(t.ReeferDetails, &d) == nil {
+				out.ReeferDetails = &d
+			}
+		}
 	}
 
 	// Where it happened: an equipment event's location, else its transport

@@ -7,8 +7,9 @@
 // in 3.0, so every field is omitempty or a pointer: an absent value is
 // absent on the wire.
 //
-// contrack's pipeline carries EVENT_DOMAIN 2.0.2 events; FromDCSA maps one
-// to 3.0 for output. The way in (3.0 to 2.0.2) is the normaliser's parser,
+// contrack's pipeline carries EVENT_DOMAIN 2.0.2 events, and 3.0's
+// SHIPMENT, IOT and REEFER events beside them (dcsa.Event.TNT3); FromDCSA
+// maps one to 3.0 for output. The way in (3.0 to 2.0.2) is the normaliser's parser,
 // normalize/tnt3. What 2.0.2 cannot carry either way is tabled in
 // docs/tnt3.md.
 package tnt3
@@ -54,9 +55,7 @@ type Event struct {
 	TransportDetails     *TransportDetails    `json:"transportDetails,omitempty"`
 	EquipmentDetails     *EquipmentDetails    `json:"equipmentDetails,omitempty"`
 	IotDetails           *IotDetails          `json:"iotDetails,omitempty"`
-	// ReeferDetails are kept as received: EVENT_DOMAIN 2.0.2 has no room
-	// for them, so contrack never reads inside.
-	ReeferDetails map[string]any `json:"reeferDetails,omitempty"`
+	ReeferDetails        *ReeferDetails       `json:"reeferDetails,omitempty"`
 }
 
 // EventRouting is the route of an event from its originating party.
@@ -243,6 +242,40 @@ type Seal struct {
 // IotDetails are an IoT event's details (DRC, DRO, LOC).
 type IotDetails struct {
 	IotEventCode string `json:"iotEventCode,omitempty"`
+}
+
+// ReeferDetails are a reefer event's readings and settings, temperatures
+// in TemperatureUnit (CEL, FAH).
+type ReeferDetails struct {
+	TemperatureUnit              string                        `json:"temperatureUnit,omitempty"`
+	InternalSetpointTemperature  *float64                      `json:"internalSetpointTemperature,omitempty"`
+	TemperatureProbeMeasurements []TemperatureProbeMeasurement `json:"temperatureProbeMeasurements,omitempty"`
+	AmbientMeasuredTemperature   *float64                      `json:"ambientMeasuredTemperature,omitempty"`
+	SetpointParameters           *ReeferParameters             `json:"setpointParameters,omitempty"`
+	MeasuredParameters           *ReeferParameters             `json:"measuredParameters,omitempty"`
+}
+
+// TemperatureProbeMeasurement is one probe's reading.
+type TemperatureProbeMeasurement struct {
+	MeasuredTemperatureValue *float64 `json:"measuredTemperatureValue,omitempty"`
+	USDAProbeNumber          *int     `json:"USDAProbeNumber,omitempty"`
+	COAProbeUDMKey           string   `json:"COAProbeUDMKey,omitempty"`
+	ProbeLabel               string   `json:"probeLabel,omitempty"`
+}
+
+// ReeferParameters are a reefer's settings or readings other than
+// temperatures.
+type ReeferParameters struct {
+	O2Percentage                   *float64 `json:"o2Percentage,omitempty"`
+	CO2Percentage                  *float64 `json:"co2Percentage,omitempty"`
+	HumidityPercentage             *float64 `json:"humidityPercentage,omitempty"`
+	AirExchangeValue               *float64 `json:"airExchangeValue,omitempty"`
+	AirExchangeUnit                string   `json:"airExchangeUnit,omitempty"`
+	IsVentilationOpen              *bool    `json:"isVentilationOpen,omitempty"`
+	IsDrainholesOpen               *bool    `json:"isDrainholesOpen,omitempty"`
+	IsBulbMode                     *bool    `json:"isBulbMode,omitempty"`
+	IsColdTreatmentRequired        *bool    `json:"isColdTreatmentRequired,omitempty"`
+	IsControlledAtmosphereRequired *bool    `json:"isControlledAtmosphereRequired,omitempty"`
 }
 
 // Feedback severities.
