@@ -70,10 +70,11 @@ func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) (err error) {
 }
 
 // isEvent says r is an event record: a version of an event, or its
-// retraction (queued like a version, see queueSQL).
+// retraction (queued like a version, see queueSQL). A 3.0-only event
+// (schemas.TypeEventTNT3) is queued for TNT_3.0.0 webhooks only.
 func isEvent(r *kgo.Record) bool {
 	t := kafka.Header(r, schemas.HeaderType)
-	return t == "" || t == schemas.TypeEvent || t == schemas.TypeEventRetracted || t == schemas.TypeAlert
+	return t == "" || t == schemas.TypeEvent || t == schemas.TypeEventRetracted || t == schemas.TypeAlert || t == schemas.TypeEventTNT3
 }
 
 // fanOutSpan starts the span of r's fan-out, continuing the trace the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
 	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/eventfilter"
 )
@@ -148,9 +150,10 @@ const queueSQL = `
 	WITH ev AS (
 		SELECT * FROM unnest(@trackings::uuid[], @event_ids::text[], @hashes::text[], @emitted::timestamptz[], @events::bytea[],
 		                     @traceparents::text[], @probes::bool[], @lookups::bool[], @tags::text[], @alert_types::text[],
-		                     @change_minutes::int[], @chunks::int[], @history_for::text[], @history_except::text[]) WITH ORDINALITY
+		                     @change_minutes::int[], @chunks::int[], @history_for::text[], @history_except::text[],
+		                     @tnt3_only::bool[]) WITH ORDINALITY
 			AS e(tracking_id, event_id, hash, emitted_at, event, traceparent, probe, lookup, tags, alert_type, change_minutes, chunk,
-			     history_for, history_except, ord)
+			     history_for, history_except, tnt3_only, ord)
 	), cand AS (
 		SELECT s.id AS subscription_id, ev.chunk, ev.ord, ev.event_id, ev.hash, ev.emitted_at, coalesce(s.last, ev.event) AS event,
 		       ev.traceparent, s.known
@@ -182,6 +185,10 @@ const queueSQL = `
 			      ELSE (w.filter_event_types IS NULL OR string_to_array(ev.tags, ',') && w.filter_event_types)
 			           AND (w.filter_classifiers IS NULL OR string_to_array(ev.tags, ',') && w.filter_classifiers)
 			           AND (NOT w.filter_milestones_only OR string_to_array(ev.tags, ',') && @milestone_kinds::text[]) END)
+			  -- A 3.0-only event (SHIPMENT, IOT, REEFER), or the retraction
+			  -- of one, goes to TNT_3.0.0 webhooks only: EVENT_DOMAIN 2.0.2
+			  -- has no form for it.
+			  AND (NOT ev.tnt3_only OR w.event_format = '` + deliveries.FormatTNT3 + `')
 			  -- queueRepeat: the same emission, or the version last queued.
 			  AND NOT coalesce(delivery_emission(ev.hash, ev.emitted_at) = ANY(v.emissions), false)
 			  AND NOT (ev.probe AND coalesce(v.content_hash = hashtextextended(ev.hash, 0), false))
@@ -374,6 +381,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	lookups := make([]bool, len(evs))
 	historyFor, historyExcept := make([]string, len(evs)), make([]string, len(evs))
 	tags, alertTypes, changes := make([]string, len(evs)), make([]string, len(evs)), make([]*int32, len(evs))
+	tnt3Only := make([]bool, len(evs))
 	for i, q := range evs {
 		tags[i], alertTypes[i] = strings.Join(q.filter.Tags, ","), q.filter.AlertType
 		if m := q.filter.ChangeMinutes; m != nil {
@@ -383,8 +391,15 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 		trackings[i], ids[i], hashes[i], events[i] = q.tracking, q.ev.EventID, q.ev.ContentHash, q.ev.Event
 		emitted[i], traceparents[i] = q.ev.EmittedAt, q.traceparent
 		historyFor[i], historyExcept[i] = q.historyFor, q.historyExcept
+		tnt3Only[i] = slices.ContainsFunc(q.filter.Tags, dcsa.IsTNT3Only)
 		if q.ev.Retraction() {
 			events[i], lookups[i] = lastVersion(evs[:i], q)
+			if !lookups[i] {
+				// The retraction of the version before it in the batch
+				// goes where that version goes.
+				var v dcsa.Summary
+				tnt3Only[i] = dcsa.DecodeValidSummary(events[i], &v) == nil && dcsa.IsTNT3Only(v.EventType)
+			}
 		}
 	}
 	args := s.openArgs(now)
@@ -392,7 +407,7 @@ func (s *store) enqueueBatch(evs []queued, g leaseGrant, now time.Time) (b *pgx.
 	args["events"], args["traceparents"], args["probes"], args["lookups"] = events, traceparents, probes, lookups
 	args["tags"], args["alert_types"], args["change_minutes"], args["milestone_kinds"] = tags, alertTypes, changes, eventfilter.MilestoneKinds
 	args["chunks"] = s.chunks(evs, events, lookups)
-	args["history_for"], args["history_except"] = historyFor, historyExcept
+	args["history_for"], args["history_except"], args["tnt3_only"] = historyFor, historyExcept, tnt3Only
 	leaseArgs(args, g)
 	b = &pgx.Batch{}
 	b.Queue(postgres.GenericPlan)

@@ -275,7 +275,8 @@ func (s *stage) handleRun(ctx context.Context, run []*kgo.Record) error {
 // itemOf decodes r into the item to write; ok is false for a record with
 // nothing to write (another type, no tracking, past retention).
 func (s *stage) itemOf(r *kgo.Record) (it item, ok bool, err error) {
-	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent && t != schemas.TypeEventRetracted && t != schemas.TypeAlert {
+	if t := kafka.Header(r, schemas.HeaderType); t != "" && t != schemas.TypeEvent && t != schemas.TypeEventRetracted && t != schemas.TypeAlert &&
+		t != schemas.TypeEventTNT3 {
 		return it, false, nil
 	}
 	var ev schemas.EventRecord

@@ -32,10 +32,7 @@ var eventsView = view{
 			return nil, false
 		}
 		at, _ := time.Parse(time.RFC3339Nano, ev.EventDateTime)
-		code := ev.EquipmentEventTypeCode
-		if ev.EventType == dcsa.EventTypeTransport {
-			code = ev.TransportEventTypeCode
-		}
+		code := ev.TypeCode()
 		return []any{rec.AccountID, rec.Env, rec.TrackingID, rec.SCAC, rec.EventID, rec.ContentHash, ev.EventType,
 			ev.EventClassifierCode, code, ev.EquipmentReference, ev.Place(), at.UTC().Truncate(time.Second),
 			string(rec.Event), emitted.Truncate(time.Second), uint64(emitted.UnixNano())}, true

@@ -249,7 +249,9 @@ func (p *journeyProjection) apply(ctx context.Context, b *kafka.Batch) ([]string
 		var did bool
 		switch p.deps.Namespace.Logical(r.Topic) {
 		case schemas.TopicEvents:
-			if isHistory(r) {
+			if isHistory(r) || kafka.Header(r, schemas.HeaderType) == schemas.TypeEventTNT3 {
+				// A 3.0-only event (SHIPMENT, IOT, REEFER) is no part of a
+				// journey: its retraction then finds nothing to withdraw.
 				continue
 			}
 			var rec schemas.EventRecord

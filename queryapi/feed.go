@@ -18,6 +18,7 @@ import (
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/httpapi"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
 	"github.com/contrack/contrack/schemas/deliveries"
 	"github.com/contrack/contrack/schemas/eventfilter"
 	"github.com/contrack/contrack/schemas/tnt3"
@@ -225,7 +226,7 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	if wait == 0 || h.deps.Feed == nil {
 		// Without a notifier nothing could wake a wait but polling, which
 		// would cost a query per second per waiter: answer at once.
-		page, last, _, err := h.read(ctx, acct, after, limit, filter)
+		page, last, _, err := h.read(ctx, acct, after, limit, filter, format)
 		if err != nil {
 			return FeedPage{}, err
 		}
@@ -249,7 +250,7 @@ func (h feedQueries) list(c fuego.ContextNoBody) (FeedPage, error) {
 	deadline := time.NewTimer(time.Duration(wait) * time.Second)
 	defer deadline.Stop()
 	for {
-		page, last, more, err := h.read(ctx, acct, after, limit, filter)
+		page, last, more, err := h.read(ctx, acct, after, limit, filter, format)
 		if err != nil {
 			return FeedPage{}, err
 		}
@@ -346,8 +347,11 @@ type feedItem struct {
 // Items the filters leave out count as read, so a reader whose filters
 // match little does not scan the same items again; more says the read
 // stopped at feedScanItems with items left to look at. Vessel positions
-// (opted in per subscription) pass every filter.
-func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int, filter eventfilter.Filter) (out []feedEntry, last int64, more bool, err error) {
+// (opted in per subscription) pass every filter. The 3.0-only events
+// (SHIPMENT, IOT, REEFER) and their retractions are only for a read in
+// format TNT_3.0.0: EVENT_DOMAIN 2.0.2 has no form for them.
+func (h feedQueries) read(ctx context.Context, acct string, after int64, limit int, filter eventfilter.Filter,
+	format string) (out []feedEntry, last int64, more bool, err error) {
 	if filter.IsZero() {
 		filter.AlertTypes = []string{} // no alert unless asked for
 	}
@@ -361,7 +365,7 @@ func (h feedQueries) read(ctx context.Context, acct string, after int64, limit i
 			more = true
 			break
 		}
-		n, err := h.readBatches(ctx, acct, last, rowsWanted, limit, filter, &picked, &last, &scanned)
+		n, err := h.readBatches(ctx, acct, last, rowsWanted, limit, filter, format == deliveries.FormatTNT3, &picked, &last, &scanned)
 		if err != nil {
 			return nil, after, false, err
 		}
@@ -406,7 +410,7 @@ func (h feedQueries) read(ctx context.Context, acct string, after int64, limit i
 // the filter passes to *picked until it holds limit, moving *last past
 // every item looked at (and *scanned by their number). It returns the
 // batches read.
-func (h feedQueries) readBatches(ctx context.Context, acct string, after int64, rows, limit int, filter eventfilter.Filter,
+func (h feedQueries) readBatches(ctx context.Context, acct string, after int64, rows, limit int, filter eventfilter.Filter, tnt3Read bool,
 	picked *[]feedItem, last *int64, scanned *int) (int, error) {
 	res, err := h.deps.Pool.Query(ctx, feedBatchesSQL, pgx.NamedArgs{"acct": acct, "after": after, "rows": rows})
 	if err != nil {
@@ -444,7 +448,7 @@ func (h feedQueries) readBatches(ctx context.Context, acct string, after int64, 
 				continue
 			}
 			*scanned++
-			if feedPasses(filter, kind, tags[i], alertType, change, threshold) {
+			if (tnt3Read || !tnt3OnlyTags(tags[i])) && feedPasses(filter, kind, tags[i], alertType, change, threshold) {
 				*picked = append(*picked, feedItem{seq: seq, sub: subs[i], kind: kind, event: events[i], id: ids[i], hash: hashes[i], at: at})
 			}
 			*last = seq
@@ -481,6 +485,16 @@ func feedPasses(f eventfilter.Filter, kind string, tags *string, alertType *stri
 	default:
 		return f.MatchEvent(strings.Split(*tags, ","))
 	}
+}
+
+// tnt3OnlyTags says an item's tags are a 3.0-only event's (a retraction is
+// written with the tags of the version it withdraws).
+func tnt3OnlyTags(tags *string) bool {
+	if tags == nil {
+		return false
+	}
+	typ, _, _ := strings.Cut(*tags, ",")
+	return dcsa.IsTNT3Only(typ)
 }
 
 func abs32(v int32) int32 {
