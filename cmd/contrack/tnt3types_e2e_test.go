@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -10,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contrack/contrack/ingest/sandbox"
+	sj "github.com/contrack/contrack/ingest/sandbox/journey"
 	"github.com/contrack/contrack/normalize/identity"
 	"github.com/contrack/contrack/platform/auth"
 	"github.com/contrack/contrack/platform/testkit"
+	"github.com/contrack/contrack/schemas/dcsa"
 	"github.com/contrack/contrack/schemas/tnt3"
 )
 
@@ -213,5 +217,100 @@ func TestEndToEndTNT3EventTypes(t *testing.T) {
 	}
 	if got := v3(t, s, a3, "eventTypes=SHIPMENT,IOT,REEFER"); sorted(got) != sorted([]string{conf, temp, "-" + door}) {
 		t.Errorf("GET /v3/events after the withdrawal: %v", got)
+	}
+}
+
+// The producer's side of DCSA's Conformance Gateway: an account tracking a
+// container of a 3.0 carrier (the sandbox's ZIMU) has SHIPMENT, IOT and
+// REEFER events in GET /v3/events (each type by eventTypes) and its
+// TNT_3.0.0 webhook, polled; the 2.0.2 webhook of another account on the
+// same container gets none of them. The container is a reefer whose load
+// is behind it at the test's time (journeydate).
+func TestEndToEndTNT3EventTypesPolled(t *testing.T) {
+	s := startSystem(t, func(c *Config) { c.Poller.Interval = map[string]time.Duration{"sandbox": 2 * time.Second} })
+	ctx := context.Background()
+	store := auth.NewStore(s.db.Pool)
+	a2, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a3, _, err := store.CreateKey(ctx, auth.CreateKeyParams{ClientSlug: "globex", Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var box string
+	for serial := 0; box == ""; serial++ {
+		if serial == 20000 {
+			t.Fatal("no ZIMU reefer loaded by now")
+		}
+		n := sj.CompleteContainer(fmt.Sprintf("ZCSU%06d", serial))
+		if sandbox.SpecialOf(n) != sandbox.SpecialNone {
+			continue
+		}
+		j := sandbox.Journey("ZIMU", sj.KindContainer, n, time.Now())
+		if !strings.Contains(j.Containers[0].ISOCode, "R") {
+			continue
+		}
+		for _, e := range j.Events {
+			if e.Type == sj.TypeEquipment && e.Code == sj.CodeLoad && e.Classifier == sj.ACT && e.Time.Before(time.Now().Add(-time.Hour)) {
+				box = n
+				break
+			}
+		}
+	}
+	h2, h3 := newHook(t, s, a2, "EVENT_DOMAIN_2.0.2"), newHook(t, s, a3, "TNT_3.0.0")
+	for _, key := range []string{a2, a3} {
+		if code, body := s.do("POST", "/carrier/credentials", key, `{"ZIMU":{"clientId":"i","clientSecret":"s"}}`); code != 200 {
+			t.Fatalf("credentials: %d %v", code, body)
+		}
+		if code, body := s.do("POST", "/subscription/equipment", key, `{"scacCode":"ZIMU","containerNumber":"`+box+`","subscriptionReference":"reefer"}`); code != 200 {
+			t.Fatalf("subscribe: %d %v", code, body)
+		}
+	}
+	for _, typ := range []string{"SHIPMENT", "IOT", "REEFER"} {
+		var evs []tnt3.Event
+		testkit.Eventually(t, 60*time.Second, "GET /v3/events?eventTypes="+typ+" with an event", func() bool {
+			v3(t, s, a3, "eventTypes="+typ) // held to the published answer
+			evs = v3Events(t, s, a3, "eventTypes="+typ)
+			return len(evs) > 0
+		})
+		for _, e := range evs {
+			if c := e.EventClassification; c == nil || c.EventTypeCode != typ || c.ShipmentEventTypeCode+c.IotEventTypeCode+c.ReeferEventTypeCode == "" {
+				t.Errorf("%s: %+v", typ, e)
+			}
+		}
+		if typ == "REEFER" && (evs[0].ReeferDetails == nil || evs[0].ReeferDetails.TemperatureUnit != "CEL") {
+			t.Errorf("REEFER without its reading: %+v", evs[0])
+		}
+	}
+	threeOnly := v3(t, s, a3, "eventTypes=SHIPMENT,IOT,REEFER&limit=1000")
+	testkit.Eventually(t, 60*time.Second, "the 3.0 webhook with every 3.0-only event", func() bool {
+		got := h3.events("reefer", true)
+		for _, id := range threeOnly {
+			if !has(got, id) {
+				return false
+			}
+		}
+		return true
+	})
+	// The 2.0.2 webhook has caught up once it has every 2.0.2 event of its
+	// account's GET /v3/events (the terminal's status aside: no 2.0.2
+	// event either).
+	testkit.Eventually(t, 60*time.Second, "the 2.0.2 webhook with the container's 2.0.2 events", func() bool {
+		got := h2.events("reefer", false)
+		for _, e := range v3Events(t, s, a2, "eventTypes=EQUIPMENT,TRANSPORT&limit=1000") {
+			if e.IsRetracted || e.EventClassification == nil {
+				continue
+			}
+			if _, terminal := dcsa.TerminalCodes[e.EventClassification.EquipmentEventTypeCode]; !terminal && !has(got, e.EventID) {
+				return false
+			}
+		}
+		return len(got) > 0
+	})
+	for _, id := range h2.events("reefer", false) {
+		if has(threeOnly, id) {
+			t.Errorf("the 2.0.2 webhook got 3.0-only event %s", id)
+		}
 	}
 }
