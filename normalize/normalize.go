@@ -98,10 +98,11 @@ const (
 	// RepairUnknownCode: an element whose status or event code no table
 	// knows was left out (Repair.Value is the code).
 	RepairUnknownCode RepairKind = "unknown_code_left_out"
-	// RepairNotCarriedLeftOut: an event 2.0.2 cannot carry (a TNT 3.0 IoT
-	// or reefer event, a shipment milestone, an IFTSTA status that is no
-	// movement such as a customs release) was left out (Repair.Value says
-	// why).
+	// RepairNotCarriedLeftOut: an event contrack carries in no format (a
+	// TNT 2.x or 1.2 SHIPMENT event, a TNT 3.0 AVDO or CROS, a MULTIMODAL
+	// transport event, an IFTSTA status that is no movement such as a
+	// customs release, COSCO's "Cargo Received") was left out (Repair.Value
+	// says why).
 	RepairNotCarriedLeftOut RepairKind = "not_carried_left_out"
 	// RepairEnvelopeMismatch: an EDIFACT interchange trailer (UNZ) whose
 	// control count or reference does not match its header, around
