@@ -32,6 +32,7 @@ import (
 	"github.com/contrack/contrack/platform/signature"
 	"github.com/contrack/contrack/platform/testenv"
 	"github.com/contrack/contrack/schemas"
+	"github.com/contrack/contrack/schemas/dcsa"
 	"github.com/contrack/contrack/schemas/deliveries"
 )
 
@@ -195,6 +196,23 @@ func Event(id string, container string) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"eventID":%q,"eventType":"EQUIPMENT","eventClassifierCode":"ACT","eventDateTime":"2026-11-20T10:00:00Z","equipmentEventTypeCode":"GTIN","equipmentReference":%q,"emptyIndicatorCode":"LADEN"}`, id, container))
 }
 
+// TNT3OnlyEvent is a 3.0-only event of container (a SHIPMENT, IOT or
+// REEFER event, dcsa.Event.TNT3) as the normaliser writes it.
+func TNT3OnlyEvent(id, typ, container string) json.RawMessage {
+	ev := dcsa.Event{EventID: id, EventType: typ, EventClassifierCode: "ACT", EventDateTime: "2026-11-20T10:00:00Z",
+		EventCreatedDateTime: "2026-11-20T10:01:00Z", EquipmentReference: container, TNT3: &dcsa.TNT3{}}
+	switch typ {
+	case dcsa.EventTypeShipment:
+		ev.TNT3.ShipmentEventTypeCode = "CONF"
+	case dcsa.EventTypeIoT:
+		ev.TNT3.IotEventTypeCode, ev.TNT3.IotDetails = "DETC", json.RawMessage(`{"iotEventCode":"DRO"}`)
+	case dcsa.EventTypeReefer:
+		ev.TNT3.ReeferEventTypeCode, ev.TNT3.ReeferDetails = "MEAS", json.RawMessage(`{"temperatureUnit":"CEL","ambientMeasuredTemperature":21.5}`)
+	}
+	b, _ := json.Marshal(ev)
+	return b
+}
+
 // Produce puts events for s's tracking on the events topic, as the
 // normaliser does, each with content hash "h1" unless given as id#hash.
 // Each record is a new emission (its own emittedAt).
@@ -237,8 +255,12 @@ func (h *Harness) ProduceRecords(recs ...schemas.EventRecord) {
 	for _, rec := range recs {
 		v, _ := json.Marshal(rec)
 		typ, topic := schemas.TypeEvent, schemas.TopicEvents
-		if rec.Retraction() {
+		var ev dcsa.Summary
+		switch {
+		case rec.Retraction():
 			typ = schemas.TypeEventRetracted
+		case dcsa.DecodeSummary(rec.Event, &ev) == nil && dcsa.IsTNT3Only(ev.EventType):
+			typ = schemas.TypeEventTNT3 // as the normaliser writes them
 		}
 		if schemas.IsAlertHash(rec.ContentHash) {
 			typ, topic = schemas.TypeAlert, schemas.TopicAlerts
