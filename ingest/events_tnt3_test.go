@@ -38,6 +38,11 @@ const tnt3IoT = `{"eventID":"zim-iot-1","eventDateTime":"2026-03-02T08:15:00Z",
  "eventClassification":{"eventTypeCode":"IOT","eventClassifierCode":"ACT","iotEventTypeCode":"DETC"},
  "equipmentDetails":{"equipmentReference":"ZCSU8823456"},"iotDetails":{"iotEventCode":"DRO"}}`
 
+// tnt3AVDO is an event contrack carries in no format.
+const tnt3AVDO = `{"eventID":"zim-avdo-1","eventDateTime":"2026-03-02T08:15:00Z",
+ "eventClassification":{"eventTypeCode":"EQUIPMENT","eventClassifierCode":"ACT","equipmentEventTypeCode":"AVDO"},
+ "equipmentDetails":{"equipmentReference":"ZCSU8823456","emptyIndicatorCode":"EMPTY"}}`
+
 const tnt3Broken = `{"eventID":"zim-bad-1","eventDateTime":"yesterday",
  "eventClassification":{"eventTypeCode":"EQUIPMENT","eventClassifierCode":"ACT","equipmentEventTypeCode":"GTIN"},
  "equipmentDetails":{"equipmentReference":"ZCSU8823456","emptyIndicatorCode":"LADEN"}}`
@@ -85,9 +90,10 @@ func TestPostEventsTNT3(t *testing.T) {
 		{"consumer key", consumer, events(tnt3Equipment), v3, 403, "Forbidden", nil, false},
 		{"by shape", carrier, events(tnt3Equipment), nil, 200, "Successfully Added Event", nil, true},
 		{"by header", carrier, events(tnt3Equipment), v3, 200, "Successfully Added Event", nil, true},
-		{"events 2.0.2 cannot carry", carrier, events(tnt3Equipment, tnt3IoT), v3, 200, "Successfully Added Event", []string{"WARN@$.events[1]"}, true},
+		{"events carried in no format", carrier, events(tnt3Equipment, tnt3AVDO), v3, 200, "Successfully Added Event", []string{"WARN@$.events[1]"}, true},
+		{"3.0-only events are forwarded", carrier, events(tnt3IoT), v3, 200, "Successfully Added Event", nil, true},
 		{"some refused", carrier, events(tnt3Broken, tnt3Equipment), nil, 200, "Successfully Added Event", []string{"ERROR@$.events[0].eventDateTime"}, true},
-		{"nothing forwarded", carrier, events(tnt3IoT), nil, 200, "Successfully Added Event", []string{"WARN@$.events[0]"}, false},
+		{"nothing forwarded", carrier, events(tnt3AVDO), nil, 200, "Successfully Added Event", []string{"WARN@$.events[0]"}, false},
 		{"all refused", carrier, events(tnt3Broken), v3, 400,
 			`No event processed: eventDateTime: "yesterday" is not an RFC 3339 date-time: too short ($.events[0].eventDateTime)`,
 			[]string{"ERROR@$.events[0].eventDateTime"}, false},
@@ -207,7 +213,7 @@ func TestPostEventsTNT3SignedOnce(t *testing.T) {
 	if err := secrets.SetSigningSecret(context.Background(), k.ID, secret); err != nil {
 		t.Fatal(err)
 	}
-	body := events(tnt3Equipment, tnt3IoT)
+	body := events(tnt3Equipment, tnt3AVDO)
 	f := fixture{api: api, kafka: kc}
 	for i := 0; i < 2; i++ {
 		r := post(t, f, key, body, swHeaders(secret, "msg_3", time.Now(), body))
