@@ -282,18 +282,18 @@ type EstimatedCost struct {
 
 // Event defines model for Event.
 type Event struct {
-	EquipmentDetails     EquipmentDetails       `json:"equipmentDetails,omitempty"`
-	EventClassification  EventClassification    `json:"eventClassification,omitempty"`
-	EventDateTime        string                 `json:"eventDateTime,omitempty"`
-	EventID              string                 `json:"eventID,omitempty"`
-	EventLocation        Location               `json:"eventLocation,omitempty"`
-	EventRouting         EventRouting           `json:"eventRouting,omitempty"`
-	EventUpdatedDateTime string                 `json:"eventUpdatedDateTime,omitempty"`
-	IotDetails           IotDetails             `json:"iotDetails,omitempty"`
-	IsRetracted          bool                   `json:"isRetracted,omitempty"`
-	ReeferDetails        map[string]interface{} `json:"reeferDetails,omitempty"`
-	ShipmentDetails      ShipmentDetails        `json:"shipmentDetails,omitempty"`
-	TransportDetails     TransportDetails       `json:"transportDetails,omitempty"`
+	EquipmentDetails     EquipmentDetails    `json:"equipmentDetails,omitempty"`
+	EventClassification  EventClassification `json:"eventClassification,omitempty"`
+	EventDateTime        string              `json:"eventDateTime,omitempty"`
+	EventID              string              `json:"eventID,omitempty"`
+	EventLocation        Location            `json:"eventLocation,omitempty"`
+	EventRouting         EventRouting        `json:"eventRouting,omitempty"`
+	EventUpdatedDateTime string              `json:"eventUpdatedDateTime,omitempty"`
+	IotDetails           IotDetails          `json:"iotDetails,omitempty"`
+	IsRetracted          bool                `json:"isRetracted,omitempty"`
+	ReeferDetails        ReeferDetails       `json:"reeferDetails,omitempty"`
+	ShipmentDetails      ShipmentDetails     `json:"shipmentDetails,omitempty"`
+	TransportDetails     TransportDetails    `json:"transportDetails,omitempty"`
 }
 
 // EventClassification defines model for EventClassification.
@@ -554,6 +554,30 @@ type ReadinessHold struct {
 	ReleasedDateTime string `json:"releasedDateTime,omitempty"`
 }
 
+// ReeferDetails defines model for ReeferDetails.
+type ReeferDetails struct {
+	AmbientMeasuredTemperature   float64                       `json:"ambientMeasuredTemperature,omitempty"`
+	InternalSetpointTemperature  float64                       `json:"internalSetpointTemperature,omitempty"`
+	MeasuredParameters           ReeferParameters              `json:"measuredParameters,omitempty"`
+	SetpointParameters           ReeferParameters              `json:"setpointParameters,omitempty"`
+	TemperatureProbeMeasurements []TemperatureProbeMeasurement `json:"temperatureProbeMeasurements,omitempty"`
+	TemperatureUnit              string                        `json:"temperatureUnit,omitempty"`
+}
+
+// ReeferParameters defines model for ReeferParameters.
+type ReeferParameters struct {
+	AirExchangeUnit                string  `json:"airExchangeUnit,omitempty"`
+	AirExchangeValue               float64 `json:"airExchangeValue,omitempty"`
+	Co2Percentage                  float64 `json:"co2Percentage,omitempty"`
+	HumidityPercentage             float64 `json:"humidityPercentage,omitempty"`
+	IsBulbMode                     bool    `json:"isBulbMode,omitempty"`
+	IsColdTreatmentRequired        bool    `json:"isColdTreatmentRequired,omitempty"`
+	IsControlledAtmosphereRequired bool    `json:"isControlledAtmosphereRequired,omitempty"`
+	IsDrainholesOpen               bool    `json:"isDrainholesOpen,omitempty"`
+	IsVentilationOpen              bool    `json:"isVentilationOpen,omitempty"`
+	O2Percentage                   float64 `json:"o2Percentage,omitempty"`
+}
+
 // References defines model for References.
 type References struct {
 	BillNumber            string `json:"billNumber"`
@@ -693,6 +717,14 @@ type SubscriptionRecord struct {
 	SubscriptionExpiryDate Time   `json:"subscriptionExpiryDate"`
 	SubscriptionReference  string `json:"subscriptionReference"`
 	SubscriptionStatus     string `json:"subscriptionStatus"`
+}
+
+// TemperatureProbeMeasurement defines model for TemperatureProbeMeasurement.
+type TemperatureProbeMeasurement struct {
+	COAProbeUDMKey           string  `json:"COAProbeUDMKey,omitempty"`
+	USDAProbeNumber          int     `json:"USDAProbeNumber,omitempty"`
+	MeasuredTemperatureValue float64 `json:"measuredTemperatureValue,omitempty"`
+	ProbeLabel               string  `json:"probeLabel,omitempty"`
 }
 
 // TestDeliveryResponse TestDeliveryResponse schema
@@ -1435,7 +1467,7 @@ type ClientInterface interface {
 
 	// GetTrackAndTraceEvents The account's events as a DCSA Track & Trace 3.0 producer
 	//
-	// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+	// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
 	//
 	// Corresponds with GET /v3/events (the `GetTrackAndTraceEvents` operationId).
 	GetTrackAndTraceEvents(ctx context.Context, params *GetTrackAndTraceEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2149,7 +2181,7 @@ func (c *RawClient) ReadFeed(ctx context.Context, params *ReadFeedParams, reqEdi
 
 // GetTrackAndTraceEvents The account's events as a DCSA Track & Trace 3.0 producer
 //
-// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
 //
 // Corresponds with GET /v3/events (the `GetTrackAndTraceEvents` operationId).
 func (c *RawClient) GetTrackAndTraceEvents(ctx context.Context, params *GetTrackAndTraceEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4388,7 +4420,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetTrackAndTraceEventsWithResponse The account's events as a DCSA Track & Trace 3.0 producer
 	//
-	// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+	// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7361,7 +7393,7 @@ func (c *ClientWithResponses) ReadFeedWithResponse(ctx context.Context, params *
 
 // GetTrackAndTraceEventsWithResponse The account's events as a DCSA Track & Trace 3.0 producer
 //
-// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+// GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -383,7 +383,7 @@ export interface paths {
         };
         /**
          * The account's events as a DCSA Track & Trace 3.0 producer
-         * @description GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
+         * @description GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an event matches a reference it names, or that a tracking it belongs to follows); eventTypes (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with contrack's message.
          */
         get: operations["getTrackAndTraceEvents"];
         put?: never;
@@ -733,9 +733,7 @@ export interface components {
             eventUpdatedDateTime?: string;
             iotDetails?: components["schemas"]["IotDetails"] | null;
             isRetracted?: boolean;
-            reeferDetails?: {
-                [key: string]: unknown;
-            } | null;
+            reeferDetails?: components["schemas"]["ReeferDetails"] | null;
             shipmentDetails?: components["schemas"]["ShipmentDetails"] | null;
             transportDetails?: components["schemas"]["TransportDetails"] | null;
         };
@@ -953,6 +951,32 @@ export interface components {
             placedDateTime: string;
             releasedDateTime?: string;
         };
+        ReeferDetails: {
+            /** Format: double */
+            ambientMeasuredTemperature?: number | null;
+            /** Format: double */
+            internalSetpointTemperature?: number | null;
+            measuredParameters?: components["schemas"]["ReeferParameters"] | null;
+            setpointParameters?: components["schemas"]["ReeferParameters"] | null;
+            temperatureProbeMeasurements?: components["schemas"]["TemperatureProbeMeasurement"][] | null;
+            temperatureUnit?: string;
+        };
+        ReeferParameters: {
+            airExchangeUnit?: string;
+            /** Format: double */
+            airExchangeValue?: number | null;
+            /** Format: double */
+            co2Percentage?: number | null;
+            /** Format: double */
+            humidityPercentage?: number | null;
+            isBulbMode?: boolean | null;
+            isColdTreatmentRequired?: boolean | null;
+            isControlledAtmosphereRequired?: boolean | null;
+            isDrainholesOpen?: boolean | null;
+            isVentilationOpen?: boolean | null;
+            /** Format: double */
+            o2Percentage?: number | null;
+        };
         References: {
             billNumber: string;
             bookingNumber: string;
@@ -1060,6 +1084,13 @@ export interface components {
             subscriptionExpiryDate: components["schemas"]["Time"];
             subscriptionReference: string;
             subscriptionStatus: string;
+        };
+        TemperatureProbeMeasurement: {
+            COAProbeUDMKey?: string;
+            USDAProbeNumber?: number | null;
+            /** Format: double */
+            measuredTemperatureValue?: number | null;
+            probeLabel?: string;
         };
         /** @description TestDeliveryResponse schema */
         TestDeliveryResponse: {

@@ -40,7 +40,6 @@ from .equipment_details import EquipmentDetails
 from .estimated_cost import EstimatedCost
 from .event import Event
 from .event_classification import EventClassification
-from .event_reefer_details_type_0 import EventReeferDetailsType0
 from .event_routing import EventRouting
 from .facility import Facility
 from .feed_page import FeedPage
@@ -74,6 +73,8 @@ from .push_events_body_type_1_item import PushEventsBodyType1Item
 from .rail_transport import RailTransport
 from .readiness import Readiness
 from .readiness_hold import ReadinessHold
+from .reefer_details import ReeferDetails
+from .reefer_parameters import ReeferParameters
 from .references import References
 from .result import Result
 from .retry_delivery_response import RetryDeliveryResponse
@@ -94,6 +95,7 @@ from .subscribe_response import SubscribeResponse
 from .subscription_alerts import SubscriptionAlerts
 from .subscription_list import SubscriptionList
 from .subscription_record import SubscriptionRecord
+from .temperature_probe_measurement import TemperatureProbeMeasurement
 from .test_delivery_response import TestDeliveryResponse
 from .transport_call import TransportCall
 from .transport_details import TransportDetails
@@ -146,7 +148,6 @@ __all__ = (
     "EstimatedCost",
     "Event",
     "EventClassification",
-    "EventReeferDetailsType0",
     "EventRouting",
     "Facility",
     "FeedPage",
@@ -180,6 +181,8 @@ __all__ = (
     "RailTransport",
     "Readiness",
     "ReadinessHold",
+    "ReeferDetails",
+    "ReeferParameters",
     "References",
     "Result",
     "RetryDeliveryResponse",
@@ -198,6 +201,7 @@ __all__ = (
     "SubscriptionAlerts",
     "SubscriptionList",
     "SubscriptionRecord",
+    "TemperatureProbeMeasurement",
     "TestDeliveryResponse",
     "TransportCall",
     "TransportDetails",

@@ -11,10 +11,10 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.equipment_details import EquipmentDetails
     from ..models.event_classification import EventClassification
-    from ..models.event_reefer_details_type_0 import EventReeferDetailsType0
     from ..models.event_routing import EventRouting
     from ..models.iot_details import IotDetails
     from ..models.location import Location
+    from ..models.reefer_details import ReeferDetails
     from ..models.shipment_details import ShipmentDetails
     from ..models.transport_details import TransportDetails
 
@@ -35,7 +35,7 @@ class Event:
         event_updated_date_time (str | Unset):
         iot_details (IotDetails | None | Unset):
         is_retracted (bool | Unset):
-        reefer_details (EventReeferDetailsType0 | None | Unset):
+        reefer_details (None | ReeferDetails | Unset):
         shipment_details (None | ShipmentDetails | Unset):
         transport_details (None | TransportDetails | Unset):
     """
@@ -49,7 +49,7 @@ class Event:
     event_updated_date_time: str | Unset = UNSET
     iot_details: IotDetails | None | Unset = UNSET
     is_retracted: bool | Unset = UNSET
-    reefer_details: EventReeferDetailsType0 | None | Unset = UNSET
+    reefer_details: None | ReeferDetails | Unset = UNSET
     shipment_details: None | ShipmentDetails | Unset = UNSET
     transport_details: None | TransportDetails | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -57,10 +57,10 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         from ..models.equipment_details import EquipmentDetails
         from ..models.event_classification import EventClassification
-        from ..models.event_reefer_details_type_0 import EventReeferDetailsType0
         from ..models.event_routing import EventRouting
         from ..models.iot_details import IotDetails
         from ..models.location import Location
+        from ..models.reefer_details import ReeferDetails
         from ..models.shipment_details import ShipmentDetails
         from ..models.transport_details import TransportDetails
 
@@ -115,7 +115,7 @@ class Event:
         reefer_details: dict[str, Any] | None | Unset
         if isinstance(self.reefer_details, Unset):
             reefer_details = UNSET
-        elif isinstance(self.reefer_details, EventReeferDetailsType0):
+        elif isinstance(self.reefer_details, ReeferDetails):
             reefer_details = self.reefer_details.to_dict()
         else:
             reefer_details = self.reefer_details
@@ -170,10 +170,10 @@ class Event:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.equipment_details import EquipmentDetails
         from ..models.event_classification import EventClassification
-        from ..models.event_reefer_details_type_0 import EventReeferDetailsType0
         from ..models.event_routing import EventRouting
         from ..models.iot_details import IotDetails
         from ..models.location import Location
+        from ..models.reefer_details import ReeferDetails
         from ..models.shipment_details import ShipmentDetails
         from ..models.transport_details import TransportDetails
 
@@ -276,9 +276,7 @@ class Event:
 
         is_retracted = d.pop("isRetracted", UNSET)
 
-        def _parse_reefer_details(
-            data: object,
-        ) -> EventReeferDetailsType0 | None | Unset:
+        def _parse_reefer_details(data: object) -> None | ReeferDetails | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -286,12 +284,12 @@ class Event:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                reefer_details_type_0 = EventReeferDetailsType0.from_dict(data)
+                reefer_details_type_0 = ReeferDetails.from_dict(data)
 
                 return reefer_details_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(EventReeferDetailsType0 | None | Unset, data)
+            return cast(None | ReeferDetails | Unset, data)
 
         reefer_details = _parse_reefer_details(d.pop("reeferDetails", UNSET))
 

@@ -118,15 +118,15 @@ def sync_detailed(
     """The account's events as a DCSA Track & Trace 3.0 producer
 
      GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of
-    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's
+    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER
+    events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's
     retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or
     transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an
     event matches a reference it names, or that a tracking it belongs to follows); eventTypes
-    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two);
-    eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at
-    most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with
-    the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with
-    contrack's message.
+    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered
+    by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the
+    answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version
+    3.0.0; errors are 3.0's GetEventsError with contrack's message.
 
     Args:
         carrier_booking_reference (str | Unset):
@@ -182,15 +182,15 @@ def sync(
     """The account's events as a DCSA Track & Trace 3.0 producer
 
      GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of
-    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's
+    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER
+    events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's
     retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or
     transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an
     event matches a reference it names, or that a tracking it belongs to follows); eventTypes
-    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two);
-    eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at
-    most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with
-    the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with
-    contrack's message.
+    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered
+    by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the
+    answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version
+    3.0.0; errors are 3.0's GetEventsError with contrack's message.
 
     Args:
         carrier_booking_reference (str | Unset):
@@ -241,15 +241,15 @@ async def asyncio_detailed(
     """The account's events as a DCSA Track & Trace 3.0 producer
 
      GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of
-    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's
+    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER
+    events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's
     retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or
     transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an
     event matches a reference it names, or that a tracking it belongs to follows); eventTypes
-    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two);
-    eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at
-    most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with
-    the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with
-    contrack's message.
+    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered
+    by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the
+    answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version
+    3.0.0; errors are 3.0's GetEventsError with contrack's message.
 
     Args:
         carrier_booking_reference (str | Unset):
@@ -303,15 +303,15 @@ async def asyncio(
     """The account's events as a DCSA Track & Trace 3.0 producer
 
      GET /events of DCSA Track & Trace 3.0.0 (the producer role): the latest version of every event of
-    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0, a withdrawn one as 3.0's
+    the account's trackings, each mapped from EVENT_DOMAIN 2.0.2 to 3.0 (SHIPMENT, IOT and REEFER
+    events, which 2.0.2 has no form for, with their 3.0 codes and details), a withdrawn one as 3.0's
     retraction (isRetracted, same eventID). Filters combine: carrierBookingReference or
     transportDocumentReference, each with or without equipmentReference, or equipmentReference alone (an
     event matches a reference it names, or that a tracking it belongs to follows); eventTypes
-    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; contrack has only the first two);
-    eventUpdatedDateTimeMin and Max (inclusive). Ordered by eventUpdatedDateTime. limit is lowered to at
-    most 1000 (default 100); while more remain the answer has Next-Page-Cursor, sent back as cursor with
-    the same filters. Every answer has API-Version 3.0.0; errors are 3.0's GetEventsError with
-    contrack's message.
+    (EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER); eventUpdatedDateTimeMin and Max (inclusive). Ordered
+    by eventUpdatedDateTime. limit is lowered to at most 1000 (default 100); while more remain the
+    answer has Next-Page-Cursor, sent back as cursor with the same filters. Every answer has API-Version
+    3.0.0; errors are 3.0's GetEventsError with contrack's message.
 
     Args:
         carrier_booking_reference (str | Unset):
