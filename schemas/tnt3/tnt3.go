@@ -309,8 +309,9 @@ type Verdict struct {
 	// Feedback has one element per event not processed as sent: ERROR for
 	// a refused event, WARN for one accepted but not forwarded.
 	Feedback []FeedbackElement
-	// Accepted events are forwarded (or withdraw earlier ones); NotCarried
-	// events are accepted but have no EVENT_DOMAIN 2.0.2 form; Refused
-	// events are not processed.
+	// Accepted events are forwarded (or withdraw earlier ones; SHIPMENT,
+	// IOT and REEFER events to 3.0 outputs only); NotCarried events are
+	// accepted but no format carries them (AVDO, CROS, a MULTIMODAL
+	// transport event); Refused events are not processed.
 	Accepted, NotCarried, Refused int
 }
