@@ -171,7 +171,7 @@ sdk: sdk-deps
 	$(GO) test -count=1 -run TestOpenAPIDocument ./cmd/contrack -update
 	cd sdk/go && $(GO) generate ./...
 	cd sdk/typescript && npm run --silent generate
-	PATH="$(abspath $(SDK_VENV))/bin:$$PATH" ./sdk/python/generate.sh sdk/python/src/contrack/openapi
+	PATH="$(abspath $(SDK_VENV))/bin:$$PATH" ./sdk/python/generate.sh sdk/python/src/contrack_sdk/openapi
 
 # What the SDKs' tests need: the npm packages from the lockfile, and a
 # Python venv (under the data directory) with the pinned packages; each
@@ -181,12 +181,15 @@ sdk-deps:
 
 # Each SDK's own test runner (go test, node --test, pytest) against a real
 # `contrack all` over fresh databases (sdk/harness); the generated code is
-# checked against a fresh generation there too.
+# checked against a fresh generation there too. Last, each SDK README's quick
+# start as written, in a new directory with a HOME of its own, against a copy
+# of sdk/ as a fresh clone has it (sdk/harness/quickstart).
 sdk-test: services build sdk-deps
 	$(GO) run ./sdk/harness \
 		'go=cd sdk/go && $(GO) test -count=1 ./...' \
 		'typescript=cd sdk/typescript && npm test --silent' \
-		'python=cd sdk/python && "$(abspath $(SDK_VENV))/bin/python" -m pytest -q'
+		'python=cd sdk/python && "$(abspath $(SDK_VENV))/bin/python" -m pytest -q' \
+		'quickstart=$(GO) run ./sdk/harness/quickstart sdk/go sdk/typescript sdk/python'
 
 clean:
 	rm -rf bin

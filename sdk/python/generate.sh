@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates the Python client from docs/openapi.json into the directory $1
-# (make sdk: src/contrack/openapi) with the openapi-python-client and ruff
+# (make sdk: src/contrack_sdk/openapi) with the openapi-python-client and ruff
 # of requirements-dev.txt, which must be on PATH (the SDK venv's bin).
 set -euo pipefail
 out=${1:?usage: generate.sh OUTPUT_DIR}

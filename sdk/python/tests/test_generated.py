@@ -12,12 +12,12 @@ def tree(root: Path) -> set[str]:
 
 
 def test_generated_client_matches_a_fresh_generation(tmp_path):
-    """src/contrack/openapi is what generate.sh (the pinned
+    """src/contrack_sdk/openapi is what generate.sh (the pinned
     openapi-python-client and ruff) makes of docs/openapi.json now."""
     out = tmp_path / "openapi"
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
     subprocess.run([str(HERE / "generate.sh"), str(out)], check=True, env=env, capture_output=True)
-    committed = HERE / "src" / "contrack" / "openapi"
+    committed = HERE / "src" / "contrack_sdk" / "openapi"
     assert tree(out) == tree(committed), "files differ from a fresh generation: run make sdk"
     differing = [name for name in sorted(tree(out)) if not filecmp.cmp(out / name, committed / name, shallow=False)]
     assert not differing, f"{differing} differ from a fresh generation: run make sdk"

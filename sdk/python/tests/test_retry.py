@@ -5,10 +5,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from contrack import Contrack, ContrackError, RetryPolicy, parse_retry_after
-from contrack.openapi.api.account import get_account
-from contrack.openapi.api.subscriptions import create_subscription, delete_subscription
-from contrack.openapi.models import CreateSubscriptionBody
+from contrack_sdk import Contrack, ContrackError, RetryPolicy, parse_retry_after
+from contrack_sdk.openapi.api.account import get_account
+from contrack_sdk.openapi.api.subscriptions import create_subscription, delete_subscription
+from contrack_sdk.openapi.models import CreateSubscriptionBody
 
 ACCOUNT = '{"clientName":"acme","displayName":"Acme","environment":"sandbox","authMethod":"api-key","usagePlan":null}'
 

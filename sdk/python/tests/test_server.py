@@ -12,12 +12,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from contrack import Contrack, ContrackError, RetryPolicy, WebhookVerificationError, verify_webhook
-from contrack.openapi.api.account import get_account
-from contrack.openapi.api.carrier_credentials import store_carrier_credentials
-from contrack.openapi.api.subscriptions import create_subscription, delete_subscription, get_journeys, get_subscription
-from contrack.openapi.api.webhooks import activate_webhook, configure_webhook, get_webhook
-from contrack.openapi.models import (
+from contrack_sdk import Contrack, ContrackError, RetryPolicy, WebhookVerificationError, verify_webhook
+from contrack_sdk.openapi.api.account import get_account
+from contrack_sdk.openapi.api.carrier_credentials import store_carrier_credentials
+from contrack_sdk.openapi.api.subscriptions import create_subscription, delete_subscription, get_journeys, get_subscription
+from contrack_sdk.openapi.api.webhooks import activate_webhook, configure_webhook, get_webhook
+from contrack_sdk.openapi.models import (
     ActivateWebhookBody,
     ConfigureWebhookBody,
     CreateSubscriptionBody,

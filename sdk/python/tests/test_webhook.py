@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from contrack import WebhookVerificationError, verify_hook_signature, verify_standard_webhook, verify_webhook
+from contrack_sdk import WebhookVerificationError, verify_hook_signature, verify_standard_webhook, verify_webhook
 
 # reference/standard-webhooks-vector.json: a delivery signed by the Standard
 # Webhooks reference library and Node crypto.

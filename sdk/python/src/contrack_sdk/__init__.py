@@ -1,8 +1,8 @@
 """Python client of the contrack container-tracking API.
 
 ``Contrack(base_url, api_key)`` wraps the client generated from the API's
-OpenAPI document (``contrack.openapi``: one module per operation under
-``contrack.openapi.api``, models under ``contrack.openapi.models``) with the
+OpenAPI document (``contrack_sdk.openapi``: one module per operation under
+``contrack_sdk.openapi.api``, models under ``contrack_sdk.openapi.models``) with the
 API key, ContrackError for every answer of 400 or more, retries of 429 and
 503 honouring Retry-After, and helpers: subscriptions() and
 subscription_pages() (GET /subscriptions), feed() (the account event feed),

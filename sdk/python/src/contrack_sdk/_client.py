@@ -1,4 +1,4 @@
-"""The client: the generated one (contrack.openapi) with the API key, typed
+"""The client: the generated one (contrack_sdk.openapi) with the API key, typed
 errors, retries of 429 and 503, and helpers for paging, the feed and bulk
 subscribe."""
 
@@ -192,7 +192,7 @@ class Contrack:
 
     ``api`` is the client generated from the API's OpenAPI document: pass it
     to the generated operations, e.g.
-    ``get_account.sync(client=c.api)`` (``contrack.openapi.api``). Every
+    ``get_account.sync(client=c.api)`` (``contrack_sdk.openapi.api``). Every
     answer of 400 or more raises ContrackError; 429 and 503 are retried
     first.
     """
