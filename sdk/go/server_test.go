@@ -381,61 +381,6 @@ func TestRetriesAgainstServer(t *testing.T) {
 	}
 }
 
-// quickStart is the first fenced block of lang after "## Quick start" in
-// a README.
-func quickStart(t *testing.T, readme, lang string) string {
-	t.Helper()
-	raw, err := os.ReadFile(readme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(raw), "## Quick start")
-	if !ok {
-		t.Fatalf("%s has no Quick start", readme)
-	}
-	_, code, ok := strings.Cut(after, "```"+lang+"\n")
-	if !ok {
-		t.Fatalf("%s's Quick start has no %s block", readme, lang)
-	}
-	code, _, _ = strings.Cut(code, "```")
-	return code
-}
-
-// The README's quick start runs as written, as a program of its own
-// module, against the server, with a new key.
-func TestQuickStart(t *testing.T) {
-	s := realServer(t)
-	dir := t.TempDir()
-	sdk, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod := "module quickstart\n\ngo 1.24\n\nrequire github.com/contrack/contrack/sdk/go v0.0.0\n\nreplace github.com/contrack/contrack/sdk/go => " + sdk + "\n"
-	if err := os.WriteFile(dir+"/go.mod", []byte(gomod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dir+"/main.go", []byte(quickStart(t, "README.md", "go")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tidy := exec.CommandContext(ctx, "go", "mod", "tidy")
-	tidy.Dir = dir
-	if out, err := tidy.CombinedOutput(); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
-	}
-	cmd := exec.CommandContext(ctx, "go", "run", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CONTRACK_URL="+s.url, "CONTRACK_API_KEY="+s.admin(t, "create-key", "--client", unique("sdk-go-qs-"), "--env", "sandbox"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the quick start: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "quickstart-") || !strings.Contains(string(out), `"eventID"`) {
-		t.Fatalf("the quick start printed no subscription or no event:\n%s", out)
-	}
-}
-
 // SubscribeBulk against POST /subscriptions/equipment: one result per
 // item in order, EXISTS when sent again, and more than 1,000 items split
 // over requests. It skips while the server has no such endpoint.

@@ -1,9 +1,8 @@
-"""The package builds as a wheel that holds the generated client, and the
-README's quick start runs as written with that wheel installed (not src/),
-against a real `contrack all` (make sdk-test; without one it skips)."""
+"""The package builds as a wheel that holds the generated client (the
+README's quick start, installed from a clone into a new venv, runs as
+written in sdk/harness/quickstart, a suite of make sdk-test)."""
 
 import os
-import secrets
 import shutil
 import subprocess
 import sys
@@ -12,8 +11,6 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parents[1]
-URL = os.environ.get("CONTRACK_SDK_TEST_URL")
-BIN = os.environ.get("CONTRACK_SDK_TEST_BIN")
 
 
 @pytest.fixture(scope="module")
@@ -38,18 +35,3 @@ def test_wheel_holds_the_generated_client(site, tmp_path):
         check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(site)}, cwd=tmp_path,
     ).stdout
     assert out.startswith(str(site)), out
-
-
-@pytest.mark.skipif(not URL or not BIN, reason="CONTRACK_SDK_TEST_URL and CONTRACK_SDK_TEST_BIN are not set: make sdk-test runs this against a real contrack all")
-def test_quick_start_runs_as_written(site, tmp_path):
-    readme = (HERE / "README.md").read_text()
-    code = readme.split("## Quick start", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
-    (tmp_path / "quickstart.py").write_text(code)
-    key = subprocess.run(
-        [BIN, "admin", "create-key", "--client", "sdk-py-qs-" + secrets.token_hex(4), "--env", "sandbox"], check=True, capture_output=True, text=True
-    ).stdout.strip().splitlines()[-1]
-    env = {**os.environ, "PYTHONPATH": str(site), "CONTRACK_URL": URL, "CONTRACK_API_KEY": key}
-    run = subprocess.run([sys.executable, "quickstart.py"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert "quickstart-" in run.stdout, run.stdout
-    assert "EQUIPMENT" in run.stdout or "TRANSPORT" in run.stdout, run.stdout
