@@ -2,6 +2,7 @@ package tnt3
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/contrack/contrack/normalize"
 	"github.com/contrack/contrack/schemas/tnt3"
@@ -11,7 +12,8 @@ import (
 // (DCSA's first 3.0 samples, reference/carriers/DCSA/*-2026-01-21): a flat
 // transport call with transportCallID, carrierServiceCode and voyage
 // numbers and its vessel under "vessel", and a position flat in
-// eventLocation. 3.0.0 names none of them, so they cannot clash.
+// eventLocation, and a reefer probe's reading as probeNumber and
+// temperature. 3.0.0 names none of them, so they cannot clash.
 type draftEvent struct {
 	EventLocation *struct {
 		Latitude  string `json:"latitude"`
@@ -31,6 +33,12 @@ type draftEvent struct {
 			} `json:"vessel"`
 		} `json:"transportCall"`
 	} `json:"transportDetails"`
+	ReeferDetails *struct {
+		TemperatureProbeMeasurements []struct {
+			ProbeNumber *json.Number `json:"probeNumber"`
+			Temperature *float64     `json:"temperature"`
+		} `json:"temperatureProbeMeasurements"`
+	} `json:"reeferDetails"`
 }
 
 // readDraftMembers reads into s the pre-3.0.0 members of body that s lacks
@@ -47,6 +55,20 @@ func (m *mapper) readDraftMembers(body []byte, s *tnt3.Event) {
 	if l := d.EventLocation; l != nil && (l.Latitude != "" || l.Longitude != "") && s.EventLocation != nil && s.EventLocation.GeoCoordinate == nil {
 		s.EventLocation.GeoCoordinate = &tnt3.GeoCoordinate{Latitude: l.Latitude, Longitude: l.Longitude}
 		repair("eventLocation.latitude")
+	}
+	if r := d.ReeferDetails; r != nil && s.ReeferDetails != nil && len(r.TemperatureProbeMeasurements) == len(s.ReeferDetails.TemperatureProbeMeasurements) {
+		for i, dp := range r.TemperatureProbeMeasurements {
+			p := &s.ReeferDetails.TemperatureProbeMeasurements[i]
+			at := "reeferDetails.temperatureProbeMeasurements[" + strconv.Itoa(i) + "]."
+			if dp.Temperature != nil && p.MeasuredTemperatureValue == nil {
+				p.MeasuredTemperatureValue = dp.Temperature
+				repair(at + "temperature")
+			}
+			if dp.ProbeNumber != nil && p.ProbeLabel == "" && p.USDAProbeNumber == nil && p.COAProbeUDMKey == "" {
+				p.ProbeLabel = dp.ProbeNumber.String()
+				repair(at + "probeNumber")
+			}
+		}
 	}
 	if d.TransportDetails == nil || d.TransportDetails.TransportCall == nil || s.TransportDetails == nil || s.TransportDetails.TransportCall == nil {
 		return
