@@ -251,6 +251,11 @@ func TestConsoleInBrowser(t *testing.T) {
 		`{"scacCode":"MAEU","containerNumber":"` + atSea + `","subscriptionReference":"PO-1004"}`,
 		`{"scacCode":"ZIMU","containerNumber":"` + held + `","subscriptionReference":"PO-1005"}`,
 		`{"scacCode":"ZIMU","containerNumber":"` + waiting + `","subscriptionReference":"PO-1006"}`,
+		// PO-1001's container at another carrier: never on PO-1001's page.
+		`{"scacCode":"HLCU","containerNumber":"MSKU9070323","subscriptionReference":"PO-1007"}`,
+		`{"scacCode":"MAEU","containerNumber":"UNAU0000004","subscriptionReference":"PO-1008"}`, // credentials refused
+		`{"scacCode":"MAEU","containerNumber":"NOFU0000001","subscriptionReference":"PO-1009"}`, // not found
+		`{"scacCode":"MAEU","containerNumber":"MSKU1234565","subscriptionReference":"PO-1010"}`, // closed below
 	} {
 		if code, body := s.do("POST", "/subscription/equipment", key, sub); code != 200 {
 			t.Fatalf("subscribe %s: %d %v", sub, code, body)
@@ -267,6 +272,19 @@ func TestConsoleInBrowser(t *testing.T) {
 		ev, _ := res[0].(map[string]any)["sourceEvents"].([]any)
 		return len(ev) > 0
 	})
+	testkit.Wait(t, 60*time.Second, "MSKU9070323's journey at HLCU beside MAEU's", func() (bool, any) {
+		_, body := s.do("GET", "/subscription/equipment?equipmentNumber=MSKU9070323", key, "")
+		return strings.Contains(fmt.Sprint(body["results"]), "scacCode:HLCU") && strings.Contains(fmt.Sprint(body["results"]), "scacCode:MAEU"), body
+	})
+	for ref, conn := range map[string]string{"PO-1008": "UNAUTHORIZED", "PO-1009": "CONNECTED"} {
+		testkit.Wait(t, 60*time.Second, ref+" "+conn, func() (bool, any) {
+			_, body := s.do("GET", "/subscription/"+ref, key, "")
+			return body["connectionStatus"] == conn, body
+		})
+	}
+	if code, body := s.do("DELETE", "/subscription/PO-1010", key, ""); code != 200 {
+		t.Fatalf("close PO-1010: %d %v", code, body)
+	}
 	// The ship's reports reach the pull: its position, and the route cut there.
 	testkit.Eventually(t, 60*time.Second, "the position of "+atSea+"'s vessel in the pull", func() bool {
 		_, body := s.do("GET", "/subscription/equipment?equipmentNumber="+atSea, key, "")
@@ -288,6 +306,10 @@ func TestConsoleInBrowser(t *testing.T) {
 			_, body := s.do("GET", "/subscription/"+c.ref+"/alerts", key, "")
 			return strings.Contains(fmt.Sprint(body["alerts"]), c.alert), body
 		})
+	}
+	// The account's warning days, which the console's "Needs attention" names.
+	if code, body := s.do("PUT", "/account/alert-settings", key, `{"lfdWarningDays":3}`); code != 200 {
+		t.Fatalf("alert settings: %d %v", code, body)
 	}
 	testkit.Eventually(t, 60*time.Second, "carrier metrics of MAEU", func() bool {
 		_, body := s.do("GET", "/carrier/metrics", key, "")
@@ -340,6 +362,28 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.shot("attention-desktop")
 	b.run("clear needs attention", chromedp.Click(chromedp.ID("f-attention")))
 	b.waitJS("all subscriptions once more", `document.querySelector('#subscriptions').textContent.includes('PO-1001')`)
+	// "Needs attention" names the account's warning days, not a fixed 2.
+	if hint := b.text("read the attention hint", "#f-attention-hint"); !strings.Contains(hint, "within 3 days") {
+		t.Errorf("the attention filter says %q, want the account's 3 days", hint)
+	}
+	// A closed subscription says when and why.
+	b.waitJS("PO-1010 closed, with its reason and date", `[...document.querySelectorAll('#subscriptions tbody tr')].some(r=>r.textContent.includes('PO-1010')&&
+		/Closed \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: closed with DELETE/.test((r.querySelector('.closed-reason')||{}).textContent||''))`)
+	// The SCAC starts empty, so a subscription from the form infers its carrier.
+	if v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('#c-scac').value`)); err != nil || v != "" {
+		t.Errorf("the SCAC field starts with %q (%v), want empty", v, err)
+	}
+	inferred := sj.CompleteContainer("MRKU123456")
+	setInput := func(css, v string) string {
+		return fmt.Sprintf(`(()=>{const i=document.querySelector(%q);if(!i)return false;i.value=%q;i.dispatchEvent(new Event('input',{bubbles:true}));return true})()`, css, v)
+	}
+	b.waitJS("the reference typed", setInput("#c-ref", "PO-FORM"))
+	b.waitJS("the number typed", setInput("#c-number", inferred))
+	b.run("subscribe from the form", chromedp.Click(chromedp.ID("c-submit")))
+	b.waitJS("subscribed from the form", `document.querySelector('main').textContent.includes('Successfully Subscribed: PO-FORM')`)
+	if _, body := s.do("GET", "/subscription/PO-FORM", key, ""); body["scacCode"] != "MAEU" {
+		t.Errorf("the form's subscription of %s without a SCAC: %v, want MAEU inferred", inferred, body)
+	}
 
 	// The journey: a timeline with events, the route strip and vessel.
 	b.run("open the journey", chromedp.Click(chromedp.CSS(`a[href="#/journey/PO-1001"]`)))
@@ -349,6 +393,11 @@ func TestConsoleInBrowser(t *testing.T) {
 		if !strings.Contains(journey, want) {
 			t.Errorf("journey page lacks %q:\n%s", want, journey)
 		}
+	}
+	// Only PO-1001's own container: not the same box at HLCU (PO-1007).
+	if heads, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('section.journey h2')].map(h=>h.textContent)`)); err != nil ||
+		len(heads) != 1 || !strings.Contains(heads[0], "MAEU") {
+		t.Errorf("PO-1001's journey page shows %q (%v), want MSKU9070323 at MAEU alone", heads, err)
 	}
 	vessel := b.text("read the vessel", "#vessel")
 	if vessel == "" || vessel == "—" {
@@ -369,6 +418,17 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.waitJS("the ETA revision", `(()=>{const e=document.querySelector('#eta-revisions');return !!e&&e.textContent.includes('ETA moved from 2026-11-18 04:00 UTC to 2026-11-20 08:00 UTC')&&e.textContent.includes('MARIE MAERSK')})()`)
 	b.waitJS("the ATD milestone", `document.querySelector('#milestones').textContent.includes('ATD POL at New York (USNYC)')`)
 
+	// An unknown reference says so; nothing stays "Loading…".
+	b.run("open an unknown journey", chromedp.Navigate(base+"/console/#/journey/NO-SUCH-REF"))
+	b.waitJS("not found", `(()=>{const n=document.querySelector('#not-found');return !!n&&n.textContent.includes('Subscription not found')&&!document.querySelector('main').textContent.includes('Loading')})()`)
+	// No events: the reason, from the subscription's connection.
+	for ref, want := range map[string]string{"PO-1008": "refused the stored credentials", "PO-1009": "does not know this shipment"} {
+		b.run("open "+ref+"'s journey", chromedp.Navigate(base+"/console/#/journey/"+ref))
+		b.waitJS(ref+"'s reason for no events", fmt.Sprintf(`[...document.querySelectorAll('.no-events')].some(p=>p.textContent.includes(%q))&&!document.querySelector('main').textContent.includes('polled within seconds')`, want))
+	}
+	b.run("open PO-1010's journey", chromedp.Navigate(base+"/console/#/journey/PO-1010"))
+	b.waitJS("PO-1010's closing", `(()=>{const c=document.querySelector('#closed');return !!c&&/Closed \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: closed with DELETE/.test(c.textContent)})()`)
+
 	// A box owing demurrage: its readiness (the hold released, available,
 	// the last free day passed, days and cost) and its alerts; a box on hold.
 	b.run("open PO-1006's journey", chromedp.Navigate(base+"/console/#/journey/PO-1006"), chromedp.Reload())
@@ -384,7 +444,22 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.checkLabels("journey with readiness")
 	b.shot("readiness-desktop")
-	b.run("open PO-1005's journey", chromedp.Navigate(base+"/console/#/journey/PO-1005"))
+	// A readiness missing parts (no countdown, no hold code, no rate) leaves
+	// no separator dangling.
+	b.run("a sparser readiness", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](`(()=>{const f=window.fetch;window.fetch=async(u,i)=>{const r=await f(u,i);
+			if(!String(u).startsWith('/subscription/equipment'))return r;const j=await r.json();
+			for(const x of j.results){const v=x.readiness;if(!v)continue;delete v.daysToLastFreeDay;delete v.asOf;
+			for(const h of v.holds||[])delete h.holdCode;if(v.freeTimeRule)delete v.freeTimeRule.demurrageRate}
+			return new Response(JSON.stringify(j),{status:200,headers:{'content-type':'application/json'}})};return true})()`)(ctx, t)
+		return err
+	}), chromedp.Click(chromedp.CSS(`main button.secondary`)))
+	b.waitJS("the sparser readiness drawn", `(()=>{const h=document.querySelector('#holds');return !!h&&!h.textContent.includes('CUSI')})()`)
+	if dangling, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#readiness dd, #readiness li, #readiness .badge, #readiness #rule')]
+		.map(e=>e.textContent.replace(/\s+/g,' ').trim()).filter(t=>/^·|·$|·\s*·/.test(t))`)); err != nil || len(dangling) > 0 {
+		t.Errorf("dangling separators in the readiness panel: %q (%v)", dangling, err)
+	}
+	b.run("open PO-1005's journey", chromedp.Navigate(base+"/console/#/journey/PO-1005"), chromedp.Reload())
 	b.waitJS("the open hold", `(()=>{const r=document.querySelector('#readiness');return !!r&&r.textContent.includes('On hold')&&
 		r.textContent.includes('Open')&&r.textContent.includes('today is the last free day')&&
 		!!document.querySelector('#alerts')&&document.querySelector('#alerts').textContent.includes('LFD APPROACHING')})()`)
@@ -529,6 +604,17 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.run("health check", chromedp.Click(chromedp.CSS(`button[aria-label="Health check MAEU"]`)))
 	b.waitJS("the health result", `document.querySelector('td.health[data-scac="MAEU"]').textContent.includes('OK')`)
+	// The check's test container is unknown to the carrier: a 404 there is
+	// said to be that, never a bare green OK beside "HTTP 404"; a refusal is red.
+	if h := b.text("read the health result", `td.health[data-scac="MAEU"]`); strings.Contains(h, "OK HTTP 404") || !strings.Contains(h, "accepted the credentials") {
+		t.Errorf("MAEU's health: %q", h)
+	}
+	b.run("a refused health check", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](`(()=>{const f=window.fetch;window.fetch=async(u,i)=>{if(String(u)!=='/carrier/health-check')return f(u,i);
+			return new Response(JSON.stringify({scacCode:'HLCU',status:'UNAUTHORIZED',httpCode:401}),{status:200,headers:{'content-type':'application/json'}})};return true})()`)(ctx, t)
+		return err
+	}), chromedp.Click(chromedp.CSS(`button[aria-label="Health check HLCU"]`)))
+	b.waitJS("the refusal in red", `(()=>{const c=document.querySelector('td.health[data-scac="HLCU"]');return !!c&&!!c.querySelector('.badge.b-err')&&!c.querySelector('.badge.b-ok')&&c.textContent.includes('HTTP 401')})()`)
 	b.checkLabels("carriers")
 	b.shot("carriers-desktop")
 

@@ -42,6 +42,42 @@ function badgeClass(v) {
 }
 const Badge = ({ v }) => <span class={'badge ' + badgeClass(v)}>{v || '—'}</span>;
 
+// sep joins the parts that are there with " · ", so a missing one leaves no
+// dangling separator.
+const sep = (...parts) => parts.filter((p) => p !== undefined && p !== null && p !== false && p !== '')
+  .flatMap((p, i) => (i ? [' · ', p] : [p]));
+
+// useWarningDays is the account's lfdWarningDays (GET /account/alert-settings),
+// the days before a last free day that count as near; null while unknown.
+function useWarningDays() {
+  const [days, setDays] = useState(null);
+  useEffect(() => {
+    call('GET', '/account/alert-settings').then((a) => setDays(a.lfdWarningDays ?? 2), () => setDays(null));
+  }, []);
+  return days;
+}
+
+const closedReasons = {
+  DELETED: 'closed with DELETE', EXPIRED: 'its expiry date was reached',
+  JOURNEY_ENDED: 'the journey ended (the empty container was returned)', IDLE: 'no new event came for the idle limit',
+};
+// closedText says when and why a CLOSED subscription closed.
+const closedText = (x) => 'Closed' + (x.closedDateTime ? ' ' + when(x.closedDateTime) : '') +
+  (x.closedReason ? ': ' + (closedReasons[x.closedReason] || label(x.closedReason)) : '');
+
+// noEventsText says why a subscription has no events, from its connection.
+function noEventsText(sub) {
+  const scac = (sub && sub.scacCode) || 'The carrier';
+  switch (sub && sub.connectionStatus) {
+    case 'NO_CREDENTIALS': return `No events: no credentials are stored for ${scac}, so it is not polled. Store them on the Carriers page.`;
+    case 'UNAUTHORIZED': return `No events: ${scac} refused the stored credentials. Store new ones on the Carriers page.`;
+    case 'CARRIER_ERROR': return `No events: ${scac} has answered only with errors so far; contrack keeps polling.`;
+    case 'CONNECTED': return `No events: ${scac} answered, but does not know this shipment (yet). Check the number; contrack keeps polling.`;
+    case 'PUSH_ONLY': return `No events yet: ${scac} pushes its events to contrack, and none has come for this shipment.`;
+  }
+  return 'No events yet: the carrier is polled within seconds of subscribing.';
+}
+
 // ---------- sign in ----------
 
 function SignIn({ onSignedIn }) {
@@ -82,7 +118,9 @@ function Subscriptions() {
   const [subs, setSubs] = useState(null);
   const [next, setNext] = useState('');
   const [s, setS] = useState(null);
-  const [form, setForm] = useState({ ref: '', scac: 'MAEU', kind: 'containerNumber', number: '' });
+  // The SCAC is left empty by default: contrack then infers the carrier.
+  const [form, setForm] = useState({ ref: '', scac: '', kind: 'containerNumber', number: '' });
+  const warnDays = useWarningDays();
 
   const load = async (more, f = filter) => {
     try {
@@ -108,10 +146,11 @@ function Subscriptions() {
   const create = async (ev) => {
     ev.preventDefault();
     try {
-      const r = await call('POST', '/subscription/equipment', {
-        scacCode: form.scac.trim().toUpperCase(), subscriptionReference: form.ref.trim(), [form.kind]: form.number.trim(),
-      });
+      const body = { subscriptionReference: form.ref.trim(), [form.kind]: form.number.trim() };
+      if (form.scac.trim()) body.scacCode = form.scac.trim().toUpperCase();
+      const r = await call('POST', '/subscription/equipment', body);
       setS(ok(`${r.message}: ${r.subscriptionReference}`));
+      if (!body.scacCode) setForm((f) => ({ ...f, scac: '' }));
       setForm({ ...form, ref: '', number: '' });
       load(false);
     } catch (e) {
@@ -157,7 +196,7 @@ function Subscriptions() {
           </select>
         </label>
         <label class="check"><span><input id="f-attention" type="checkbox" checked={filter.attention} onChange={setAttention} /> Needs attention</span>
-          <small class="muted">holds, last free day within 2 days, demurrage running</small></label>
+          <small class="muted" id="f-attention-hint">{sep('holds', warnDays === null ? 'last free day near' : `last free day within ${plural(warnDays, 'day')}`, 'demurrage running')}</small></label>
         <button type="submit">Apply filters</button>
       </form>
       <Status s={s} />
@@ -176,7 +215,7 @@ function Subscriptions() {
                   <td data-label="Carrier">{x.scacCode}</td>
                   {filter.attention && <td data-label="Needs attention" class="attention">{(x.containers || []).map((c) =>
                     <div key={c.equipmentNumber}><span class="mono">{c.equipmentNumber}</span> <AttentionBadges v={c.readiness} /></div>)}</td>}
-                  <td data-label="Status"><Badge v={x.subscriptionStatus} /></td>
+                  <td data-label="Status"><Badge v={x.subscriptionStatus} />{x.subscriptionStatus === 'CLOSED' && <div class="muted closed-reason">{closedText(x)}</div>}</td>
                   <td data-label="Connection"><Badge v={x.connectionStatus} /></td>
                   <td data-label="Created">{when(x.subscriptionCreationDate)}</td>
                   <td data-label="Expires">{when(x.subscriptionExpiryDate)}</td>
@@ -193,7 +232,7 @@ function Subscriptions() {
       <h2 id="create-h">New subscription</h2>
       <form class="row panel" onSubmit={create} aria-labelledby="create-h">
         <label>Reference<input id="c-ref" required value={form.ref} onInput={setF('ref')} /></label>
-        <label>Carrier SCAC<input id="c-scac" required maxLength={4} size={6} value={form.scac} onInput={setF('scac')} /></label>
+        <label>Carrier SCAC<input id="c-scac" maxLength={4} size={6} value={form.scac} onInput={setF('scac')} placeholder="inferred" aria-describedby="c-scac-hint" /></label>
         <label>Track by
           <select id="c-kind" value={form.kind} onChange={setF('kind')}>
             <option value="containerNumber">Container</option>
@@ -204,6 +243,7 @@ function Subscriptions() {
         <label>Number<input id="c-number" required value={form.number} onInput={setF('number')} class="mono" /></label>
         <button type="submit" id="c-submit">Subscribe</button>
       </form>
+      <p class="muted" id="c-scac-hint">Leave the SCAC empty and contrack infers the carrier from the number (GET /carrier/infer).</p>
     </>
   );
 }
@@ -227,15 +267,16 @@ function AttentionBadges({ v }) {
   const out = [];
   for (const a of v.attention || []) {
     if (a === 'HOLD') out.push(<span key={a} class="badge b-err">On hold</span>);
-    else if (a === 'LFD_SOON') out.push(<span key={a} class="badge b-warn">Last free day {v.lastFreeDay} · {lfdCountdown(v)}</span>);
-    else if (a === 'DEMURRAGE') out.push(<span key={a} class="badge b-err">Demurrage {plural(v.demurrageDays, 'day')}{v.estimatedCost ? ' · ' + money(v.estimatedCost.demurrage, v.estimatedCost.currency) : ''}</span>);
-    else if (a === 'DETENTION') out.push(<span key={a} class="badge b-err">Detention {plural(v.detentionDays, 'day')}{v.estimatedCost ? ' · ' + money(v.estimatedCost.detention, v.estimatedCost.currency) : ''}</span>);
+    else if (a === 'LFD_SOON') out.push(<span key={a} class="badge b-warn">{sep(v.lastFreeDay ? 'Last free day ' + v.lastFreeDay : 'Last free day near', lfdCountdown(v))}</span>);
+    else if (a === 'DEMURRAGE') out.push(<span key={a} class="badge b-err">{sep('Demurrage ' + plural(v.demurrageDays || 0, 'day'), v.estimatedCost && money(v.estimatedCost.demurrage, v.estimatedCost.currency))}</span>);
+    else if (a === 'DETENTION') out.push(<span key={a} class="badge b-err">{sep('Detention ' + plural(v.detentionDays || 0, 'day'), v.estimatedCost && money(v.estimatedCost.detention, v.estimatedCost.currency))}</span>);
     else out.push(<Badge key={a} v={a} />);
   }
   return out.length ? <>{out}</> : <span class="muted">—</span>;
 }
 
-function Readiness({ v }) {
+function Readiness({ v, warnDays }) {
+  const near = warnDays ?? 2;
   const rule = v.freeTimeRule;
   const cost = v.estimatedCost;
   let pickup = 'Not yet available';
@@ -249,18 +290,19 @@ function Readiness({ v }) {
         <div><dt>Port of discharge</dt><dd class="mono">{v.UNLocationCode || '—'}</dd></div>
         <div><dt>Discharged</dt><dd>{when(v.dischargedDateTime)}</dd></div>
         <div><dt>Pick-up</dt><dd id="pickup">{pickup}</dd></div>
-        <div><dt>Last free day</dt><dd id="lfd">{v.lastFreeDay ? <>{v.lastFreeDay} · <span class={'countdown ' + ((v.daysToLastFreeDay ?? 1) < 0 ? 'b-err' : (v.daysToLastFreeDay ?? 9) <= 2 ? 'b-warn' : '')}>{lfdCountdown(v)}</span></> : '—'}</dd></div>
+        <div><dt>Last free day</dt><dd id="lfd">{v.lastFreeDay ? sep(v.lastFreeDay, lfdCountdown(v) && <span class={'countdown ' + ((v.daysToLastFreeDay ?? 1) < 0 ? 'b-err' : (v.daysToLastFreeDay ?? near + 1) <= near ? 'b-warn' : '')}>{lfdCountdown(v)}</span>) : '—'}</dd></div>
         <div><dt>Demurrage</dt><dd id="demurrage">{plural(v.demurrageDays || 0, 'day')}</dd></div>
-        <div><dt>Detention</dt><dd id="detention">{plural(v.detentionDays || 0, 'day')}{v.detentionLastFreeDay ? <span class="muted"> · free until {v.detentionLastFreeDay}</span> : ''}</dd></div>
-        <div><dt>Estimated cost</dt><dd id="cost">{cost ? <>{money(cost.total, cost.currency)}<span class="muted"> · demurrage {money(cost.demurrage)} · detention {money(cost.detention)}</span></> : '—'}</dd></div>
+        <div><dt>Detention</dt><dd id="detention">{sep(plural(v.detentionDays || 0, 'day'), v.detentionLastFreeDay && <span class="muted">free until {v.detentionLastFreeDay}</span>)}</dd></div>
+        <div><dt>Estimated cost</dt><dd id="cost">{cost ? sep(money(cost.total, cost.currency), <span class="muted">demurrage {money(cost.demurrage, cost.currency)}</span>, <span class="muted">detention {money(cost.detention, cost.currency)}</span>) : '—'}</dd></div>
       </dl>
-      {rule ? <p class="muted" id="rule">Free time at <span class="mono">{rule.port}</span> for <span class="mono">{rule.scacCode}</span>: {plural(rule.demurrageDays, 'day')} demurrage, {plural(rule.detentionDays, 'day')} detention{rule.excludeWeekends ? ', weekends excluded' : ''}{rule.demurrageRate !== undefined ? ` · ${money(rule.demurrageRate, rule.currency)} a day` : ''}{v.asOf ? ` · as of ${when(v.asOf)}` : ''}</p> :
+      {rule ? <p class="muted" id="rule">{sep(<>Free time at <span class="mono">{rule.port}</span> for <span class="mono">{rule.scacCode}</span>: {plural(rule.demurrageDays, 'day')} demurrage, {plural(rule.detentionDays, 'day')} detention{rule.excludeWeekends ? ', weekends excluded' : ''}</>,
+        rule.demurrageRate !== undefined && rule.demurrageRate !== null && `${money(rule.demurrageRate, rule.currency)} a day`, v.asOf && `as of ${when(v.asOf)}`)}</p> :
         <p class="muted" id="rule">No free-time rule applies to this container, so no last free day is counted: set rules with <code>PUT /account/free-time</code>.</p>}
       <h4>Holds</h4>
       {(v.holds || []).length === 0 ? <p class="muted">No hold reported.</p> : (
         <ul class="plain holds" id="holds">
           {v.holds.map((h, i) => (
-            <li key={i}><strong>{holdName(h.holdType)} hold</strong> <span class="mono">{h.holdCode}</span> · placed {when(h.placedDateTime)}
+            <li key={i}>{sep(<><strong>{holdName(h.holdType)} hold</strong>{h.holdCode && <> <span class="mono">{h.holdCode}</span></>}</>, h.placedDateTime && 'placed ' + when(h.placedDateTime))}
               {' '}{h.releasedDateTime ? <span class="badge b-ok">Released {when(h.releasedDateTime)}</span> : <span class="badge b-err">Open</span>}</li>
           ))}
         </ul>
@@ -294,7 +336,8 @@ function alertText(a) {
 
 const alertBadge = { HOLD_PLACED: 'b-err', DEMURRAGE_STARTED: 'b-err', LFD_APPROACHING: 'b-warn', ROLLED: 'b-warn', ETA_CHANGED: 'b-warn' };
 
-function Alerts({ alerts }) {
+function Alerts({ alerts, error }) {
+  if (error) return <p class="status error" id="alerts-error">Alerts could not be read: {error}</p>;
   if (alerts === null) return <p>Loading…</p>;
   if (alerts.length === 0) return <p class="muted" id="no-alerts">No alerts yet. Alerts report what changes after subscribing: ETA moves, rolls, the arrival, holds, availability and the last free day.</p>;
   return (
@@ -333,7 +376,7 @@ function Milestone({ m }) {
   );
 }
 
-function JourneyResult({ r }) {
+function JourneyResult({ r, sub, warnDays }) {
   const events = [...(r.sourceEvents || []), ...(r.vesselEvents || [])]
     .filter((e) => e && e.eventDateTime)
     .sort((a, b) => new Date(a.eventDateTime) - new Date(b.eventDateTime));
@@ -378,7 +421,7 @@ function JourneyResult({ r }) {
       {route ? <JourneyMap id={id} route={route} vessel={r.vessel} /> :
         <p class="muted no-map">No sea route to draw yet: the carrier has named no vessel passage for this container.</p>}
       <h3>Terminal readiness</h3>
-      {r.readiness ? <Readiness v={r.readiness} /> :
+      {r.readiness ? <Readiness v={r.readiness} warnDays={warnDays} /> :
         <p class="muted" id="no-readiness">Not discharged at the port of discharge yet: holds, availability and the last free day show here once it is.</p>}
       <h3>Milestones</h3>
       {milestones.length === 0 ? <p class="muted">No milestones derived yet.</p> :
@@ -387,7 +430,7 @@ function JourneyResult({ r }) {
       {revisions.length === 0 ? <p class="muted">No ETA revision recorded.</p> :
         <ul class="plain milestones" id="eta-revisions">{revisions.map((m, i) => <Milestone key={i} m={m} />)}</ul>}
       <h3>Timeline</h3>
-      {events.length === 0 ? <p class="muted">No events yet: the carrier is polled within seconds of subscribing.</p> : (
+      {events.length === 0 ? <p class="muted no-events">{noEventsText(sub)}</p> : (
         <ol class="timeline" id="timeline">
           {events.map((e, i) => {
             const v = vesselOf(e);
@@ -412,35 +455,60 @@ function Journey({ reference: ref }) {
   const [sub, setSub] = useState(null);
   const [res, setRes] = useState(null);
   const [alerts, setAlerts] = useState(null);
+  const [alertsErr, setAlertsErr] = useState('');
+  // missing: the reference is no subscription of this account.
+  const [missing, setMissing] = useState(false);
   const [s, setS] = useState(null);
+  const warnDays = useWarningDays();
   const load = async () => {
+    let x;
     try {
-      const x = await call('GET', '/subscription/' + encodeURIComponent(ref));
-      setSub(x);
-      call('GET', '/subscription/' + encodeURIComponent(ref) + '/alerts?limit=50').then((a) => setAlerts(a.alerts), (e) => { setAlerts([]); setS(bad(e)); });
+      x = await call('GET', '/subscription/' + encodeURIComponent(ref));
+    } catch (e) {
+      if (e.status === 404) setMissing(true);
+      else setS(bad(e));
+      return;
+    }
+    setSub(x);
+    call('GET', '/subscription/' + encodeURIComponent(ref) + '/alerts?limit=50').then((a) => { setAlerts(a.alerts); setAlertsErr(''); },
+      (e) => { setAlerts(null); setAlertsErr(e.message || String(e)); });
+    try {
       const q = x.billNumber ? { billNumber: x.billNumber } : x.bookingNumber ? { bookingNumber: x.bookingNumber } : {};
       if (x.equipmentNumber) q.equipmentNumber = x.equipmentNumber;
       const j = await call('GET', '/subscription/equipment' + qs(q));
-      setRes(j.results || []);
+      // The pull is the account's journeys of the number, whichever
+      // subscription tracks them: keep this subscription's carrier and
+      // container only.
+      setRes((j.results || []).filter((r) => r.scacCode === x.scacCode && (!x.equipmentNumber || r.equipmentNumber === x.equipmentNumber)));
       setS(null);
     } catch (e) {
       setS(bad(e));
     }
   };
-  useEffect(() => { setSub(null); setRes(null); setAlerts(null); load(); }, [ref]);
+  useEffect(() => { setSub(null); setRes(null); setAlerts(null); setAlertsErr(''); setMissing(false); load(); }, [ref]);
+  if (missing) {
+    return (
+      <>
+        <p><a href="#/subscriptions">← Subscriptions</a></p>
+        <h1>Journey of <span class="mono">{ref}</span></h1>
+        <p class="status error" role="alert" id="not-found">Subscription not found: this account has no subscription with the reference <span class="mono">{ref}</span>.</p>
+      </>
+    );
+  }
   return (
     <>
       <p><a href="#/subscriptions">← Subscriptions</a></p>
       <h1>Journey of <span class="mono">{ref}</span></h1>
       {sub && <p>{sub.scacCode} · <span class="mono">{[sub.equipmentNumber, sub.bookingNumber && 'BKG ' + sub.bookingNumber, sub.billNumber && 'B/L ' + sub.billNumber].filter(Boolean).join(' · ')}</span> · <Badge v={sub.subscriptionStatus} /> <Badge v={sub.connectionStatus} />{' '}
         <button class="secondary" type="button" onClick={load}>Refresh</button></p>}
+      {sub && sub.subscriptionStatus === 'CLOSED' && <p id="closed">{closedText(sub)}</p>}
       <Status s={s} />
       <section aria-labelledby="alerts-h">
         <h2 id="alerts-h">Alerts</h2>
-        <Alerts alerts={alerts} />
+        {sub || alertsErr ? <Alerts alerts={alerts} error={alertsErr} /> : (!s && <p>Loading…</p>)}
       </section>
-      {res === null ? (!s && <p>Loading…</p>) : res.length === 0 ? <p>No journey yet for this subscription.</p> :
-        res.map((r) => <JourneyResult key={r.equipmentNumber} r={r} />)}
+      {res === null ? (!s && <p>Loading…</p>) : res.length === 0 ? <p class="no-events" id="no-journey">{noEventsText(sub)}</p> :
+        res.map((r) => <JourneyResult key={r.equipmentNumber} r={r} sub={sub} warnDays={warnDays} />)}
     </>
   );
 }
@@ -622,6 +690,25 @@ function duration(sec) {
   return `${Math.round(sec / 360) / 10} h`;
 }
 
+// HealthResult shows a health check's answer. The check asks the carrier for
+// a test container it does not know, so OK comes with the carrier's 200 or
+// its 404 "not found": the 404 is said to be that, never a bare "OK" beside
+// "HTTP 404"; any other status is a failure, in red.
+function HealthResult({ h }) {
+  if (h.status === '…') return <span class="muted">checking…</span>;
+  const code = h.httpCode || 0;
+  if (h.status !== 'OK') {
+    return <span class="health-result failed"><span class="badge b-err">{h.status}</span>{code ? ' HTTP ' + code : ''}
+      <span class="muted"> · {h.status === 'UNAUTHORIZED' ? 'the carrier refused the stored credentials' : 'the carrier could not be checked'}</span></span>;
+  }
+  return (
+    <span class="health-result passed"><span class="badge b-ok">OK</span>{' '}
+      {code === 404 ? <span class="muted">the carrier accepted the credentials and answered HTTP 404 (not found) for the check's test container, as expected</span> :
+        <span class="muted">the carrier accepted the credentials{code ? ` (HTTP ${code})` : ''}</span>}
+    </span>
+  );
+}
+
 function Carriers() {
   const [creds, setCreds] = useState(null);
   const [health, setHealth] = useState({});
@@ -687,7 +774,7 @@ function Carriers() {
                   <tr key={scac}>
                     <td data-label="Carrier"><strong>{scac}</strong></td>
                     <td data-label="Fields" class="mono">{Object.entries(f).map(([k, v]) => `${k}: ${v}`).join(' · ')}</td>
-                    <td data-label="Health" class="health" data-scac={scac}>{health[scac] ? <><Badge v={health[scac].status} /> {health[scac].httpCode ? 'HTTP ' + health[scac].httpCode : ''}</> : '—'}</td>
+                    <td data-label="Health" class="health" data-scac={scac}>{health[scac] ? <HealthResult h={health[scac]} /> : '—'}</td>
                     <td data-label="Actions"><div class="row">
                       <button type="button" class="secondary" onClick={() => check(scac)} aria-label={'Health check ' + scac}>Health check</button>
                       <button type="button" class="danger" onClick={() => clear(scac)} aria-label={'Clear credentials of ' + scac}>Clear</button>
