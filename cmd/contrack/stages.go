@@ -438,6 +438,9 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 // all within CONTRACK_SHUTDOWN_TIMEOUT.
 func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 	sd := newShutdown(cfg.shutdownTimeout())
+	if err := checkListeners(allListeners(cfg)); err != nil {
+		return err
+	}
 	return sd.await(ctx, func() error {
 		broker, err := startBroker(cfg, log)
 		if err != nil {
