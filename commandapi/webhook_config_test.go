@@ -225,8 +225,8 @@ func TestWebhookTargetRules(t *testing.T) {
 	sandbox := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "sandbox"})
 	live := api.Key(auth.CreateKeyParams{ClientSlug: "acme", Env: "live"})
 	for _, c := range []struct{ key, url, msg string }{
-		{sandbox, "http://127.0.0.1:8080/hook", "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed"},
-		{sandbox, "http://10.0.0.5/hook", "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed"},
+		{sandbox, "http://127.0.0.1:8080/hook", "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed (for a local receiver in development, the operator sets CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true)"},
+		{sandbox, "http://10.0.0.5/hook", "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed (for a local receiver in development, the operator sets CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true)"},
 		{live, "http://8.8.8.8/hook", "Invalid 'targetUrl': live webhooks must use https"},
 	} {
 		r := api.Do("POST", "/webhook/configure", c.key, map[string]string{"targetUrl": c.url})

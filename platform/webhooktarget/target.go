@@ -23,7 +23,7 @@ const (
 	MsgNotAbsolute = "Invalid 'targetUrl': must be an absolute http or https URL"
 	MsgNeedHTTPS   = "Invalid 'targetUrl': live webhooks must use https"
 	MsgUserinfo    = "Invalid 'targetUrl': must not contain a user name or password"
-	MsgPrivate     = "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed"
+	MsgPrivate     = "Invalid 'targetUrl': loopback, private and link-local addresses are not allowed (for a local receiver in development, the operator sets CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true)"
 	MsgTooLong     = "Invalid 'targetUrl': longer than 2048 characters"
 )
 
@@ -117,7 +117,7 @@ var (
 )
 
 // ErrForbiddenAddress is the dial error for an internal address.
-var ErrForbiddenAddress = errors.New("target: address not allowed for webhooks")
+var ErrForbiddenAddress = errors.New("target: address not allowed for webhooks (loopback, private or link-local; CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true allows them in development)")
 
 // NewClient returns the HTTP client webhooks are sent with: it refuses to
 // connect to internal addresses (unless allowPrivate), checked on the
