@@ -14,12 +14,17 @@ build:
 services:
 	./deploy/services.sh
 
-run: services build
-	@echo
-	@echo "contrack is starting on http://127.0.0.1:8080 (Ctrl-C stops it). In another shell:"
-	@echo '  KEY=$$(bin/contrack admin create-key --client acme --env sandbox | tail -n1)'
-	@echo '  curl -s localhost:8080/account -H "x-api-key: $$KEY"'
-	@echo
+# Each long step says what it does first: on a cold machine the services'
+# install, the module download and the first compile take minutes. Once
+# ready, contrack prints how to make a key (last, after its start-up lines).
+run:
+	@echo "run: 1/4 local services: Postgres and ClickHouse (installed on first use: a few minutes)"
+	@./deploy/services.sh
+	@echo "run: 2/4 Go modules (downloaded on first use: a few minutes)"
+	@$(GO) mod download
+	@echo "run: 3/4 compiling bin/contrack (a few minutes the first time, seconds after)"
+	@$(GO) build -ldflags "$(LDFLAGS)" -o bin/contrack ./cmd/contrack
+	@echo "run: 4/4 starting contrack all on http://127.0.0.1:8080; it says when it is ready (Ctrl-C stops it)"
 	./bin/contrack all
 
 # The whole suite against real Postgres, ClickHouse and an in-process

@@ -41,10 +41,11 @@ apt_install() {
 	[ "$(id -u)" = 0 ] || die "$* missing and not running as root: install them yourself"
 	command -v apt-get >/dev/null || die "$* missing and this is not Debian/Ubuntu (no apt-get)"
 	if [ -z "$apt_updated" ]; then
+		say "updating the package lists (apt-get update) to install $*"
 		apt-get update -qq >/dev/null
 		apt_updated=1
 	fi
-	say "installing $*"
+	say "installing $* (downloads; a few minutes on a cold machine)"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
@@ -62,6 +63,7 @@ start_postgres() {
 	if ! grep -q '^host all all 127.0.0.1/32 trust' "$hba"; then
 		sed -i '1i host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
 	fi
+	say "starting postgres $ver"
 	pg_ctlcluster --skip-systemctl-redirect "$ver" main start || true
 	wait_port postgres $pg_port 30 || die "postgres did not start (see /var/log/postgresql/)"
 	say "postgres started on 127.0.0.1:$pg_port"
@@ -81,6 +83,7 @@ start_clickhouse() {
 		-e "s#<users_config>users.xml</users_config>#<users_config>/etc/clickhouse-server/users.xml</users_config>#" \
 		-e "s#<listen_host>::1</listen_host>##" \
 		/etc/clickhouse-server/config.xml >"$ch_dir/config.xml"
+	say "starting clickhouse (waiting up to 60 s for it to answer)"
 	clickhouse-server --config-file="$ch_dir/config.xml" --pid-file="$ch_dir/clickhouse.pid" --daemon \
 		|| die "clickhouse-server failed to start (see $ch_dir/log/)"
 	wait_port clickhouse $ch_port 60 || die "clickhouse did not answer on 127.0.0.1:$ch_port (see $ch_dir/log/)"

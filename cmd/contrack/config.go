@@ -110,6 +110,10 @@ type Config struct {
 	// CarrierURLs are live carriers' API base URLs by SCAC (CONTRACK_CARRIER_URL_<SCAC>).
 	CarrierURLs map[string]string
 	LogLevel    string
+	// KafkaLogLevel is the least level of the Kafka client's own records
+	// (franz-go's connections, group joins, metadata), below which they
+	// are dropped: at info they are most of a quiet process's log.
+	KafkaLogLevel string
 	// JourneyCacheBytes bounds the API's cache of encoded journeys; 0
 	// disables it (Journeys.CacheBytes gets -1).
 	JourneyCacheBytes int64
@@ -200,6 +204,7 @@ var envVars = []envVar{
 	{"CONTRACK_RELAY_IDLE", "1s", "longest wait between outbox relay rounds without a notification", false, "Relay.Idle"},
 	{"CONTRACK_RELAY_RETENTION", "168h", "how long published outbox rows are kept for audit", false, "Relay.Retention"},
 	{"CONTRACK_LOG_LEVEL", "info", "debug, info, warn or error", false, "LogLevel"},
+	{"CONTRACK_KAFKA_LOG_LEVEL", "warn", "least level of the Kafka client's own log records (connections, group joins, metadata): debug, info, warn or error; never below CONTRACK_LOG_LEVEL", false, "KafkaLogLevel"},
 	{"CONTRACK_JOURNEY_CACHE_BYTES", "268435456", "bytes of compressed journey answers each API process caches, warmed at start (0 disables the cache; 100,000 sandbox-shaped container journeys take ~220 MB); a quarter as much again keeps the answers pulled most often without gzip uncompressed", false, "JourneyCacheBytes"},
 	{"CONTRACK_JOURNEY_CACHE_MAX_AGE", "10m", "a cached journey answer is read again this long after it was read even without a change notification (served while it is read again)", false, "Journeys.MaxAge"},
 	{"CONTRACK_JOURNEY_CACHE_SUPERSEDED_FOR", "2s", "after a journey changes, its previous cached answer is still served this long while the new one is read (a negative value: not served, pulls read ClickHouse until the new answer is cached)", false, "Journeys.SupersededFor"},
@@ -415,10 +420,10 @@ func (c Config) Validate() error {
 	} else if grace := c.Delivery.WithDefaults().ShutdownGrace; c.shutdownTimeout() <= grace {
 		bad("CONTRACK_SHUTDOWN_TIMEOUT", fmt.Sprintf("longer than CONTRACK_DELIVERY_SHUTDOWN_GRACE (%s)", grace))
 	}
-	if c.LogLevel != "" {
+	for name, v := range map[string]string{"CONTRACK_LOG_LEVEL": c.LogLevel, "CONTRACK_KAFKA_LOG_LEVEL": c.KafkaLogLevel} {
 		var l slog.Level
-		if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
-			bad("CONTRACK_LOG_LEVEL", "debug, info, warn or error")
+		if err := l.UnmarshalText([]byte(v)); v != "" && err != nil {
+			bad(name, "debug, info, warn or error")
 		}
 	}
 	errs = append(errs,

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -81,7 +82,7 @@ func run(args []string) error {
 			return err
 		}
 	}
-	log := newLogger(cfg.LogLevel)
+	log := newLogger(cfg.LogLevel, cfg.KafkaLogLevel)
 	if isRole && role.Collector {
 		// The long-running roles: the collector's settings (docs/operations.md).
 		gcPercent, memoryLimit, err := applyGC(cfg, memlimit.FromCgroup, log)
@@ -118,12 +119,56 @@ func run(args []string) error {
 	}
 }
 
-func newLogger(level string) *slog.Logger {
-	var l slog.Level
+// newLogger is the process's JSON logger at level, the Kafka client's own
+// records (those of a logger With component=kafka) at kafkaLevel at least.
+func newLogger(level, kafkaLevel string) *slog.Logger {
+	return slog.New(newLogHandler(os.Stderr, level, kafkaLevel))
+}
+
+func newLogHandler(w io.Writer, level, kafkaLevel string) slog.Handler {
+	var l, k slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	if err := k.UnmarshalText([]byte(kafkaLevel)); err != nil {
+		k = slog.LevelWarn
+	}
+	return componentLevel{Handler: slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}), component: "kafka", least: k}
+}
+
+// componentLevel drops the records of one component (a logger made With
+// "component", component) below least; every other record passes to
+// Handler as it is.
+type componentLevel struct {
+	slog.Handler
+	component string
+	least     slog.Level
+	inside    bool // this handler is the component's
+}
+
+func (h componentLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return !(h.inside && l < h.least) && h.Handler.Enabled(ctx, l)
+}
+
+func (h componentLevel) Handle(ctx context.Context, r slog.Record) error {
+	if h.inside && r.Level < h.least {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h componentLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	inside := h.inside
+	for _, a := range attrs {
+		if a.Key == "component" && a.Value.String() == h.component {
+			inside = true
+		}
+	}
+	return componentLevel{Handler: h.Handler.WithAttrs(attrs), component: h.component, least: h.least, inside: inside}
+}
+
+func (h componentLevel) WithGroup(name string) slog.Handler {
+	return componentLevel{Handler: h.Handler.WithGroup(name), component: h.component, least: h.least, inside: h.inside}
 }
 
 // errUsage marks a command-line mistake.

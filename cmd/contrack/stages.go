@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -467,6 +468,9 @@ func runAll(ctx context.Context, cfg Config, log *slog.Logger) error {
 			g.Go(st.name, stageCtx, st.run)
 		}
 		log.Info("contrack running", "http", cfg.HTTPAddr, "version", version)
+		readyTicks := time.NewTicker(250 * time.Millisecond)
+		defer readyTicks.Stop()
+		go announceReady(stageCtx, in.health, readyTicks.C, log, cfg, terminal(os.Stderr))
 		g.Go("api", g.ctx, func(ctx context.Context) error {
 			defer cancelStages() // the intake has stopped: the rest follows
 			return serveAPI(ctx, cfg, log, in, in.health)

@@ -134,6 +134,26 @@ func (h *Health) notReady() (down, failing []string) {
 	return down, failing
 }
 
+// Ready reports what /readyz would answer 200 to, and that each of want
+// has been marked up (a part not yet marked is not down, so /readyz can be
+// green before it starts).
+func (h *Health) Ready(ctx context.Context, want ...string) bool {
+	h.mu.Lock()
+	for _, p := range want {
+		if !h.parts[p] {
+			h.mu.Unlock()
+			return false
+		}
+	}
+	h.mu.Unlock()
+	down, failing := h.notReady()
+	if len(down) > 0 || len(failing) > 0 {
+		return false
+	}
+	_, stores := h.Stores(ctx)
+	return len(stores) == 0
+}
+
 // ServeHealthz is liveness: 200 when every store answered its latest
 // (cached) probe, else 503 naming those that did not.
 func (h *Health) ServeHealthz(w http.ResponseWriter, r *http.Request) {
