@@ -17,6 +17,19 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// AccountAlertSettings AccountAlertSettings schema
+type AccountAlertSettings struct {
+	EtaChangeThresholdHours float64 `json:"etaChangeThresholdHours"`
+	LfdWarningDays          int     `json:"lfdWarningDays"`
+}
+
+// AccountAlertSettingsResponse AccountAlertSettingsResponse schema
+type AccountAlertSettingsResponse struct {
+	EtaChangeThresholdHours float64 `json:"etaChangeThresholdHours"`
+	LfdWarningDays          int     `json:"lfdWarningDays"`
+	Message                 string  `json:"message"`
+}
+
 // AccountResponse AccountResponse schema
 type AccountResponse struct {
 	AuthMethod      string            `json:"authMethod"`
@@ -848,7 +861,7 @@ type InferCarrierParams struct {
 	// Number container, booking or bill of lading number (required)
 	Number *string `form:"number,omitempty" json:"number,omitempty"`
 
-	// Kind container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, else booking
+	// Kind container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, a 400 for one that looks like a container number but is not (a wrong check digit), else booking
 	Kind *string `form:"kind,omitempty" json:"kind,omitempty"`
 }
 
@@ -1188,14 +1201,14 @@ type ClientInterface interface {
 
 	// GetAccountAlertSettings The account's alert settings
 	//
-	// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+	// etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day LFD_APPROACHING is raised, the default (2) until the account sets its own.
 	//
 	// Corresponds with GET /account/alert-settings (the `GetAccountAlertSettings` operationId).
 	GetAccountAlertSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PutAccountAlertSettingsWithBody Set the account's alert settings
 	//
-	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1204,7 +1217,7 @@ type ClientInterface interface {
 
 	// PutAccountAlertSettings Set the account's alert settings
 	//
-	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1252,7 +1265,7 @@ type ClientInterface interface {
 
 	// GetCarrierCredentials Stored carrier credentials, secrets masked
 	//
-	// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters.
+	// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters (**** alone for a secret shorter than 16 characters).
 	//
 	// Corresponds with GET /carrier/credentials (the `GetCarrierCredentials` operationId).
 	GetCarrierCredentials(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1488,7 +1501,7 @@ type ClientInterface interface {
 
 	// GetWebhook The webhook configuration
 	//
-	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 	//
 	// Corresponds with GET /webhook/configure (the `GetWebhook` operationId).
 	GetWebhook(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1552,7 +1565,7 @@ func (c *RawClient) GetAccount(ctx context.Context, reqEditors ...RequestEditorF
 
 // GetAccountAlertSettings The account's alert settings
 //
-// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+// etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day LFD_APPROACHING is raised, the default (2) until the account sets its own.
 //
 // Corresponds with GET /account/alert-settings (the `GetAccountAlertSettings` operationId).
 func (c *RawClient) GetAccountAlertSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1569,7 +1582,7 @@ func (c *RawClient) GetAccountAlertSettings(ctx context.Context, reqEditors ...R
 
 // PutAccountAlertSettingsWithBody Set the account's alert settings
 //
-// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1588,7 +1601,7 @@ func (c *RawClient) PutAccountAlertSettingsWithBody(ctx context.Context, content
 
 // PutAccountAlertSettings Set the account's alert settings
 //
-// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1696,7 +1709,7 @@ func (c *RawClient) DeleteCarrierCredentials(ctx context.Context, body DeleteCar
 
 // GetCarrierCredentials Stored carrier credentials, secrets masked
 //
-// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters.
+// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters (**** alone for a secret shorter than 16 characters).
 //
 // Corresponds with GET /carrier/credentials (the `GetCarrierCredentials` operationId).
 func (c *RawClient) GetCarrierCredentials(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2232,7 +2245,7 @@ func (c *RawClient) ActivateWebhook(ctx context.Context, body ActivateWebhookJSO
 
 // GetWebhook The webhook configuration
 //
-// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 //
 // Corresponds with GET /webhook/configure (the `GetWebhook` operationId).
 func (c *RawClient) GetWebhook(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4111,7 +4124,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetAccountAlertSettingsWithResponse The account's alert settings
 	//
-	// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+	// etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day LFD_APPROACHING is raised, the default (2) until the account sets its own.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4120,7 +4133,7 @@ type ClientWithResponsesInterface interface {
 
 	// PutAccountAlertSettingsWithBodyWithResponse Set the account's alert settings
 	//
-	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4129,7 +4142,7 @@ type ClientWithResponsesInterface interface {
 
 	// PutAccountAlertSettingsWithResponse Set the account's alert settings
 	//
-	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+	// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4179,7 +4192,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetCarrierCredentialsWithResponse Stored carrier credentials, secrets masked
 	//
-	// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters.
+	// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters (**** alone for a secret shorter than 16 characters).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4443,7 +4456,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetWebhookWithResponse The webhook configuration
 	//
-	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+	// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4569,7 +4582,7 @@ type GetAccountAlertSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *AlertSettings
+	JSON200 *AccountAlertSettings
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Body
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -4581,7 +4594,7 @@ type GetAccountAlertSettingsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetAccountAlertSettingsResponse) GetJSON200() *AlertSettings {
+func (r GetAccountAlertSettingsResponse) GetJSON200() *AccountAlertSettings {
 	return r.JSON200
 }
 
@@ -4638,7 +4651,7 @@ type PutAccountAlertSettingsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *AlertSettingsResponse
+	JSON200 *AccountAlertSettingsResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Body
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -4650,7 +4663,7 @@ type PutAccountAlertSettingsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PutAccountAlertSettingsResponse) GetJSON200() *AlertSettingsResponse {
+func (r PutAccountAlertSettingsResponse) GetJSON200() *AccountAlertSettingsResponse {
 	return r.JSON200
 }
 
@@ -6874,7 +6887,7 @@ func (c *ClientWithResponses) GetAccountWithResponse(ctx context.Context, reqEdi
 
 // GetAccountAlertSettingsWithResponse The account's alert settings
 //
-// null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+// etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day LFD_APPROACHING is raised, the default (2) until the account sets its own.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6889,7 +6902,7 @@ func (c *ClientWithResponses) GetAccountAlertSettingsWithResponse(ctx context.Co
 
 // PutAccountAlertSettingsWithBodyWithResponse Set the account's alert settings
 //
-// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6904,7 +6917,7 @@ func (c *ClientWithResponses) PutAccountAlertSettingsWithBodyWithResponse(ctx co
 
 // PutAccountAlertSettingsWithResponse Set the account's alert settings
 //
-// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+// etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -6990,7 +7003,7 @@ func (c *ClientWithResponses) DeleteCarrierCredentialsWithResponse(ctx context.C
 
 // GetCarrierCredentialsWithResponse Stored carrier credentials, secrets masked
 //
-// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters.
+// clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters (**** alone for a secret shorter than 16 characters).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7434,7 +7447,7 @@ func (c *ClientWithResponses) ActivateWebhookWithResponse(ctx context.Context, b
 
 // GetWebhookWithResponse The webhook configuration
 //
-// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+// targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7591,7 +7604,7 @@ func ParseGetAccountAlertSettingsResponse(rsp *http.Response) (*GetAccountAlertS
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest AlertSettings
+		var dest AccountAlertSettings
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -7645,7 +7658,7 @@ func ParsePutAccountAlertSettingsResponse(rsp *http.Response) (*PutAccountAlertS
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest AlertSettingsResponse
+		var dest AccountAlertSettingsResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -33,12 +33,12 @@ export interface paths {
         };
         /**
          * The account's alert settings
-         * @description null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+         * @description etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day LFD_APPROACHING is raised, the default (2) until the account sets its own.
          */
         get: operations["getAccountAlertSettings"];
         /**
          * Set the account's alert settings
-         * @description etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default.
+         * @description etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last free day (default 2). null or absent: the default. The answer gives the settings now in force, lfdWarningDays always.
          */
         put: operations["putAccountAlertSettings"];
         post?: never;
@@ -81,7 +81,7 @@ export interface paths {
         };
         /**
          * Stored carrier credentials, secrets masked
-         * @description clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters.
+         * @description clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four characters (**** alone for a secret shorter than 16 characters).
          */
         get: operations["getCarrierCredentials"];
         put?: never;
@@ -420,7 +420,7 @@ export interface paths {
         };
         /**
          * The webhook configuration
-         * @description targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+         * @description targetUrl, whether the webhook is activated and what its deliveries carry (eventFormat, filters, authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the headers sent for the receiver to authenticate, name to value masked as **** and its last four characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
          */
         get: operations["getWebhook"];
         put?: never;
@@ -499,6 +499,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description AccountAlertSettings schema */
+        AccountAlertSettings: {
+            /** Format: double */
+            etaChangeThresholdHours: number | null;
+            lfdWarningDays: number;
+        };
+        /** @description AccountAlertSettingsResponse schema */
+        AccountAlertSettingsResponse: {
+            /** Format: double */
+            etaChangeThresholdHours: number | null;
+            lfdWarningDays: number;
+            message: string;
+        };
         /** @description AccountResponse schema */
         AccountResponse: {
             authMethod: string;
@@ -1267,7 +1280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AlertSettings"];
+                    "application/json": components["schemas"]["AccountAlertSettings"];
                 };
             };
             /** @description Invalid request */
@@ -1328,7 +1341,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AlertSettingsResponse"];
+                    "application/json": components["schemas"]["AccountAlertSettingsResponse"];
                 };
             };
             /** @description Invalid settings */
@@ -1734,7 +1747,7 @@ export interface operations {
             query?: {
                 /** @description container, booking or bill of lading number (required) */
                 number?: string;
-                /** @description container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, else booking */
+                /** @description container, booking or bill; default: container for a valid ISO 6346 container number, bill when it starts with a bill prefix, a 400 for one that looks like a container number but is not (a wrong check digit), else booking */
                 kind?: string;
             };
             header?: never;

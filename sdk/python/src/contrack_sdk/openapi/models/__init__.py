@@ -1,5 +1,7 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .account_alert_settings import AccountAlertSettings
+from .account_alert_settings_response import AccountAlertSettingsResponse
 from .account_response import AccountResponse
 from .activate_webhook_body import ActivateWebhookBody
 from .added_response import AddedResponse
@@ -114,6 +116,8 @@ from .webhook_config import WebhookConfig
 from .webhook_config_auth_headers_type_0 import WebhookConfigAuthHeadersType0
 
 __all__ = (
+    "AccountAlertSettings",
+    "AccountAlertSettingsResponse",
     "AccountResponse",
     "ActivateWebhookBody",
     "AddedResponse",

@@ -5,7 +5,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.alert_settings import AlertSettings
+from ...models.account_alert_settings import AccountAlertSettings
 from ...models.body import Body
 from ...types import Response
 
@@ -22,9 +22,9 @@ def _get_kwargs() -> dict[str, Any]:
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> AlertSettings | Body | None:
+) -> AccountAlertSettings | Body | None:
     if response.status_code == 200:
-        response_200 = AlertSettings.from_dict(response.json())
+        response_200 = AccountAlertSettings.from_dict(response.json())
 
         return response_200
 
@@ -56,7 +56,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[AlertSettings | Body]:
+) -> Response[AccountAlertSettings | Body]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -68,17 +68,18 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-) -> Response[AlertSettings | Body]:
+) -> Response[AccountAlertSettings | Body]:
     """The account's alert settings
 
-     null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+     etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day
+    LFD_APPROACHING is raised, the default (2) until the account sets its own.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AlertSettings | Body]
+        Response[AccountAlertSettings | Body]
     """
 
     kwargs = _get_kwargs()
@@ -93,17 +94,18 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-) -> AlertSettings | Body | None:
+) -> AccountAlertSettings | Body | None:
     """The account's alert settings
 
-     null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+     etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day
+    LFD_APPROACHING is raised, the default (2) until the account sets its own.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AlertSettings | Body
+        AccountAlertSettings | Body
     """
 
     return sync_detailed(
@@ -114,17 +116,18 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-) -> Response[AlertSettings | Body]:
+) -> Response[AccountAlertSettings | Body]:
     """The account's alert settings
 
-     null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+     etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day
+    LFD_APPROACHING is raised, the default (2) until the account sets its own.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AlertSettings | Body]
+        Response[AccountAlertSettings | Body]
     """
 
     kwargs = _get_kwargs()
@@ -137,17 +140,18 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-) -> AlertSettings | Body | None:
+) -> AccountAlertSettings | Body | None:
     """The account's alert settings
 
-     null: the default (etaChangeThresholdHours 6, lfdWarningDays 2).
+     etaChangeThresholdHours null: the default (6). lfdWarningDays: the days before the last free day
+    LFD_APPROACHING is raised, the default (2) until the account sets its own.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AlertSettings | Body
+        AccountAlertSettings | Body
     """
 
     return (

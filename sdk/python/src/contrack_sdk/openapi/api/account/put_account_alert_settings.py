@@ -5,8 +5,8 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
+from ...models.account_alert_settings_response import AccountAlertSettingsResponse
 from ...models.alert_settings import AlertSettings
-from ...models.alert_settings_response import AlertSettingsResponse
 from ...models.body import Body
 from ...types import Response
 
@@ -32,9 +32,9 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> AlertSettingsResponse | Body | None:
+) -> AccountAlertSettingsResponse | Body | None:
     if response.status_code == 200:
-        response_200 = AlertSettingsResponse.from_dict(response.json())
+        response_200 = AccountAlertSettingsResponse.from_dict(response.json())
 
         return response_200
 
@@ -66,7 +66,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[AlertSettingsResponse | Body]:
+) -> Response[AccountAlertSettingsResponse | Body]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -79,12 +79,13 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: AlertSettings,
-) -> Response[AlertSettingsResponse | Body]:
+) -> Response[AccountAlertSettingsResponse | Body]:
     """Set the account's alert settings
 
      etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription
     sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last
-    free day (default 2). null or absent: the default.
+    free day (default 2). null or absent: the default. The answer gives the settings now in force,
+    lfdWarningDays always.
 
     Args:
         body (AlertSettings): AlertSettings schema
@@ -94,7 +95,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AlertSettingsResponse | Body]
+        Response[AccountAlertSettingsResponse | Body]
     """
 
     kwargs = _get_kwargs(
@@ -112,12 +113,13 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: AlertSettings,
-) -> AlertSettingsResponse | Body | None:
+) -> AccountAlertSettingsResponse | Body | None:
     """Set the account's alert settings
 
      etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription
     sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last
-    free day (default 2). null or absent: the default.
+    free day (default 2). null or absent: the default. The answer gives the settings now in force,
+    lfdWarningDays always.
 
     Args:
         body (AlertSettings): AlertSettings schema
@@ -127,7 +129,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AlertSettingsResponse | Body
+        AccountAlertSettingsResponse | Body
     """
 
     return sync_detailed(
@@ -140,12 +142,13 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: AlertSettings,
-) -> Response[AlertSettingsResponse | Body]:
+) -> Response[AccountAlertSettingsResponse | Body]:
     """Set the account's alert settings
 
      etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription
     sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last
-    free day (default 2). null or absent: the default.
+    free day (default 2). null or absent: the default. The answer gives the settings now in force,
+    lfdWarningDays always.
 
     Args:
         body (AlertSettings): AlertSettings schema
@@ -155,7 +158,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[AlertSettingsResponse | Body]
+        Response[AccountAlertSettingsResponse | Body]
     """
 
     kwargs = _get_kwargs(
@@ -171,12 +174,13 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: AlertSettings,
-) -> AlertSettingsResponse | Body | None:
+) -> AccountAlertSettingsResponse | Body | None:
     """Set the account's alert settings
 
      etaChangeThresholdHours: the ETA move (hours) an ETA_CHANGED alert needs, unless the subscription
     sets its own (default 6); lfdWarningDays: LFD_APPROACHING is raised this many days before the last
-    free day (default 2). null or absent: the default.
+    free day (default 2). null or absent: the default. The answer gives the settings now in force,
+    lfdWarningDays always.
 
     Args:
         body (AlertSettings): AlertSettings schema
@@ -186,7 +190,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        AlertSettingsResponse | Body
+        AccountAlertSettingsResponse | Body
     """
 
     return (

@@ -72,7 +72,7 @@ def sync_detailed(
     """Stored carrier credentials, secrets masked
 
      clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four
-    characters.
+    characters (**** alone for a secret shorter than 16 characters).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -98,7 +98,7 @@ def sync(
     """Stored carrier credentials, secrets masked
 
      clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four
-    characters.
+    characters (**** alone for a secret shorter than 16 characters).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -120,7 +120,7 @@ async def asyncio_detailed(
     """Stored carrier credentials, secrets masked
 
      clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four
-    characters.
+    characters (**** alone for a secret shorter than 16 characters).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -144,7 +144,7 @@ async def asyncio(
     """Stored carrier credentials, secrets masked
 
      clientId is shown in clear; clientSecret and apiKey only as **** followed by their last four
-    characters.
+    characters (**** alone for a secret shorter than 16 characters).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -75,7 +75,8 @@ def sync_detailed(
     authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
     classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
     headers sent for the receiver to authenticate, name to value masked as **** and its last four
-    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+    characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer
+    ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -104,7 +105,8 @@ def sync(
     authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
     classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
     headers sent for the receiver to authenticate, name to value masked as **** and its last four
-    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+    characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer
+    ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -129,7 +131,8 @@ async def asyncio_detailed(
     authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
     classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
     headers sent for the receiver to authenticate, name to value masked as **** and its last four
-    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+    characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer
+    ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,7 +159,8 @@ async def asyncio(
     authHeaders); targetUrl is "" and activated false while none is configured. filters: eventTypes and
     classifiers null select every event, alertTypes the alerts delivered beside them. authHeaders: the
     headers sent for the receiver to authenticate, name to value masked as **** and its last four
-    characters (an Authorization value keeps its scheme: Bearer ****abcd); {} when none.
+    characters, **** alone under 16 characters (an Authorization value keeps its scheme: Bearer
+    ****abcd); {} when none.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
