@@ -146,8 +146,18 @@ func tokenFailure(resp response) *failure {
 // Basic (id and secret form-encoded first, §2.3.1); the answer carries
 // access_token, token_type (Bearer) and expires_in.
 func oauth2Token(b base, path string) tokenFetcher {
+	return oauth2TokenAt(b, b.baseURL+path, "")
+}
+
+// oauth2TokenAt is oauth2Token at an absolute token URL, asking for scope
+// when it is set.
+func oauth2TokenAt(b base, tokenURL, scope string) tokenFetcher {
+	form := url.Values{"grant_type": {"client_credentials"}}
+	if scope != "" {
+		form.Set("scope", scope)
+	}
 	return func(ctx context.Context, creds Credentials) (string, time.Duration, *failure) {
-		req, err := http.NewRequest(http.MethodPost, b.baseURL+path, strings.NewReader(url.Values{"grant_type": {"client_credentials"}}.Encode()))
+		req, err := http.NewRequest(http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
 		if err != nil {
 			return "", 0, &failure{outcome: OutcomeError, reason: "building token request: " + err.Error()}
 		}
@@ -210,6 +220,16 @@ func lifetime(seconds int64) time.Duration {
 		return 5 * time.Minute
 	}
 	return time.Duration(seconds) * time.Second
+}
+
+// basicAuth sends HTTP Basic with a user and password (RFC 7617).
+type basicAuth struct{ user string }
+
+func (basicAuth) refreshable() bool { return false }
+
+func (b basicAuth) authorize(_ context.Context, req *http.Request, creds Credentials, _ bool) *failure {
+	req.SetBasicAuth(b.user, creds[fieldPassword])
+	return nil
 }
 
 // hmacAuth signs COSCO requests:

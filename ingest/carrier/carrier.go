@@ -43,6 +43,9 @@ const (
 type Query struct {
 	Kind  IdentifierKind
 	Value string
+	// Since, if set, asks only for the events updated since then; only a
+	// Connector reads it (the registry's adapters always ask for all).
+	Since time.Time
 }
 
 // ErrBadQuery is wrapped by the error Fetch returns for an unknown kind or an empty value.
@@ -113,6 +116,12 @@ type Result struct {
 	// RetryAfter is the carrier's Retry-After on a non-success (seconds or
 	// an HTTP date), 0 when absent or unreadable.
 	RetryAfter time.Duration
+	// Requests are the URLs of the pages a DCSA fetch that reached the end
+	// of its pages asked for, in order (they carry no credentials).
+	Requests []string
+	// NextCursor is the DCSA cursor (3.0's Next-Page-Cursor, 2.2's
+	// Next-Page) of the page a fetch stopped before at its page bound.
+	NextCursor string
 }
 
 // Health statuses for POST /carrier/health-check.

@@ -192,7 +192,7 @@ func runSuite(t *testing.T, c carriers.Carrier) {
 		if a.SCAC() != c.SCAC {
 			t.Fatalf("SCAC() = %q", a.SCAC())
 		}
-		for _, q := range []carrier.Query{{carrier.KindContainer, container}, {carrier.KindBooking, "BK4471902"}, {carrier.KindBill, c.SCAC + "123456789"}} {
+		for _, q := range []carrier.Query{{Kind: carrier.KindContainer, Value: container}, {Kind: carrier.KindBooking, Value: "BK4471902"}, {Kind: carrier.KindBill, Value: c.SCAC + "123456789"}} {
 			r := fetch(t, a, good, q.Kind, q.Value)
 			expect(t, r, carrier.OutcomeSuccess, 200)
 			if r.Format != c.Format || len(r.Pages) == 0 || r.EventCount == 0 || r.Latency <= 0 {
@@ -256,7 +256,7 @@ func runSuite(t *testing.T, c carriers.Carrier) {
 	t.Run("pagination is followed", func(t *testing.T) {
 		paged := newEnv(t, sandbox.Config{PageSize: 3})
 		whole := newEnv(t, sandbox.Config{PageSize: 1000})
-		for _, q := range []carrier.Query{{carrier.KindBooking, "BK4471902"}, {carrier.KindContainer, "PAGU0000008"}} {
+		for _, q := range []carrier.Query{{Kind: carrier.KindBooking, Value: "BK4471902"}, {Kind: carrier.KindContainer, Value: "PAGU0000008"}} {
 			r := fetch(t, paged.adapter(t, c.SCAC), good, q.Kind, q.Value)
 			all := fetch(t, whole.adapter(t, c.SCAC), good, q.Kind, q.Value)
 			expect(t, r, carrier.OutcomeSuccess, 200)
@@ -316,7 +316,7 @@ func runSuite(t *testing.T, c carriers.Carrier) {
 
 	t.Run("bad query is an error", func(t *testing.T) {
 		e := newEnv(t, sandbox.Config{})
-		for _, q := range []carrier.Query{{"vessel", container}, {carrier.KindBooking, "  "}} {
+		for _, q := range []carrier.Query{{Kind: "vessel", Value: container}, {Kind: carrier.KindBooking, Value: "  "}} {
 			if _, err := e.adapter(t, c.SCAC).Fetch(context.Background(), good, q); !errors.Is(err, carrier.ErrBadQuery) {
 				t.Fatalf("%+v: err = %v", q, err)
 			}

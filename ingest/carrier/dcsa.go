@@ -53,29 +53,40 @@ func (a *dcsaAdapter) Probe(ctx context.Context, creds Credentials) Health {
 }
 
 func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, maxPages, limit int) (Result, error) {
+	params := url.Values{a.queryParam(q.Kind): {q.Value}}
+	if a.version == tnt22 || a.version == tnt3 {
+		params.Set("limit", strconv.Itoa(limit))
+	}
+	return a.fetchParams(ctx, creds, params, maxPages)
+}
+
+// fetchParams GETs the events with the query params, following the
+// version's pagination for at most maxPages pages: 3.0 sends the cursor
+// back with every original parameter, 2.2 follows the Next-Page link.
+func (a *dcsaAdapter) fetchParams(ctx context.Context, creds Credentials, params url.Values, maxPages int) (Result, error) {
 	start := time.Now()
 	if f := a.missingField(creds); f != nil {
 		return a.finish(start, f, nil, 0, 0)
 	}
 	endpoint := a.baseURL + a.path
-	params := url.Values{a.queryParam(q.Kind): {q.Value}}
-	if a.version == tnt22 {
-		params.Set("limit", strconv.Itoa(limit))
+	next := endpoint
+	if len(params) > 0 {
+		next += "?" + params.Encode()
 	}
-	if a.version == tnt3 {
-		params.Set("limit", strconv.Itoa(limit))
-	}
-	next := endpoint + "?" + params.Encode()
+	var requests []string
 	var pages [][]byte
 	count, code := 0, 0
 	seen := map[string]bool{}
 	truncated := false
+	cursor := "" // the cursor that named next
 	for next != "" {
 		if len(pages) == maxPages {
 			truncated = true
 			break
 		}
+		cursor = ""
 		target := next
+		requests = append(requests, target)
 		resp, f := a.call(ctx, a.auth, creds, func() (*http.Request, error) {
 			req, err := http.NewRequest(http.MethodGet, target, nil)
 			if err == nil {
@@ -114,11 +125,12 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 				break
 			}
 			seen[c] = true
-			p := url.Values{"cursor": {c}}
+			p := url.Values{}
 			for k, v := range params {
 				p[k] = v
 			}
-			next = endpoint + "?" + p.Encode()
+			p.Set("cursor", c)
+			next, cursor = endpoint+"?"+p.Encode(), c
 		}
 		if a.version == tnt22 && n > 0 {
 			if c := resp.header.Get("Next-Page"); c != "" {
@@ -128,6 +140,7 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 				}
 				seen[c] = true
 				var err error
+				cursor = c
 				if next, err = a.nextURL(endpoint, c); err != nil {
 					return a.finish(start, &failure{outcome: OutcomeError, code: resp.status, reason: err.Error()}, nil, 0, 0)
 				}
@@ -135,7 +148,10 @@ func (a *dcsaAdapter) fetch(ctx context.Context, creds Credentials, q Query, max
 		}
 	}
 	r, err := a.finish(start, nil, pages, count, code)
-	r.Truncated = truncated
+	r.Truncated, r.Requests = truncated, requests
+	if truncated && len(pages) == maxPages {
+		r.NextCursor = cursor
+	}
 	return r, err
 }
 

@@ -201,6 +201,12 @@ func CarrierCredentialsContext(accountID, scac string) string {
 	return accountID + "/carrier-credentials/" + scac
 }
 
+// CarrierConnectorContext binds the secret of an account's carrier
+// connector (POST /carrier/connectors: its API key, client secret or password).
+func CarrierConnectorContext(accountID, code string) string {
+	return accountID + "/carrier-connector/" + code
+}
+
 // WebhookSecretContext binds an account's webhook secret.
 func WebhookSecretContext(accountID string) string { return accountID + "/webhook-secret" }
 

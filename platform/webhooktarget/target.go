@@ -37,6 +37,19 @@ func Validate(rawURL, env string, allowPrivate bool) (msg string, ok bool) {
 	return validate(ctx, rawURL, env, allowPrivate, net.DefaultResolver.LookupNetIP)
 }
 
+// ValidateField is Validate for another URL than a webhook's that
+// contrack calls with an account's data or credentials (a carrier
+// connector's base or token URL): the same rules, the messages naming field
+// ("'baseUrl'") instead of 'targetUrl'.
+func ValidateField(field, rawURL, env string, allowPrivate bool) (msg string, ok bool) {
+	msg, ok = Validate(rawURL, env, allowPrivate)
+	if !ok {
+		msg = strings.Replace(msg, "'targetUrl'", "'"+field+"'", 1)
+		msg = strings.Replace(msg, "live webhooks must use https", "live accounts must use https", 1)
+	}
+	return msg, ok
+}
+
 // lookupFunc resolves a host name, as net.Resolver.LookupNetIP does.
 type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
 
