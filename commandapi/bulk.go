@@ -98,7 +98,7 @@ type bulkItem struct {
 	result BulkResult
 	scac   string
 	id     identifier
-	push   bool
+	kind   outside
 	// infer: the item has no scacCode and passed every other check.
 	infer bool
 	// rejected: the item failed the checks (INVALID whatever the store holds).
@@ -289,20 +289,20 @@ func readBulkCSV(r *http.Request) ([]*bulkItem, error) {
 // INVALID, then infers the carrier of those without one. Only a store
 // failure fails the request.
 func (h subscriptionHandlers) checkBulk(ctx context.Context, acct auth.Account, items []*bulkItem) error {
-	pushOnly := map[string]bool{}
+	others := map[string]outside{}
 	for _, it := range items {
 		if it.result.Status != "" {
 			continue
 		}
-		scac, id, push, err := it.body.validate(func(scac string) (bool, error) {
-			if ok, seen := pushOnly[scac]; seen {
-				return ok, nil
+		scac, id, kind, err := it.body.validate(func(scac string) (outside, error) {
+			if k, seen := others[scac]; seen {
+				return k, nil
 			}
-			ok, err := PushOnlyCarrier(ctx, h.deps.Pool, acct.Env, scac)
+			k, err := OutsideRegistry(ctx, h.deps.Pool, acct.ID, acct.Env, scac)
 			if err == nil {
-				pushOnly[scac] = ok
+				others[scac] = k
 			}
-			return ok, err
+			return k, err
 		})
 		it.result.SubscriptionReference = it.body.SubscriptionReference
 		var he *httpapi.Error
@@ -313,7 +313,7 @@ func (h subscriptionHandlers) checkBulk(ctx context.Context, acct auth.Account, 
 		case err != nil:
 			return err
 		}
-		it.scac, it.id, it.push, it.infer = scac, id, push, scac == ""
+		it.scac, it.id, it.kind, it.infer = scac, id, kind, scac == ""
 	}
 	return h.inferBulk(ctx, acct, items)
 }
@@ -452,8 +452,9 @@ func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct
 		counts[key]++
 		conn := ConnPending
 		switch {
-		case it.push:
+		case it.kind == pushOnly:
 			conn = ConnPushOnly
+		case it.kind == connector: // its credentials are its own
 		case !slices.Contains(creds, it.scac):
 			conn = ConnNoCredentials
 		}
@@ -493,6 +494,7 @@ func (h subscriptionHandlers) subscribeBulk(ctx context.Context, tx pgx.Tx, acct
 		    -- the new subscription is owed the events there are
 		    -- (subscriptions.history_pending): polled for it now
 		    next_poll_at = least(trackings.next_poll_at, now()),
+		    poll_since = NULL, -- a connector's next poll asks for every event
 		    updated_at = now()
 		RETURNING id, scac, identifier_kind, identifier`,
 		acct.ID, acct.Env, ids, scacs, kinds, values, conns, opens)

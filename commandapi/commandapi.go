@@ -109,6 +109,8 @@ type Deps struct {
 	// scacCode). nil: a number whose prefix names no single carrier cannot
 	// be resolved.
 	Shipments carriers.ShipmentProber
+	// Connectors makes POST /carrier/connectors/{code}/fetch's fetches.
+	Connectors ConnectorFetcher
 	// FreeTimeChanged, if set, is told the account whose free-time rules
 	// PUT /account/free-time changed (the process's journey cache reads
 	// its journeys again).
@@ -150,6 +152,7 @@ func Register(s *fuego.Server, cfg Config, deps Deps) {
 	registerBulk(s, a)
 	registerVesselPositions(s, a)
 	registerCredentials(s, a)
+	registerConnectors(s, a)
 	registerInfer(s, a)
 	registerWebhooks(s, a)
 	registerDeliveries(s, a)

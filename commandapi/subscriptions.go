@@ -133,15 +133,46 @@ func PushOnlyCarrier(ctx context.Context, q interface {
 	return ok, nil
 }
 
+// outside is what a SCAC outside the registry is to an account.
+type outside int
+
+const (
+	inRegistry outside = iota // a registered carrier (or none given)
+	unsupported
+	pushOnly  // a push-only carrier: never polled
+	connector // the account's own carrier connector (POST /carrier/connectors)
+)
+
+// OutsideRegistry answers for a scacCode the registry does not know: the
+// account's carrier connector of that code first, else a push-only carrier
+// of env, else unsupported.
+func OutsideRegistry(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, accountID, env, scac string) (outside, error) {
+	var own bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM carrier_connectors WHERE account_id = $1 AND code = $2)`,
+		accountID, scac).Scan(&own); err != nil {
+		return unsupported, fmt.Errorf("look up carrier connector: %w", err)
+	}
+	if own {
+		return connector, nil
+	}
+	push, err := PushOnlyCarrier(ctx, q, env, scac)
+	if err != nil || !push {
+		return unsupported, err
+	}
+	return pushOnly, nil
+}
+
 // validate checks a create body in a fixed order and returns the first
 // problem as the spec's 400, or the normalised SCAC and identifier. The SCAC
 // is empty when the body has none (blank counts as none): the caller infers
-// it. pushOnly answers for a SCAC the registry does not know.
-func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, error)) (scac string, id identifier, push bool, err error) {
+// it. other answers for a SCAC the registry does not know.
+func (b *CreateSubscriptionBody) validate(other func(scac string) (outside, error)) (scac string, id identifier, kind outside, err error) {
 	b.ScacCode = strings.TrimSpace(b.ScacCode)
 	b.SubscriptionReference = strings.TrimSpace(b.SubscriptionReference)
 	if b.SubscriptionReference == "" {
-		return "", id, false, httpapi.BadRequest("Missing Parameter 'subscriptionReference'")
+		return "", id, inRegistry, httpapi.BadRequest("Missing Parameter 'subscriptionReference'")
 	}
 	var given []identifier
 	for _, c := range []identifier{{kind: "container", value: b.ContainerNumber}, {kind: "booking", value: b.BookingNumber}, {kind: "bill", value: b.BillNumber}} {
@@ -150,7 +181,7 @@ func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, erro
 		}
 	}
 	if len(given) != 1 {
-		return "", id, false, httpapi.BadRequest(msgExactlyOne)
+		return "", id, inRegistry, httpapi.BadRequest(msgExactlyOne)
 	}
 	id = given[0]
 	// Stored identifiers take no control characters (tab and line breaks
@@ -158,29 +189,29 @@ func (b *CreateSubscriptionBody) validate(pushOnly func(scac string) (bool, erro
 	for _, f := range [][2]string{{"scacCode", b.ScacCode}, {"subscriptionReference", b.SubscriptionReference},
 		{"containerNumber", b.ContainerNumber}, {"bookingNumber", b.BookingNumber}, {"billNumber", b.BillNumber}} {
 		if err := httpapi.CheckField(f[0], f[1]); err != nil {
-			return "", id, false, err
+			return "", id, inRegistry, err
 		}
 	}
 	scac = strings.ToUpper(b.ScacCode)
 	if _, ok := carriers.Lookup(scac); !ok && scac != "" {
-		if push, err = pushOnly(scac); err != nil {
-			return "", id, false, err
+		if kind, err = other(scac); err != nil {
+			return "", id, inRegistry, err
 		}
-		if !push {
-			return "", id, false, httpapi.BadRequest(fmt.Sprintf("Unsupported carrier '%s'", b.ScacCode))
+		if kind == unsupported {
+			return "", id, inRegistry, httpapi.BadRequest(fmt.Sprintf("Unsupported carrier '%s'", b.ScacCode))
 		}
 	}
 	if id.kind == "container" {
 		norm := strings.ToUpper(strings.ReplaceAll(id.value, " ", ""))
 		if !iso6346.Valid(norm) {
-			return "", id, false, httpapi.BadRequest(msgInvalidContainer(id.value, norm))
+			return "", id, inRegistry, httpapi.BadRequest(msgInvalidContainer(id.value, norm))
 		}
 		id.value = norm
 	}
 	if len(b.SubscriptionReference) > 256 || len(id.value) > 64 {
-		return "", id, false, httpapi.BadRequest("subscriptionReference is limited to 256 characters and identifiers to 64")
+		return "", id, inRegistry, httpapi.BadRequest("subscriptionReference is limited to 256 characters and identifiers to 64")
 	}
-	return scac, id, push, nil
+	return scac, id, kind, nil
 }
 
 func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, error) {
@@ -190,8 +221,8 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 	if err := httpapi.DecodeJSON(c.Request(), &body); err != nil {
 		return SubscribeResponse{}, err
 	}
-	scac, id, push, err := body.validate(func(scac string) (bool, error) {
-		return PushOnlyCarrier(c.Context(), h.deps.Pool, k.Account.Env, scac)
+	scac, id, kind, err := body.validate(func(scac string) (outside, error) {
+		return OutsideRegistry(c.Context(), h.deps.Pool, k.Account.ID, k.Account.Env, scac)
 	})
 	if err != nil {
 		return SubscribeResponse{}, err
@@ -210,7 +241,7 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 	}
 	limit := k.Account.Limits().OpenSubscriptions
 	err = pgx.BeginFunc(c.Context(), h.deps.Pool, func(tx pgx.Tx) error {
-		return h.subscribe(c.Context(), tx, k.Account, limit, scac, id, push, body.SubscriptionReference, now)
+		return h.subscribe(c.Context(), tx, k.Account, limit, scac, id, kind, body.SubscriptionReference, now)
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "subscriptions_account_id_reference_key" {
@@ -228,7 +259,7 @@ func (h subscriptionHandlers) create(c fuego.ContextNoBody) (SubscribeResponse, 
 // subscribe counts the subscription against the account's limit of open
 // ones, inserts it, creates or reuses its tracking and writes the change to
 // the outbox, all in tx.
-func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct auth.Account, limit int64, scac string, id identifier, pushOnly bool, ref string, now time.Time) error {
+func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct auth.Account, limit int64, scac string, id identifier, kind outside, ref string, now time.Time) error {
 	// First, so an account's subscribes and closes take its row before any
 	// tracking's (closeLocked does the same): the count is exact under the
 	// lock and no two transactions wait on each other in opposite orders.
@@ -249,8 +280,9 @@ func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct aut
 	}
 	conn := ConnPending
 	switch {
-	case pushOnly:
+	case kind == pushOnly:
 		conn = ConnPushOnly
+	case kind == connector: // its credentials are its own
 	case !hasCreds:
 		conn = ConnNoCredentials
 	}
@@ -267,6 +299,9 @@ func (h subscriptionHandlers) subscribe(ctx context.Context, tx pgx.Tx, acct aut
 		    -- the new subscription is owed the events there are
 		    -- (subscriptions.history_pending): polled for it now
 		    next_poll_at = least(trackings.next_poll_at, now()),
+		    -- and a connector's next poll asks for every event, not only
+		    -- the ones updated since the last (migration 0110)
+		    poll_since = NULL,
 		    updated_at = now()
 		RETURNING id`,
 		uuid.NewString(), acct.ID, acct.Env, scac, id.kind, id.value, conn).Scan(&trackingID)

@@ -31,6 +31,12 @@ var sealedColumns = []sealedColumn{
 		ctx:    secretbox.CarrierCredentialsContext,
 	},
 	{
+		name:   "carrier connector secrets",
+		list:   `SELECT account_id::text, code, secret_enc FROM carrier_connectors WHERE secret_enc IS NOT NULL`,
+		update: `UPDATE carrier_connectors SET secret_enc = $3 WHERE account_id = $1::uuid AND code = $2 AND secret_enc = $4`,
+		ctx:    secretbox.CarrierConnectorContext,
+	},
+	{
 		name:   "webhook secrets",
 		list:   `SELECT account_id::text, '', secret_enc FROM webhooks`,
 		update: `UPDATE webhooks SET secret_enc = $3 WHERE account_id = $1::uuid AND $2 = '' AND secret_enc = $4`,

@@ -44,6 +44,7 @@ import (
 	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/platform/postgres"
 	"github.com/contrack/contrack/platform/secretbox"
+	"github.com/contrack/contrack/platform/webhooktarget"
 	"github.com/contrack/contrack/projector"
 	"github.com/contrack/contrack/queryapi"
 	"github.com/contrack/contrack/schemas"
@@ -410,6 +411,7 @@ func newAPIServer(bg context.Context, cfg Config, log *slog.Logger, in *infra, k
 	probes := gatedProber{in.carrierGates(cfg, log)}
 	commandapi.Register(srv.Fuego, cfg.withDerived().Commands, commandapi.Deps{
 		Pool: pool, Box: in.box, Log: log, Prober: probes, Shipments: probes,
+		Connectors:      connectorFetcher{allowPrivate: cfg.AllowPrivateWebhooks},
 		FreeTimeChanged: journeys.FreeTimeChanged,
 	})
 	ingest.RegisterEvents(srv.Fuego, ingest.EventsDeps{
@@ -599,6 +601,24 @@ func (p gatedProber) ProbeShipment(ctx context.Context, env, scac, account strin
 		return carrier.LookupUnreachable, 0 // no adapter for it here
 	}
 	return l.Status, l.HTTPCode
+}
+
+// connectorFetcher makes POST /carrier/connectors/{code}/fetch's fetches
+// with the connector's adapter, through a client that refuses internal
+// addresses as webhooks do (unless CONTRACK_ALLOW_PRIVATE_WEBHOOKS).
+type connectorFetcher struct{ allowPrivate bool }
+
+func (f connectorFetcher) FetchConnector(ctx context.Context, conn carriers.Connector, q carriers.ConnectorQuery, maxPages int) (carriers.ConnectorFetch, error) {
+	a, err := carrier.NewConnector(conn, webhooktarget.NewClient(f.allowPrivate, 30*time.Second))
+	if err != nil {
+		return carriers.ConnectorFetch{}, err
+	}
+	r, err := a.FetchQuery(ctx, q, maxPages)
+	if err != nil {
+		return carriers.ConnectorFetch{}, err
+	}
+	return carriers.ConnectorFetch{Outcome: string(r.Outcome), HTTPCode: r.HTTPCode, Reason: r.Reason, Requests: r.Requests,
+		Pages: r.Pages, EventCount: r.EventCount, NextCursor: r.NextCursor}, nil
 }
 
 // serveSandbox serves the sandbox carriers on CONTRACK_SANDBOX_ADDR until ctx ends.
