@@ -416,7 +416,9 @@ func (h connectorHandlers) list(c fuego.ContextNoBody) (ConnectorsResponse, erro
 }
 
 // pathCode is the {code} of the path, as stored (upper case).
-func pathCode(c fuego.ContextNoBody) string { return strings.ToUpper(strings.TrimSpace(c.PathParam("code"))) }
+func pathCode(c fuego.ContextNoBody) string {
+	return strings.ToUpper(strings.TrimSpace(c.PathParam("code")))
+}
 
 func (h connectorHandlers) get(c fuego.ContextNoBody) (ConnectorView, error) {
 	k, _ := auth.FromContext(c.Context())

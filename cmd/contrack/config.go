@@ -185,7 +185,7 @@ var envVars = []envVar{
 	{"CONTRACK_TRUSTED_PROXIES", "", "comma-separated networks (CIDR, e.g. 10.0.0.0/8) of the proxies in front of the API whose CONTRACK_CLIENT_IP_HEADER is believed; from any other peer the header is ignored", false, "TrustedProxies"},
 	{"CONTRACK_PG_MAX_CONNS", "10", "Postgres connections of the stages (poller, delivery, normaliser, relay), 2 to 1000", false, "PGMaxConns"},
 	{"CONTRACK_PG_API_MAX_CONNS", "10", "Postgres connections of the HTTP API, a separate pool, 2 to 1000", false, "PGAPIMaxConns"},
-	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets (development only)", false, "AllowPrivateWebhooks"},
+	{"CONTRACK_ALLOW_PRIVATE_WEBHOOKS", "false", "allow loopback/private webhook targets and carrier connector URLs (development only)", false, "AllowPrivateWebhooks"},
 	{"CONTRACK_SANDBOX_ADDR", "127.0.0.1:8081", "listen address of the sandbox carriers", false, "SandboxAddr"},
 	{"CONTRACK_SANDBOX_ACCELERATE", "1", "sandbox journeys run this many times faster than real time (≥ 1; above 1 they start today)", false, "Sandbox.Accelerate"},
 	{"CONTRACK_SANDBOX_PAGE_SIZE", "20", "largest page of the sandbox's DCSA TNT 2.2 and 3.0 carriers", false, "Sandbox.PageSize"},
@@ -305,6 +305,7 @@ var derivedFields = map[string]string{
 	"Tracing.Version":               "the binary's version",
 	"Delivery.AllowPrivate":         "CONTRACK_ALLOW_PRIVATE_WEBHOOKS",
 	"Commands.AllowPrivateWebhooks": "CONTRACK_ALLOW_PRIVATE_WEBHOOKS",
+	"Poller.AllowPrivateConnectors": "CONTRACK_ALLOW_PRIVATE_WEBHOOKS (carrier connectors follow the webhook-target rules)",
 	"Commands.SubscriptionLifetime": "CONTRACK_SUBSCRIPTION_LIFETIME",
 	"Delivery.Version":              "the binary's version",
 	"Journeys.CacheBytes":           "CONTRACK_JOURNEY_CACHE_BYTES (0 there disables the cache: -1 here)",
@@ -355,6 +356,7 @@ func readEnv() (Config, error) {
 func (c Config) withDerived() Config {
 	c.Delivery.AllowPrivate = c.AllowPrivateWebhooks
 	c.Commands.AllowPrivateWebhooks = c.AllowPrivateWebhooks
+	c.Poller.AllowPrivateConnectors = c.AllowPrivateWebhooks
 	c.Commands.SubscriptionLifetime = c.SubscriptionLifetime
 	c.Delivery.Version = version
 	c.Journeys.CacheBytes = c.JourneyCacheBytes

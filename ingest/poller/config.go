@@ -95,6 +95,11 @@ type Config struct {
 	// CapacityEvery is how often each (account, carrier)'s capacity figures
 	// are written for GET /account (default 10 s).
 	CapacityEvery time.Duration
+	// AllowPrivateConnectors lets accounts' carrier connectors reach
+	// loopback, private and link-local addresses (development only; set
+	// from CONTRACK_ALLOW_PRIVATE_WEBHOOKS, as webhook targets are). Without
+	// it a connector's client refuses them at every connection.
+	AllowPrivateConnectors bool
 }
 
 // Validate reports every invalid field.

@@ -110,6 +110,19 @@ type accountGate struct {
 	// refreshed is the refresh that last saw the account's credentials.
 	refreshed uint64
 	capacity  capacity
+	// connector is the gate of the account's own carrier connector (nil
+	// for a registered carrier): its adapter and breaker serve this
+	// account alone. connectorVersion says which stored row built it.
+	connector        *carrierGate
+	connectorVersion string
+}
+
+// connectorGate is the gate of the account's connector, nil for a
+// registered carrier.
+func (g *accountGate) connectorGate() *carrierGate {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.connector
 }
 
 // want is how many due trackings the gate lets this process claim now:
@@ -320,6 +333,15 @@ func (g *Gates) carrier(env, scac string) (*carrierGate, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := g.newCarrierGate(key, env, scac, a, false)
+	g.carriers[key] = c
+	return c, nil
+}
+
+// newCarrierGate builds the gate of adapter a under key: its breaker, and
+// the platform-wide cap configured for key. A solo gate (an account's
+// connector) serves one account, whose faults alone trip it.
+func (g *Gates) newCarrierGate(key, env, scac string, a carrier.Adapter, solo bool) *carrierGate {
 	c := &carrierGate{adapter: a, run: map[string]bool{}}
 	if r, ok := g.cfg.CarrierRate[key]; ok {
 		c.limiter = rate.NewLimiter(rate.Limit(r), max(1, int(r)))
@@ -329,7 +351,10 @@ func (g *Gates) carrier(env, scac string) (*carrierGate, error) {
 		Name:    key,
 		Timeout: g.cfg.BreakerTimeout,
 		ReadyToTrip: func(n gobreaker.Counts) bool {
-			need := min(g.cfg.BreakerAccounts, max(1, g.activeAccounts(env, scac)))
+			need := 1
+			if !solo {
+				need = min(g.cfg.BreakerAccounts, max(1, g.activeAccounts(env, scac)))
+			}
 			return n.ConsecutiveFailures >= g.cfg.BreakerFailures && c.runAccounts() >= need
 		},
 		OnStateChange: func(name string, from, to gobreaker.State) {
@@ -340,8 +365,16 @@ func (g *Gates) carrier(env, scac string) (*carrierGate, error) {
 			}
 		},
 	})
-	g.carriers[key] = c
-	return c, nil
+	return c
+}
+
+// openFor reports whether the breaker an account's share polls through is
+// open: its connector's, or its carrier's.
+func (g *Gates) openFor(a *accountGate) bool {
+	if c := a.connectorGate(); c != nil {
+		return c.breaker.State() == gobreaker.StateOpen
+	}
+	return g.open(a.env, a.key.scac)
 }
 
 // open reports whether the breaker of env/scac is open (no claims for it).

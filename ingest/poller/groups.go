@@ -19,7 +19,8 @@ import (
 // refresh heartbeats this poller's membership, learns its place among the
 // pollers alive, and reads which (account, carrier)s it polls: every
 // active account (not disabled, with a key) with credentials for a
-// registered carrier whose hash falls to it, with its plan's carrier rate. A tracking without credentials is
+// registered carrier, or a carrier connector of its own (connectors.go),
+// whose hash falls to it, with its plan's carrier rate. A tracking without credentials is
 // never claimed (commandapi marks it NO_CREDENTIALS and back to PENDING
 // when they are stored); one whose account's credentials appear is due at
 // once.
@@ -56,6 +57,10 @@ func (p *poller) refresh(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read accounts' credentials: %w", err)
 	}
+	connectors, err := p.readConnectors(ctx, index, count)
+	if err != nil {
+		return err
+	}
 	now := p.deps.Now()
 	gs := p.gates
 	gs.cmu.Lock()
@@ -88,6 +93,19 @@ func (p *poller) refresh(ctx context.Context) error {
 		}
 		g.mu.Unlock()
 	}
+	for _, r := range connectors {
+		g := gs.accounts[r.key]
+		if g == nil {
+			g = &accountGate{key: r.key, env: r.env}
+			g.capacity.since = now
+			gs.put(g)
+		}
+		g.setRate(now, r.rate)
+		g.mu.Lock()
+		g.refreshed = p.gen
+		p.applyConnector(g, r)
+		g.mu.Unlock()
+	}
 	// Shares no longer ours (credentials deleted, the account inactive or
 	// moved to another poller; or made by a carrier probe) go once their
 	// calls have ended.
@@ -96,6 +114,7 @@ func (p *poller) refresh(ctx context.Context) error {
 		gone := g.refreshed != p.gen
 		if gone {
 			g.creds = nil
+			g.connector, g.connectorVersion = nil, ""
 		}
 		idle := g.inflight == 0
 		g.mu.Unlock()

@@ -34,6 +34,9 @@ func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, c claim, pp
 	if !pp.ok || !pp.all {
 		return "" // no facts from a page we cannot read (the normaliser dead-letters it)
 	}
+	if c.since != nil && len(pp.events) == 0 {
+		return "" // a connector asked only for what is new: nothing changed
+	}
 	events := pp.events
 	changed := ""
 	if fp := fingerprint(events); fp != c.fingerprint {

@@ -174,6 +174,9 @@ type claim struct {
 	failures                                 int
 	lastPolled                               *time.Time
 	fingerprint                              string
+	// since is trackings.poll_since: a connector's poll asks only for the
+	// events updated since then (nil: every event).
+	since *time.Time
 }
 
 // Poll classes, in claim order (trackings.poll_class).
@@ -247,7 +250,7 @@ func (p *poller) claimRound(ctx, polls context.Context) error {
 		if free == 0 {
 			break
 		}
-		if p.gates.open(g.env, g.key.scac) {
+		if p.gates.openFor(g) {
 			continue
 		}
 		n, probe := g.want(now, p.cfg)
@@ -301,7 +304,7 @@ func (p *poller) claimClass(ctx context.Context, class int, asks []*ask, now, le
 		)
 		UPDATE trackings t SET next_poll_at = $6 FROM due WHERE t.id = due.id
 		RETURNING t.id, t.account_id, t.env, t.scac, t.identifier_kind, t.identifier, due.next_poll_at,
-		          t.poll_failures, t.last_polled_at, coalesce(t.events_fingerprint, '')`,
+		          t.poll_failures, t.last_polled_at, coalesce(t.events_fingerprint, ''), t.poll_since`,
 		accounts, scacs, ns, class, now, lease)
 	if err != nil {
 		return fmt.Errorf("claim class %d: %w", class, err)
@@ -313,7 +316,7 @@ func (p *poller) claimClass(ctx context.Context, class int, asks []*ask, now, le
 	}
 	for rows.Next() {
 		c := claim{class: class}
-		if err := rows.Scan(&c.id, &c.account, &c.env, &c.scac, &c.kind, &c.identifier, &c.due, &c.failures, &c.lastPolled, &c.fingerprint); err != nil {
+		if err := rows.Scan(&c.id, &c.account, &c.env, &c.scac, &c.kind, &c.identifier, &c.due, &c.failures, &c.lastPolled, &c.fingerprint, &c.since); err != nil {
 			return fmt.Errorf("claim class %d: %w", class, err)
 		}
 		if a := byKey[groupKey{c.account, c.scac}]; a != nil {
@@ -372,6 +375,9 @@ type outcome struct {
 	status string
 	// fingerprint is the events' new fingerprint, "" when unchanged.
 	fingerprint string
+	// since is the next trackings.poll_since of a connector's tracking
+	// (nil: unchanged; a registered carrier's tracking never has one).
+	since *time.Time
 }
 
 // finish writes the poll's outcome in one statement: next due time and
@@ -400,10 +406,16 @@ func (p *poller) finish(ctx context.Context, c claim, out outcome) {
 		        ELSE $6 END,
 		    events_changed_at = CASE WHEN $7 <> '' AND events_fingerprint IS DISTINCT FROM $7 THEN now() ELSE events_changed_at END,
 		    events_fingerprint = CASE WHEN $7 = '' THEN events_fingerprint ELSE $7 END,
+		    -- a connector's next poll asks for what is new since this one,
+		    -- unless a subscription is owed every event
+		    poll_since = CASE WHEN $10::timestamptz IS NULL THEN poll_since
+		        WHEN EXISTS (SELECT 1 FROM subscriptions s
+		            WHERE s.tracking_id = trackings.id AND s.status = 'OPEN' AND s.history_pending) THEN NULL
+		        ELSE $10::timestamptz END,
 		    updated_at = now()
 		WHERE id = $1`,
 		c.id, out.next, out.class, min(out.failures, 1000), out.made, out.status, out.fingerprint, p.deps.Now(),
-		out.status == ConnConnected)
+		out.status == ConnConnected, out.since)
 	if err != nil {
 		p.metrics.failures.WithLabelValues("finish").Inc()
 		p.log.Error("write next poll", "tracking_id", c.id, "err", err)
@@ -433,7 +445,7 @@ func (p *poller) poll(ctx context.Context, c claim, ag *accountGate) (out outcom
 		// Removed since the claim; credentials deleted mark the tracking themselves.
 		return retry(regular)
 	}
-	g, err := p.gate(c.env, c.scac)
+	g, err := p.gateFor(ag, c.env, c.scac)
 	if err != nil {
 		// No adapter for this carrier here (e.g. no live base URL configured).
 		log.Error("no adapter", "err", err)
@@ -455,7 +467,11 @@ func (p *poller) poll(ctx context.Context, c claim, ag *accountGate) (out outcom
 		}
 	}
 	res, err := g.breaker.Execute(func() (carrier.Result, error) {
-		r, err := g.adapter.Fetch(ctx, creds, carrier.Query{Kind: carrier.IdentifierKind(c.kind), Value: c.identifier})
+		q := carrier.Query{Kind: carrier.IdentifierKind(c.kind), Value: c.identifier}
+		if c.since != nil {
+			q.Since = *c.since
+		}
+		r, err := g.adapter.Fetch(ctx, creds, q)
 		if err != nil && ctx.Err() != nil && parent.Err() == nil {
 			// Our own poll timeout: the carrier did not answer in time.
 			r, err = carrier.Result{Outcome: carrier.OutcomeUnreachable, Format: r.Format, Reason: "no answer within the poll timeout"}, nil
@@ -490,6 +506,10 @@ func (p *poller) poll(ctx context.Context, c claim, ag *accountGate) (out outcom
 	switch res.Outcome {
 	case carrier.OutcomeSuccess, carrier.OutcomeNoData:
 		out.status = ConnConnected
+		if ag.connectorGate() != nil {
+			since := now.Add(-sinceMargin)
+			out.since = &since
+		}
 		pp := p.parsePoll(res, c.id, c.scac, now)
 		out.fingerprint = p.journeyFacts(ctx, log, c, pp)
 		next, expected := p.nextAfterEvents(pp, now, regular)
@@ -527,8 +547,13 @@ func (p *poller) record(ctx context.Context, ch claim, res carrier.Result) (err 
 		// it); given back if Kafka does not take the pages. With no data
 		// they are served: whatever comes later is new to everyone.
 		var targets []string
-		if targets, err = p.takeHistory(ctx, ch.id); err != nil {
-			return err
+		// A connector's poll that asked only for what is new cannot serve
+		// a history: the targets wait for the full poll that follows at
+		// once (finish clears poll_since while one is owed).
+		if ch.since == nil {
+			if targets, err = p.takeHistory(ctx, ch.id); err != nil {
+				return err
+			}
 		}
 		if len(targets) > 0 && res.Outcome == carrier.OutcomeSuccess {
 			history := strings.Join(targets, ",")
