@@ -20,7 +20,7 @@ import (
 
 // TestRotateSecrets: with the new key current and the old one previous,
 // rotate-secrets re-seals every stored secret (carrier credentials, webhook
-// secrets, carrier signing secrets) so the new key alone opens them through
+// secrets, carrier signing secrets, carrier connectors' secrets) so the new key alone opens them through
 // their real readers; a second run changes nothing. It is also the
 // migration from the SHA-256 key derivation to HKDF: a secret sealed under
 // the old derivation of the current key is re-sealed under its HKDF key.
@@ -63,14 +63,19 @@ func TestRotateSecrets(t *testing.T) {
 	if err := (&ingest.SigningSecretStore{Pool: db.Pool, Box: old}).SetSigningSecret(ctx, carrier.ID, "sign-me"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO carrier_connectors (account_id, code, base_url, format, auth_scheme, auth_username, secret_enc)
+		VALUES ($1, 'ACME1', 'https://dcsa.example.com', 'dcsa-tnt-3.0', 'BASIC', 'me', $2), ($1, 'OPEN1', 'https://open.example.com', 'dcsa-tnt-3.0', 'NONE', '', NULL)`,
+		acct, seal(old, "connector-pw", secretbox.CarrierConnectorContext(acct, "ACME1"))); err != nil {
+		t.Fatal(err)
+	}
 
 	rotating, _ := secretbox.New("new-key", "old-key")
 	res, err := rotateSecrets(ctx, db.Pool, rotating)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Resealed != 5 || res.Current != 0 {
-		t.Fatalf("first run: %+v, want 5 resealed", res)
+	if res.Resealed != 6 || res.Current != 0 {
+		t.Fatalf("first run: %+v, want 6 resealed", res)
 	}
 
 	newOnly, _ := secretbox.New("new-key")
@@ -110,13 +115,16 @@ func TestRotateSecrets(t *testing.T) {
 	if s, err := (&ingest.SigningSecretStore{Pool: db.Pool, Box: newOnly}).SigningSecret(ctx, carrier.ID); err != nil || s != "sign-me" {
 		t.Fatalf("signing secret with the new key alone: %q %v", s, err)
 	}
+	if conn, ok, err := commandapi.LoadConnector(ctx, db.Pool, newOnly, acct, "ACME1"); err != nil || !ok || conn.Secret != "connector-pw" {
+		t.Fatalf("connector secret with the new key alone: %+v %v", conn, err)
+	}
 	// The old key alone opens nothing any more.
 	if _, err := commandapi.LoadCredentials(ctx, db.Pool, old, acct, "MAEU"); err == nil {
 		t.Fatal("old key still opens rotated credentials")
 	}
 
 	res, err = rotateSecrets(ctx, db.Pool, rotating)
-	if err != nil || res.Resealed != 0 || res.Current != 5 {
+	if err != nil || res.Resealed != 0 || res.Current != 6 {
 		t.Fatalf("second run: %+v %v, want nothing resealed", res, err)
 	}
 
