@@ -62,8 +62,8 @@ type ConnectorAuthBody struct {
 
 // ConnectorBody is POST /carrier/connectors' body.
 type ConnectorBody struct {
-	// Code is the account's name for the carrier (2-16 letters and digits,
-	// not a supported carrier's SCAC): the scacCode its subscriptions name.
+	// Code is the account's name for the carrier (2-4 letters, as a SCAC;
+	// not a supported carrier's): the scacCode its subscriptions name.
 	Code string `json:"code"`
 	// BaseURL is the producer's server URL; contrack GETs <baseUrl>/events.
 	BaseURL string `json:"baseUrl"`
@@ -143,7 +143,7 @@ func registerConnectors(s *fuego.Server, deps api) {
 		option.OperationID("registerCarrierConnector"),
 		option.Summary("Register a DCSA Track & Trace producer as a carrier of this account"),
 		option.Description("Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). "+
-			"Its code (2-16 letters and digits, not a supported carrier's SCAC) is then a scacCode of this account's subscriptions, polled as the supported carriers are. "+
+			"Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. "+
 			"The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked."),
 		option.RequestBody(fuego.RequestBody{Type: ConnectorBody{}}),
 		option.AddResponse(400, "Invalid connector (every problem named), or the code is taken", fuego.Response{Type: httpapi.Body{}}),

@@ -76,39 +76,39 @@ func apiKeyConnector(code, baseURL, secret string) map[string]any {
 func TestConnectorRegisteredSealedAndMasked(t *testing.T) {
 	e := newConnectorEnv(t, true)
 	key, acct := e.key(t, "acme", "sandbox")
-	r := e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("acme1", "http://localhost:8080/conformance/sandbox/x/api/", "k-0123456789"))
+	r := e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("acmq", "http://localhost:8080/conformance/sandbox/x/api/", "k-0123456789"))
 	expect(t, r, 200, "Connector registered")
 	conn := r.JSON["connector"].(map[string]any)
 	authView := conn["auth"].(map[string]any)
-	if conn["code"] != "ACME1" || conn["baseUrl"] != "http://localhost:8080/conformance/sandbox/x/api" || conn["format"] != "TNT_3.0.0" ||
+	if conn["code"] != "ACMQ" || conn["baseUrl"] != "http://localhost:8080/conformance/sandbox/x/api" || conn["format"] != "TNT_3.0.0" ||
 		authView["apiKey"] != "****6789" || authView["headerName"] != "dcsa-conformance-api-key" {
 		t.Fatalf("view %s", r.Raw)
 	}
-	for _, path := range []string{"/carrier/connectors/acme1", "/carrier/connectors"} {
+	for _, path := range []string{"/carrier/connectors/acmq", "/carrier/connectors"} {
 		r := e.api.Do("GET", path, key, nil)
 		if r.Status != 200 || !strings.Contains(string(r.Raw), `"apiKey":"****6789"`) || strings.Contains(string(r.Raw), "k-0123456789") {
 			t.Fatalf("GET %s: %d %s", path, r.Status, r.Raw)
 		}
 	}
 	var enc []byte
-	if err := e.db.Pool.QueryRow(context.Background(), `SELECT secret_enc FROM carrier_connectors WHERE account_id = $1 AND code = 'ACME1'`, acct).Scan(&enc); err != nil {
+	if err := e.db.Pool.QueryRow(context.Background(), `SELECT secret_enc FROM carrier_connectors WHERE account_id = $1 AND code = 'ACMQ'`, acct).Scan(&enc); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(enc, []byte("k-0123456789")) {
 		t.Fatal("secret stored in the clear")
 	}
-	if plain, err := e.box.Open(enc, secretbox.CarrierConnectorContext(acct, "ACME1")); err != nil || string(plain) != "k-0123456789" {
+	if plain, err := e.box.Open(enc, secretbox.CarrierConnectorContext(acct, "ACMQ")); err != nil || string(plain) != "k-0123456789" {
 		t.Fatalf("sealed secret opens to %q, %v", plain, err)
 	}
 	if _, err := e.box.Open(enc, secretbox.CarrierConnectorContext(acct, "OTHER")); err == nil {
 		t.Fatal("secret opens in another row")
 	}
-	got, ok, err := commandapi.LoadConnector(context.Background(), e.db.Pool, e.box, acct, "ACME1")
+	got, ok, err := commandapi.LoadConnector(context.Background(), e.db.Pool, e.box, acct, "ACMQ")
 	if err != nil || !ok || got.Secret != "k-0123456789" || got.Auth.Scheme != carriers.AuthAPIKey || got.Format != carriers.FormatTNT3 {
 		t.Fatalf("loaded %+v %v %v", got, ok, err)
 	}
-	expect(t, e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("ACME1", "https://dcsa.example.com", "k2")), 400,
-		"Connector 'ACME1' already exists: change it with PATCH /carrier/connectors/ACME1")
+	expect(t, e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("ACMQ", "https://dcsa.example.com", "k2")), 400,
+		"Connector 'ACMQ' already exists: change it with PATCH /carrier/connectors/ACMQ")
 }
 
 // Every problem of a body is named in one 400, never a secret; the URLs
@@ -121,6 +121,8 @@ func TestConnectorValidation(t *testing.T) {
 		msg  string
 	}{
 		{map[string]any{}, "Invalid connector: 'code' is required; 'auth' is required: its scheme is NONE, API_KEY, OAUTH2_CLIENT_CREDENTIALS or BASIC; 'baseUrl' is required; 'format' must be TNT_2.2.0 or TNT_3.0.0"},
+		{map[string]any{"code": "ACME1", "baseUrl": "https://x.example.com", "format": "TNT_3.0.0", "auth": map[string]any{"scheme": "NONE"}},
+			"Invalid connector: 'code' must be 2 to 4 letters, as a SCAC is"},
 		{map[string]any{"code": "MAEU", "baseUrl": "https://x.example.com", "format": "TNT_3.0.0", "auth": map[string]any{"scheme": "NONE"}},
 			"Invalid connector: 'code' MAEU is a supported carrier's SCAC: store its credentials (POST /carrier/credentials) instead, or choose another code"},
 		{map[string]any{"code": "AB", "baseUrl": "http://dcsa.example.com", "format": "tnt_2.2", "auth": map[string]any{"scheme": "basic", "username": "u:x"}},
@@ -153,34 +155,34 @@ func TestConnectorAccountIsolation(t *testing.T) {
 	e := newConnectorEnv(t, true)
 	keyA, _ := e.key(t, "acme", "sandbox")
 	keyB, _ := e.key(t, "bravo", "sandbox")
-	expect(t, e.api.Do("POST", "/carrier/connectors", keyA, apiKeyConnector("ACME1", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
+	expect(t, e.api.Do("POST", "/carrier/connectors", keyA, apiKeyConnector("ACMQ", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
 	for _, c := range []struct{ method, path string }{
-		{"GET", "/carrier/connectors/ACME1"}, {"PATCH", "/carrier/connectors/ACME1"}, {"DELETE", "/carrier/connectors/ACME1"},
-		{"POST", "/carrier/connectors/ACME1/fetch"},
+		{"GET", "/carrier/connectors/ACMQ"}, {"PATCH", "/carrier/connectors/ACMQ"}, {"DELETE", "/carrier/connectors/ACMQ"},
+		{"POST", "/carrier/connectors/ACMQ/fetch"},
 	} {
 		expect(t, e.api.Do(c.method, c.path, keyB, map[string]any{"baseUrl": "http://127.0.0.1:10/api"}), 404, "Connector not found")
 	}
 	if r := e.api.Do("GET", "/carrier/connectors", keyB, nil); r.Status != 200 || string(bytes.TrimSpace(r.Raw)) != `{"connectors":[]}` {
 		t.Fatalf("B lists %d %s", r.Status, r.Raw)
 	}
-	sub := map[string]any{"scacCode": "acme1", "bookingNumber": "ABC709951", "subscriptionReference": "PO-1"}
-	expect(t, e.api.Do("POST", "/subscription/equipment", keyB, sub), 400, "Unsupported carrier 'acme1'")
+	sub := map[string]any{"scacCode": "acmq", "bookingNumber": "ABC709951", "subscriptionReference": "PO-1"}
+	expect(t, e.api.Do("POST", "/subscription/equipment", keyB, sub), 400, "Unsupported carrier 'acmq'")
 	expect(t, e.api.Do("POST", "/subscription/equipment", keyA, sub), 200, "Successfully Subscribed")
 	r := e.api.Do("GET", "/subscription/PO-1", keyA, nil)
-	if r.JSON["scacCode"] != "ACME1" || r.JSON["connectionStatus"] != "PENDING" {
+	if r.JSON["scacCode"] != "ACMQ" || r.JSON["connectionStatus"] != "PENDING" {
 		t.Fatalf("subscription %s", r.Raw)
 	}
 	bulk := e.api.Do("POST", "/subscriptions/equipment", keyB, []map[string]any{sub})
 	if !strings.Contains(string(bulk.Raw), `"status":"INVALID"`) {
 		t.Fatalf("B's bulk %s", bulk.Raw)
 	}
-	expect(t, e.api.Do("DELETE", "/carrier/connectors/acme1", keyA, nil), 200, "Connector deleted")
+	expect(t, e.api.Do("DELETE", "/carrier/connectors/acmq", keyA, nil), 200, "Connector deleted")
 	if r := e.api.Do("GET", "/subscription/PO-1", keyA, nil); r.JSON["connectionStatus"] != "NO_CREDENTIALS" {
 		t.Fatalf("after delete %s", r.Raw)
 	}
 	expect(t, e.api.Do("POST", "/subscription/equipment", keyA,
-		map[string]any{"scacCode": "ACME1", "bookingNumber": "B2", "subscriptionReference": "PO-2"}), 400, "Unsupported carrier 'ACME1'")
-	expect(t, e.api.Do("POST", "/carrier/connectors", keyA, apiKeyConnector("ACME1", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
+		map[string]any{"scacCode": "ACMQ", "bookingNumber": "B2", "subscriptionReference": "PO-2"}), 400, "Unsupported carrier 'ACMQ'")
+	expect(t, e.api.Do("POST", "/carrier/connectors", keyA, apiKeyConnector("ACMQ", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
 	if r := e.api.Do("GET", "/subscription/PO-1", keyA, nil); r.JSON["connectionStatus"] != "PENDING" {
 		t.Fatalf("registered again %s", r.Raw)
 	}
@@ -191,24 +193,24 @@ func TestConnectorAccountIsolation(t *testing.T) {
 func TestConnectorPatchKeepsTheSecretOnItsHost(t *testing.T) {
 	e := newConnectorEnv(t, true)
 	key, acct := e.key(t, "acme", "sandbox")
-	expect(t, e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("ACME1", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
-	r := e.api.Do("PATCH", "/carrier/connectors/ACME1", key, map[string]any{"baseUrl": "http://127.0.0.1:9/v3",
+	expect(t, e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("ACMQ", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
+	r := e.api.Do("PATCH", "/carrier/connectors/ACMQ", key, map[string]any{"baseUrl": "http://127.0.0.1:9/v3",
 		"auth": map[string]any{"scheme": "API_KEY", "headerName": "X-Api-Key"}, "eventTypes": []string{"transport", "EQUIPMENT"}})
 	expect(t, r, 200, "Connector updated")
-	got, _, _ := commandapi.LoadConnector(context.Background(), e.db.Pool, e.box, acct, "ACME1")
+	got, _, _ := commandapi.LoadConnector(context.Background(), e.db.Pool, e.box, acct, "ACMQ")
 	if got.Secret != "k-0123456789" || got.Auth.HeaderName != "X-Api-Key" || got.BaseURL != "http://127.0.0.1:9/v3" ||
 		strings.Join(got.EventTypes, ",") != "EQUIPMENT,TRANSPORT" {
 		t.Fatalf("patched %+v", got)
 	}
-	expect(t, e.api.Do("PATCH", "/carrier/connectors/ACME1", key, map[string]any{"baseUrl": "http://127.0.0.2:9/v3"}), 400,
+	expect(t, e.api.Do("PATCH", "/carrier/connectors/ACMQ", key, map[string]any{"baseUrl": "http://127.0.0.2:9/v3"}), 400,
 		"Invalid connector: the base or token URL moves to another host, and the stored secret is not sent there: send auth again with its secret")
-	expect(t, e.api.Do("PATCH", "/carrier/connectors/ACME1", key, map[string]any{"baseUrl": "http://127.0.0.2:9/v3",
+	expect(t, e.api.Do("PATCH", "/carrier/connectors/ACMQ", key, map[string]any{"baseUrl": "http://127.0.0.2:9/v3",
 		"auth": map[string]any{"scheme": "BASIC", "username": "me", "password": "pw-98765"}}), 200, "Connector updated")
-	got, _, _ = commandapi.LoadConnector(context.Background(), e.db.Pool, e.box, acct, "ACME1")
+	got, _, _ = commandapi.LoadConnector(context.Background(), e.db.Pool, e.box, acct, "ACMQ")
 	if got.Secret != "pw-98765" || got.Auth.Scheme != carriers.AuthBasic || got.Auth.HeaderName != "" {
 		t.Fatalf("patched %+v", got)
 	}
-	if r := e.api.Do("GET", "/carrier/connectors/ACME1", key, nil); !strings.Contains(string(r.Raw), `"password":"****8765"`) {
+	if r := e.api.Do("GET", "/carrier/connectors/ACMQ", key, nil); !strings.Contains(string(r.Raw), `"password":"****8765"`) {
 		t.Fatalf("masked %s", r.Raw)
 	}
 }
@@ -219,11 +221,11 @@ func TestConnectorPatchKeepsTheSecretOnItsHost(t *testing.T) {
 func TestConnectorFetchSendsTheFiltersGiven(t *testing.T) {
 	e := newConnectorEnv(t, true)
 	key, _ := e.key(t, "acme", "sandbox")
-	expect(t, e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("ACME1", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
-	r := e.api.Do("POST", "/carrier/connectors/acme1/fetch", key, map[string]any{"carrierBookingReference": "ABC709951",
+	expect(t, e.api.Do("POST", "/carrier/connectors", key, apiKeyConnector("ACMQ", "http://127.0.0.1:9/api", "k-0123456789")), 200, "Connector registered")
+	r := e.api.Do("POST", "/carrier/connectors/acmq/fetch", key, map[string]any{"carrierBookingReference": "ABC709951",
 		"eventTypes": []string{"equipment", "IOT", "REEFER", "IOT"}, "eventUpdatedDateTimeMin": "2025-01-23T01:23:45Z", "limit": 5})
 	if r.Status != 200 || r.JSON["outcome"] != "success" || r.JSON["eventCount"] != float64(2) || r.JSON["nextCursor"] != "c1" ||
-		len(r.JSON["events"].([]any)) != 2 || r.JSON["code"] != "ACME1" {
+		len(r.JSON["events"].([]any)) != 2 || r.JSON["code"] != "ACMQ" {
 		t.Fatalf("fetch %d %s", r.Status, r.Raw)
 	}
 	f := e.fetcher
@@ -232,7 +234,7 @@ func TestConnectorFetchSendsTheFiltersGiven(t *testing.T) {
 		strings.Join(q.EventTypes, ",") != "EQUIPMENT,IOT,REEFER" || q.UpdatedMin != "2025-01-23T01:23:45Z" || q.UpdatedMax != "" || q.Limit != 5 || q.Cursor != "" {
 		t.Fatalf("asked %+v of %+v, %d pages", q, f.conns[0], f.pages[0])
 	}
-	expect(t, e.api.Do("POST", "/carrier/connectors/ACME1/fetch", key, map[string]any{"eventUpdatedDateTimeMax": "yesterday", "maxPages": 21, "eventTypes": []string{"VESSEL"}}), 400,
+	expect(t, e.api.Do("POST", "/carrier/connectors/ACMQ/fetch", key, map[string]any{"eventUpdatedDateTimeMax": "yesterday", "maxPages": 21, "eventTypes": []string{"VESSEL"}}), 400,
 		"Invalid fetch: 'eventUpdatedDateTimeMax' must be an RFC 3339 date-time (2025-01-23T01:23:45Z); 'eventTypes' has \"VESSEL\": use EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; 'maxPages' must be 1 to 20")
 	if len(f.qs) != 1 {
 		t.Fatal("an invalid fetch was sent")

@@ -64,8 +64,8 @@ func TestRotateSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO carrier_connectors (account_id, code, base_url, format, auth_scheme, auth_username, secret_enc)
-		VALUES ($1, 'ACME1', 'https://dcsa.example.com', 'dcsa-tnt-3.0', 'BASIC', 'me', $2), ($1, 'OPEN1', 'https://open.example.com', 'dcsa-tnt-3.0', 'NONE', '', NULL)`,
-		acct, seal(old, "connector-pw", secretbox.CarrierConnectorContext(acct, "ACME1"))); err != nil {
+		VALUES ($1, 'ACMQ', 'https://dcsa.example.com', 'dcsa-tnt-3.0', 'BASIC', 'me', $2), ($1, 'OPNQ', 'https://open.example.com', 'dcsa-tnt-3.0', 'NONE', '', NULL)`,
+		acct, seal(old, "connector-pw", secretbox.CarrierConnectorContext(acct, "ACMQ"))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -115,7 +115,7 @@ func TestRotateSecrets(t *testing.T) {
 	if s, err := (&ingest.SigningSecretStore{Pool: db.Pool, Box: newOnly}).SigningSecret(ctx, carrier.ID); err != nil || s != "sign-me" {
 		t.Fatalf("signing secret with the new key alone: %q %v", s, err)
 	}
-	if conn, ok, err := commandapi.LoadConnector(ctx, db.Pool, newOnly, acct, "ACME1"); err != nil || !ok || conn.Secret != "connector-pw" {
+	if conn, ok, err := commandapi.LoadConnector(ctx, db.Pool, newOnly, acct, "ACMQ"); err != nil || !ok || conn.Secret != "connector-pw" {
 		t.Fatalf("connector secret with the new key alone: %+v %v", conn, err)
 	}
 	// The old key alone opens nothing any more.

@@ -503,7 +503,7 @@ func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 		{"subscription-lifecycle", func(ctx context.Context) error {
 			return lifecycle.Run(ctx, cfg.Lifecycle, lifecycle.Deps{Pool: in.pg, Log: log, Loops: in.loops})
 		}},
-		{"poller", func(ctx context.Context) error { return poller.Run(ctx, cfg.Poller, pollerDeps(cfg, log, in)) }},
+		{"poller", func(ctx context.Context) error { return poller.Run(ctx, cfg.withDerived().Poller, pollerDeps(cfg, log, in)) }},
 		{"normalize", func(ctx context.Context) error { return stage.Run(ctx, cfg.Normalize, normalizeDeps(cfg, log, in)) }},
 		{"delivery", func(ctx context.Context) error {
 			return delivery.Run(ctx, cfg.withDerived().Delivery, deliveryDeps(cfg, log, in))
@@ -547,7 +547,7 @@ func (in *infra) carrierGates(cfg Config, log *slog.Logger) *poller.Gates {
 }
 
 func newCarrierGates(cfg Config, log *slog.Logger) *poller.Gates {
-	g, err := poller.NewGates(cfg.Poller, adapters(cfg), log.With("stage", "carrier-gates"), nil)
+	g, err := poller.NewGates(cfg.withDerived().Poller, adapters(cfg), log.With("stage", "carrier-gates"), nil)
 	if err != nil {
 		panic(err) // cfg.Poller was validated with the rest of the configuration
 	}

@@ -122,13 +122,13 @@ func TestPollerPollsAnAccountsConnector(t *testing.T) {
 	container, stranger := two[0], two[1]
 	p.add(container, "old-1", time.Now().Add(-48*time.Hour))
 	p.add(container, "old-2", time.Now().Add(-24*time.Hour))
-	w.connector(t, w.account, "ACME1", p.srv.URL+"/v3")
-	tracking := w.track(t, "ACME1", container, true, "")
+	w.connector(t, w.account, "ACMQ", p.srv.URL+"/v3")
+	tracking := w.track(t, "ACMQ", container, true, "")
 	var other string
 	if err := w.db.Pool.QueryRow(context.Background(), `INSERT INTO accounts (id, client_slug, env, display_name) VALUES (gen_random_uuid(), 'bravo', 'sandbox', 'bravo') RETURNING id`).Scan(&other); err != nil {
 		t.Fatal(err)
 	}
-	w.trackOf(t, other, "ACME1", stranger)
+	w.trackOf(t, other, "ACMQ", stranger)
 	cfg := fastConfig()
 	cfg.AllowPrivateConnectors = true
 	runWith(t, w, newSim(t), cfg, nil)
@@ -163,7 +163,7 @@ func TestPollerPollsAnAccountsConnector(t *testing.T) {
 	// and its pages carry the subscription as their history target.
 	sub := uuid.NewString()
 	if _, err := w.db.Pool.Exec(context.Background(), `INSERT INTO subscriptions (id, account_id, reference, tracking_id, scac, container_number, status, created_at, expires_at, history_pending)
-		VALUES ($1, $2, $5, $3, 'ACME1', $4, 'OPEN', now(), now() + interval '1 day', true)`, sub, w.account, tracking, container, "ref-"+sub); err != nil {
+		VALUES ($1, $2, $5, $3, 'ACMQ', $4, 'OPEN', now(), now() + interval '1 day', true)`, sub, w.account, tracking, container, "ref-"+sub); err != nil {
 		t.Fatal(err)
 	}
 	cl := testenv.KafkaClient(t, w.brokers, kgo.ConsumeTopics(w.kc.Topic(schemas.TopicCarrierRaw)), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
@@ -177,7 +177,7 @@ func TestPollerPollsAnAccountsConnector(t *testing.T) {
 			if err := json.Unmarshal(r.Value, &env); err != nil {
 				t.Fatal(err)
 			}
-			if env.SCAC != "ACME1" || env.TrackingID != tracking || env.Format != "dcsa-tnt-3.0" || env.AccountID != w.account {
+			if env.SCAC != "ACMQ" || env.TrackingID != tracking || env.Format != "dcsa-tnt-3.0" || env.AccountID != w.account {
 				t.Fatalf("carrier-raw record %+v", env)
 			}
 			pages++

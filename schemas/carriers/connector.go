@@ -84,9 +84,10 @@ func ConnectorFormatName(f Format) string {
 	return ConnectorFormatTNT22
 }
 
-// connectorCode is a connector's code: upper-case letters and digits, 2 to
-// 16, starting with a letter (a SCAC is 2 to 4 letters).
-var connectorCode = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,15}$`)
+// connectorCode is a connector's code: 2 to 4 letters, the shape of a SCAC,
+// since it is the carrierCode of the connector's events (EVENT_DOMAIN
+// 2.0.2 allows 4 characters there). The carrier's own SCAC is a good choice.
+var connectorCode = regexp.MustCompile(`^[A-Z]{2,4}$`)
 
 // CheckConnectorCode returns the stored spelling of a connector code (upper
 // case) or the problem with it. A registered carrier's SCAC is refused: the
@@ -94,7 +95,7 @@ var connectorCode = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,15}$`)
 func CheckConnectorCode(given string) (string, string) {
 	code := strings.ToUpper(strings.TrimSpace(given))
 	if !connectorCode.MatchString(code) {
-		return "", "'code' must be 2 to 16 letters and digits, starting with a letter"
+		return "", "'code' must be 2 to 4 letters, as a SCAC is"
 	}
 	if _, ok := Lookup(code); ok {
 		return "", fmt.Sprintf("'code' %s is a supported carrier's SCAC: store its credentials (POST /carrier/credentials) instead, or choose another code", code)
