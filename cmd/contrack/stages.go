@@ -503,7 +503,9 @@ func pipeline(cfg Config, log *slog.Logger, in *infra) []namedStage {
 		{"subscription-lifecycle", func(ctx context.Context) error {
 			return lifecycle.Run(ctx, cfg.Lifecycle, lifecycle.Deps{Pool: in.pg, Log: log, Loops: in.loops})
 		}},
-		{"poller", func(ctx context.Context) error { return poller.Run(ctx, cfg.withDerived().Poller, pollerDeps(cfg, log, in)) }},
+		{"poller", func(ctx context.Context) error {
+			return poller.Run(ctx, cfg.withDerived().Poller, pollerDeps(cfg, log, in))
+		}},
 		{"normalize", func(ctx context.Context) error { return stage.Run(ctx, cfg.Normalize, normalizeDeps(cfg, log, in)) }},
 		{"delivery", func(ctx context.Context) error {
 			return delivery.Run(ctx, cfg.withDerived().Delivery, deliveryDeps(cfg, log, in))
