@@ -116,8 +116,8 @@ type Result struct {
 	// RetryAfter is the carrier's Retry-After on a non-success (seconds or
 	// an HTTP date), 0 when absent or unreadable.
 	RetryAfter time.Duration
-	// Requests are the URLs of the pages a DCSA fetch that reached the end
-	// of its pages asked for, in order (they carry no credentials).
+	// Requests are the URLs a DCSA fetch asked for, in order, up to its
+	// last page or its failure (they carry no credentials).
 	Requests []string
 	// NextCursor is the DCSA cursor (3.0's Next-Page-Cursor, 2.2's
 	// Next-Page) of the page a fetch stopped before at its page bound.

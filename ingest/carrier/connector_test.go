@@ -204,6 +204,9 @@ func TestConnectorAPIKeyRejected(t *testing.T) {
 	if r.Outcome != carrier.OutcomeUnauthorized {
 		t.Fatalf("result %+v", r)
 	}
+	if len(r.Requests) != 1 || !strings.HasSuffix(r.Requests[0], "/api/events?equipmentReference=APZU4812090") {
+		t.Fatalf("a refused fetch reports the requests %q", r.Requests)
+	}
 	if strings.Contains(f.requests()[0].URL.RawQuery, "wrong-key") || f.requests()[0].Header.Get("X-Api-Key") != "wrong-key" {
 		t.Fatal("key not sent in its header only")
 	}

@@ -74,6 +74,12 @@ func (a *dcsaAdapter) fetchParams(ctx context.Context, creds Credentials, params
 		next += "?" + params.Encode()
 	}
 	var requests []string
+	// fail reports a failure with the requests made up to it.
+	fail := func(f *failure) (Result, error) {
+		r, err := a.finish(start, f, nil, 0, 0)
+		r.Requests = requests
+		return r, err
+	}
 	var pages [][]byte
 	count, code := 0, 0
 	seen := map[string]bool{}
@@ -107,11 +113,11 @@ func (a *dcsaAdapter) fetchParams(ctx context.Context, creds Credentials, params
 			}
 		}
 		if f != nil {
-			return a.finish(start, f, nil, 0, 0)
+			return fail(f)
 		}
 		n, ok := a.countEvents(resp.body)
 		if !ok {
-			return a.finish(start, &failure{outcome: OutcomeError, code: resp.status, reason: "malformed events body"}, nil, 0, 0)
+			return fail(&failure{outcome: OutcomeError, code: resp.status, reason: "malformed events body"})
 		}
 		pages = append(pages, resp.body)
 		count, code = count+n, resp.status
@@ -142,7 +148,7 @@ func (a *dcsaAdapter) fetchParams(ctx context.Context, creds Credentials, params
 				var err error
 				cursor = c
 				if next, err = a.nextURL(endpoint, c); err != nil {
-					return a.finish(start, &failure{outcome: OutcomeError, code: resp.status, reason: err.Error()}, nil, 0, 0)
+					return fail(&failure{outcome: OutcomeError, code: resp.status, reason: err.Error()})
 				}
 			}
 		}
