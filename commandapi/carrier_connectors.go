@@ -553,6 +553,37 @@ func (h connectorHandlers) fetch(c fuego.ContextNoBody) (ConnectorFetchResponse,
 	return out, nil
 }
 
+// probeContainer is the ISO 6346-valid container a connector's health
+// check asks for: a producer answers it with no events (or 404).
+const probeContainer = "NOFU0000001"
+
+// health answers POST /carrier/health-check for a connector: one request
+// for a container with no events, one event a page. OK when the producer
+// answers 2xx or 404 (it accepted the credentials), UNAUTHORIZED on 401 or
+// 403, UNREACHABLE when nothing answered, else ERROR.
+func (h connectorHandlers) health(ctx context.Context, accountID string, conn carriers.Connector) (HealthCheckResponse, error) {
+	if h.deps.Connectors == nil {
+		return HealthCheckResponse{}, errors.New("health-check: no connector fetcher configured")
+	}
+	if err := h.deps.probes.take(accountID, 1, h.deps.Now()); err != nil {
+		return HealthCheckResponse{}, err
+	}
+	res, err := h.deps.Connectors.FetchConnector(ctx, conn, carriers.ConnectorQuery{EquipmentReference: probeContainer, Limit: 1}, 1)
+	if err != nil {
+		return HealthCheckResponse{}, fmt.Errorf("health-check: %w", err)
+	}
+	status := "ERROR"
+	switch res.Outcome {
+	case "success", "noData":
+		status = "OK"
+	case "unauthorized":
+		status = "UNAUTHORIZED"
+	case "unreachable":
+		status, res.HTTPCode = "UNREACHABLE", 0
+	}
+	return HealthCheckResponse{ScacCode: conn.Code, Status: status, HTTPCode: res.HTTPCode}, nil
+}
+
 // fetchQuery checks a fetch body: the references and cursor are text, the
 // event types the format's (upper-cased, order kept, repeats dropped), the
 // date-times RFC 3339 (sent as spelled), limit 1-1000, maxPages 1-20.

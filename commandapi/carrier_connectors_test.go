@@ -217,7 +217,9 @@ func TestConnectorPatchKeepsTheSecretOnItsHost(t *testing.T) {
 
 // A fetch sends the connector (its secret opened) and exactly the filters
 // given: event types upper-cased in their order, date-times as spelled,
-// one page unless asked; it answers the events and the next cursor.
+// one page unless asked; it answers the events and the next cursor. A
+// health check of the code asks for a container without events, for the
+// account's own connector only.
 func TestConnectorFetchSendsTheFiltersGiven(t *testing.T) {
 	e := newConnectorEnv(t, true)
 	key, _ := e.key(t, "acme", "sandbox")
@@ -234,6 +236,16 @@ func TestConnectorFetchSendsTheFiltersGiven(t *testing.T) {
 		strings.Join(q.EventTypes, ",") != "EQUIPMENT,IOT,REEFER" || q.UpdatedMin != "2025-01-23T01:23:45Z" || q.UpdatedMax != "" || q.Limit != 5 || q.Cursor != "" {
 		t.Fatalf("asked %+v of %+v, %d pages", q, f.conns[0], f.pages[0])
 	}
+	r = e.api.Do("POST", "/carrier/health-check", key, map[string]any{"scacCode": "acmq"})
+	if r.Status != 200 || r.JSON["status"] != "OK" || r.JSON["scacCode"] != "ACMQ" || r.JSON["httpCode"] != float64(200) {
+		t.Fatalf("health check %d %s", r.Status, r.Raw)
+	}
+	if q := f.qs[1]; q.EquipmentReference != "NOFU0000001" || q.Limit != 1 || f.pages[1] != 1 {
+		t.Fatalf("health check asked %+v", q)
+	}
+	other, _ := e.key(t, "bravo", "sandbox")
+	expect(t, e.api.Do("POST", "/carrier/health-check", other, map[string]any{"scacCode": "ACMQ"}), 400, "Missing or unsupported 'scacCode'")
+	f.qs = f.qs[:1]
 	expect(t, e.api.Do("POST", "/carrier/connectors/ACMQ/fetch", key, map[string]any{"eventUpdatedDateTimeMax": "yesterday", "maxPages": 21, "eventTypes": []string{"VESSEL"}}), 400,
 		"Invalid fetch: 'eventUpdatedDateTimeMax' must be an RFC 3339 date-time (2025-01-23T01:23:45Z); 'eventTypes' has \"VESSEL\": use EQUIPMENT, TRANSPORT, SHIPMENT, IOT, REEFER; 'maxPages' must be 1 to 20")
 	if len(f.qs) != 1 {

@@ -234,7 +234,16 @@ func (h credentialHandlers) healthCheck(c fuego.ContextNoBody) (HealthCheckRespo
 	}
 	scac := strings.ToUpper(strings.TrimSpace(body.ScacCode))
 	if _, ok := carriers.Lookup(scac); !ok {
-		return HealthCheckResponse{}, httpapi.BadRequest(msgBadHealthSCAC)
+		// The account's carrier connector of that code, if any, carries its
+		// own credentials.
+		conn, found, err := LoadConnector(c.Context(), h.deps.Pool, h.deps.Box, k.Account.ID, scac)
+		if err != nil {
+			return HealthCheckResponse{}, err
+		}
+		if !found || scac == "" {
+			return HealthCheckResponse{}, httpapi.BadRequest(msgBadHealthSCAC)
+		}
+		return connectorHandlers(h).health(c.Context(), k.Account.ID, conn)
 	}
 	creds, err := LoadCredentials(c.Context(), h.deps.Pool, h.deps.Box, k.Account.ID, scac)
 	if err != nil {
