@@ -203,6 +203,80 @@ type ConfigureWebhookBody struct {
 	TargetUrl   string             `json:"targetUrl"`
 }
 
+// ConnectorAuthBody defines model for ConnectorAuthBody.
+type ConnectorAuthBody struct {
+	ApiKey       string `json:"apiKey,omitempty"`
+	ClientId     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	HeaderName   string `json:"headerName,omitempty"`
+	Password     string `json:"password,omitempty"`
+	Scheme       string `json:"scheme"`
+	Scope        string `json:"scope,omitempty"`
+	TokenUrl     string `json:"tokenUrl,omitempty"`
+	Username     string `json:"username,omitempty"`
+}
+
+// ConnectorBody ConnectorBody schema
+type ConnectorBody struct {
+	Auth       ConnectorAuthBody `json:"auth"`
+	BaseUrl    string            `json:"baseUrl"`
+	Code       string            `json:"code"`
+	EventTypes []string          `json:"eventTypes,omitempty"`
+	Format     string            `json:"format"`
+}
+
+// ConnectorFetchBody ConnectorFetchBody schema
+type ConnectorFetchBody struct {
+	CarrierBookingReference    string   `json:"carrierBookingReference,omitempty"`
+	Cursor                     string   `json:"cursor,omitempty"`
+	EquipmentReference         string   `json:"equipmentReference,omitempty"`
+	EventTypes                 []string `json:"eventTypes,omitempty"`
+	EventUpdatedDateTimeMax    string   `json:"eventUpdatedDateTimeMax,omitempty"`
+	EventUpdatedDateTimeMin    string   `json:"eventUpdatedDateTimeMin,omitempty"`
+	Limit                      int      `json:"limit,omitempty"`
+	MaxPages                   int      `json:"maxPages,omitempty"`
+	TransportDocumentReference string   `json:"transportDocumentReference,omitempty"`
+}
+
+// ConnectorFetchResponse ConnectorFetchResponse schema
+type ConnectorFetchResponse struct {
+	Code       string        `json:"code"`
+	EventCount int           `json:"eventCount"`
+	Events     []interface{} `json:"events"`
+	HttpCode   int           `json:"httpCode"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+	Outcome    string        `json:"outcome"`
+	Pages      int           `json:"pages"`
+	Reason     string        `json:"reason,omitempty"`
+	Requests   []string      `json:"requests"`
+}
+
+// ConnectorResponse ConnectorResponse schema
+type ConnectorResponse struct {
+	Connector ConnectorView `json:"connector"`
+	Message   string        `json:"message"`
+}
+
+// ConnectorView defines model for ConnectorView.
+type ConnectorView struct {
+	Auth    ConnectorAuthBody `json:"auth"`
+	BaseUrl string            `json:"baseUrl"`
+	Code    string            `json:"code"`
+
+	// CreatedDateTime RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	CreatedDateTime Time     `json:"createdDateTime"`
+	EventTypes      []string `json:"eventTypes"`
+	Format          string   `json:"format"`
+
+	// UpdatedDateTime RFC 3339 time in UTC with milliseconds, e.g. 2026-11-22T20:13:50.870Z
+	UpdatedDateTime Time `json:"updatedDateTime"`
+}
+
+// ConnectorsResponse ConnectorsResponse schema
+type ConnectorsResponse struct {
+	Connectors []ConnectorView `json:"connectors"`
+}
+
 // CreateSubscriptionBody CreateSubscriptionBody schema
 type CreateSubscriptionBody struct {
 	BillNumber            string `json:"billNumber,omitempty"`
@@ -493,6 +567,14 @@ type Party struct {
 	CodeListProvider string `json:"codeListProvider,omitempty"`
 	PartyCode        string `json:"partyCode,omitempty"`
 	PartyFunction    string `json:"partyFunction,omitempty"`
+}
+
+// PatchConnectorBody PatchConnectorBody schema
+type PatchConnectorBody struct {
+	Auth       ConnectorAuthBody `json:"auth,omitempty"`
+	BaseUrl    string            `json:"baseUrl,omitempty"`
+	EventTypes []string          `json:"eventTypes,omitempty"`
+	Format     string            `json:"format,omitempty"`
 }
 
 // Payload defines model for Payload.
@@ -1026,6 +1108,15 @@ type PutAccountAlertSettingsJSONRequestBody = AlertSettings
 // PutFreeTimeJSONRequestBody defines body for PutFreeTime for application/json ContentType.
 type PutFreeTimeJSONRequestBody = FreeTime
 
+// RegisterCarrierConnectorJSONRequestBody defines body for RegisterCarrierConnector for application/json ContentType.
+type RegisterCarrierConnectorJSONRequestBody = ConnectorBody
+
+// UpdateCarrierConnectorJSONRequestBody defines body for UpdateCarrierConnector for application/json ContentType.
+type UpdateCarrierConnectorJSONRequestBody = PatchConnectorBody
+
+// FetchFromCarrierConnectorJSONRequestBody defines body for FetchFromCarrierConnector for application/json ContentType.
+type FetchFromCarrierConnectorJSONRequestBody = ConnectorFetchBody
+
 // DeleteCarrierCredentialsJSONRequestBody defines body for DeleteCarrierCredentials for application/json ContentType.
 type DeleteCarrierCredentialsJSONRequestBody = DeleteCredentialsBody
 
@@ -1248,6 +1339,77 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
 	PutFreeTime(ctx context.Context, body PutFreeTimeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCarrierConnectors List this account's carrier connectors, secrets masked
+	//
+	// Corresponds with GET /carrier/connectors (the `ListCarrierConnectors` operationId).
+	ListCarrierConnectors(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegisterCarrierConnectorWithBody Register a DCSA Track & Trace producer as a carrier of this account
+	//
+	// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+	RegisterCarrierConnectorWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegisterCarrierConnector Register a DCSA Track & Trace producer as a carrier of this account
+	//
+	// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+	RegisterCarrierConnector(ctx context.Context, body RegisterCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteCarrierConnector Delete a carrier connector
+	//
+	// Its subscriptions stay open with connectionStatus NO_CREDENTIALS, unpolled, until a connector of that code is registered again.
+	//
+	// Corresponds with DELETE /carrier/connectors/{code} (the `DeleteCarrierConnector` operationId).
+	DeleteCarrierConnector(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCarrierConnector Read a carrier connector, its secret masked
+	//
+	// Corresponds with GET /carrier/connectors/{code} (the `GetCarrierConnector` operationId).
+	GetCarrierConnector(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCarrierConnectorWithBody Change a carrier connector
+	//
+	// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+	UpdateCarrierConnectorWithBody(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCarrierConnector Change a carrier connector
+	//
+	// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+	UpdateCarrierConnector(ctx context.Context, code string, body UpdateCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FetchFromCarrierConnectorWithBody Send one GET /events to a connector's producer with the filters given
+	//
+	// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+	FetchFromCarrierConnectorWithBody(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FetchFromCarrierConnector Send one GET /events to a connector's producer with the filters given
+	//
+	// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+	FetchFromCarrierConnector(ctx context.Context, code string, body FetchFromCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteCarrierCredentialsWithBody Clear carrier credentials
 	//
@@ -1663,6 +1825,167 @@ func (c *RawClient) PutFreeTimeWithBody(ctx context.Context, contentType string,
 // Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
 func (c *RawClient) PutFreeTime(ctx context.Context, body PutFreeTimeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPutFreeTimeRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCarrierConnectors List this account's carrier connectors, secrets masked
+//
+// Corresponds with GET /carrier/connectors (the `ListCarrierConnectors` operationId).
+func (c *RawClient) ListCarrierConnectors(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCarrierConnectorsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegisterCarrierConnectorWithBody Register a DCSA Track & Trace producer as a carrier of this account
+//
+// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+func (c *RawClient) RegisterCarrierConnectorWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegisterCarrierConnectorRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegisterCarrierConnector Register a DCSA Track & Trace producer as a carrier of this account
+//
+// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+func (c *RawClient) RegisterCarrierConnector(ctx context.Context, body RegisterCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegisterCarrierConnectorRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCarrierConnector Delete a carrier connector
+//
+// Its subscriptions stay open with connectionStatus NO_CREDENTIALS, unpolled, until a connector of that code is registered again.
+//
+// Corresponds with DELETE /carrier/connectors/{code} (the `DeleteCarrierConnector` operationId).
+func (c *RawClient) DeleteCarrierConnector(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCarrierConnectorRequest(c.Server, code)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCarrierConnector Read a carrier connector, its secret masked
+//
+// Corresponds with GET /carrier/connectors/{code} (the `GetCarrierConnector` operationId).
+func (c *RawClient) GetCarrierConnector(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCarrierConnectorRequest(c.Server, code)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCarrierConnectorWithBody Change a carrier connector
+//
+// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+func (c *RawClient) UpdateCarrierConnectorWithBody(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCarrierConnectorRequestWithBody(c.Server, code, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCarrierConnector Change a carrier connector
+//
+// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+func (c *RawClient) UpdateCarrierConnector(ctx context.Context, code string, body UpdateCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCarrierConnectorRequest(c.Server, code, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FetchFromCarrierConnectorWithBody Send one GET /events to a connector's producer with the filters given
+//
+// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+func (c *RawClient) FetchFromCarrierConnectorWithBody(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFetchFromCarrierConnectorRequestWithBody(c.Server, code, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FetchFromCarrierConnector Send one GET /events to a connector's producer with the filters given
+//
+// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+func (c *RawClient) FetchFromCarrierConnector(ctx context.Context, code string, body FetchFromCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFetchFromCarrierConnectorRequest(c.Server, code, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2501,6 +2824,235 @@ func NewPutFreeTimeRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListCarrierConnectorsRequest constructs an http.Request for the ListCarrierConnectors method
+func NewListCarrierConnectorsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier/connectors")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRegisterCarrierConnectorRequest calls the generic RegisterCarrierConnector builder with application/json body
+func NewRegisterCarrierConnectorRequest(server string, body RegisterCarrierConnectorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRegisterCarrierConnectorRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRegisterCarrierConnectorRequestWithBody constructs an http.Request for the RegisterCarrierConnector method, with any body, and a specified content type
+func NewRegisterCarrierConnectorRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier/connectors")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteCarrierConnectorRequest constructs an http.Request for the DeleteCarrierConnector method
+func NewDeleteCarrierConnectorRequest(server string, code string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier/connectors/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCarrierConnectorRequest constructs an http.Request for the GetCarrierConnector method
+func NewGetCarrierConnectorRequest(server string, code string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier/connectors/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateCarrierConnectorRequest calls the generic UpdateCarrierConnector builder with application/json body
+func NewUpdateCarrierConnectorRequest(server string, code string, body UpdateCarrierConnectorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCarrierConnectorRequestWithBody(server, code, "application/json", bodyReader)
+}
+
+// NewUpdateCarrierConnectorRequestWithBody constructs an http.Request for the UpdateCarrierConnector method, with any body, and a specified content type
+func NewUpdateCarrierConnectorRequestWithBody(server string, code string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier/connectors/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewFetchFromCarrierConnectorRequest calls the generic FetchFromCarrierConnector builder with application/json body
+func NewFetchFromCarrierConnectorRequest(server string, code string, body FetchFromCarrierConnectorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewFetchFromCarrierConnectorRequestWithBody(server, code, "application/json", bodyReader)
+}
+
+// NewFetchFromCarrierConnectorRequestWithBody constructs an http.Request for the FetchFromCarrierConnector method, with any body, and a specified content type
+func NewFetchFromCarrierConnectorRequestWithBody(server string, code string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier/connectors/%s/fetch", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -4176,6 +4728,83 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /account/free-time (the `PutFreeTime` operationId).
 	PutFreeTimeWithResponse(ctx context.Context, body PutFreeTimeJSONRequestBody, reqEditors ...RequestEditorFn) (*PutFreeTimeResponse, error)
 
+	// ListCarrierConnectorsWithResponse List this account's carrier connectors, secrets masked
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier/connectors (the `ListCarrierConnectors` operationId).
+	ListCarrierConnectorsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCarrierConnectorsResponse, error)
+
+	// RegisterCarrierConnectorWithBodyWithResponse Register a DCSA Track & Trace producer as a carrier of this account
+	//
+	// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+	RegisterCarrierConnectorWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegisterCarrierConnectorResponse, error)
+
+	// RegisterCarrierConnectorWithResponse Register a DCSA Track & Trace producer as a carrier of this account
+	//
+	// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+	RegisterCarrierConnectorWithResponse(ctx context.Context, body RegisterCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterCarrierConnectorResponse, error)
+
+	// DeleteCarrierConnectorWithResponse Delete a carrier connector
+	//
+	// Its subscriptions stay open with connectionStatus NO_CREDENTIALS, unpolled, until a connector of that code is registered again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /carrier/connectors/{code} (the `DeleteCarrierConnector` operationId).
+	DeleteCarrierConnectorWithResponse(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*DeleteCarrierConnectorResponse, error)
+
+	// GetCarrierConnectorWithResponse Read a carrier connector, its secret masked
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier/connectors/{code} (the `GetCarrierConnector` operationId).
+	GetCarrierConnectorWithResponse(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*GetCarrierConnectorResponse, error)
+
+	// UpdateCarrierConnectorWithBodyWithResponse Change a carrier connector
+	//
+	// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+	UpdateCarrierConnectorWithBodyWithResponse(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCarrierConnectorResponse, error)
+
+	// UpdateCarrierConnectorWithResponse Change a carrier connector
+	//
+	// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+	UpdateCarrierConnectorWithResponse(ctx context.Context, code string, body UpdateCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierConnectorResponse, error)
+
+	// FetchFromCarrierConnectorWithBodyWithResponse Send one GET /events to a connector's producer with the filters given
+	//
+	// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+	FetchFromCarrierConnectorWithBodyWithResponse(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FetchFromCarrierConnectorResponse, error)
+
+	// FetchFromCarrierConnectorWithResponse Send one GET /events to a connector's producer with the filters given
+	//
+	// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+	FetchFromCarrierConnectorWithResponse(ctx context.Context, code string, body FetchFromCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*FetchFromCarrierConnectorResponse, error)
+
 	// DeleteCarrierCredentialsWithBodyWithResponse Clear carrier credentials
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -4848,6 +5477,448 @@ func (r PutFreeTimeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PutFreeTimeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCarrierConnectorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectorsResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCarrierConnectorsResponse) GetJSON200() *ConnectorsResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCarrierConnectorsResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCarrierConnectorsResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCarrierConnectorsResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCarrierConnectorsResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCarrierConnectorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCarrierConnectorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCarrierConnectorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCarrierConnectorsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RegisterCarrierConnectorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectorResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RegisterCarrierConnectorResponse) GetJSON200() *ConnectorResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RegisterCarrierConnectorResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RegisterCarrierConnectorResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RegisterCarrierConnectorResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RegisterCarrierConnectorResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RegisterCarrierConnectorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegisterCarrierConnectorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegisterCarrierConnectorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegisterCarrierConnectorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteCarrierConnectorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MessageResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteCarrierConnectorResponse) GetJSON200() *MessageResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteCarrierConnectorResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteCarrierConnectorResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCarrierConnectorResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteCarrierConnectorResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteCarrierConnectorResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCarrierConnectorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCarrierConnectorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCarrierConnectorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCarrierConnectorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCarrierConnectorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectorView
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCarrierConnectorResponse) GetJSON200() *ConnectorView {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCarrierConnectorResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCarrierConnectorResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCarrierConnectorResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCarrierConnectorResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCarrierConnectorResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCarrierConnectorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCarrierConnectorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCarrierConnectorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCarrierConnectorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateCarrierConnectorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectorResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCarrierConnectorResponse) GetJSON200() *ConnectorResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCarrierConnectorResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateCarrierConnectorResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCarrierConnectorResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateCarrierConnectorResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateCarrierConnectorResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCarrierConnectorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCarrierConnectorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCarrierConnectorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCarrierConnectorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type FetchFromCarrierConnectorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectorFetchResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Body
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Body
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Body
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *Body
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Body
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r FetchFromCarrierConnectorResponse) GetJSON200() *ConnectorFetchResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r FetchFromCarrierConnectorResponse) GetJSON400() *Body {
+	return r.JSON400
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r FetchFromCarrierConnectorResponse) GetJSON403() *Body {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r FetchFromCarrierConnectorResponse) GetJSON404() *Body {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r FetchFromCarrierConnectorResponse) GetJSON429() *Body {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r FetchFromCarrierConnectorResponse) GetJSON500() *Body {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r FetchFromCarrierConnectorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FetchFromCarrierConnectorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FetchFromCarrierConnectorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FetchFromCarrierConnectorResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6975,6 +8046,137 @@ func (c *ClientWithResponses) PutFreeTimeWithResponse(ctx context.Context, body 
 	return ParsePutFreeTimeResponse(rsp)
 }
 
+// ListCarrierConnectorsWithResponse List this account's carrier connectors, secrets masked
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier/connectors (the `ListCarrierConnectors` operationId).
+func (c *ClientWithResponses) ListCarrierConnectorsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCarrierConnectorsResponse, error) {
+	rsp, err := c.ListCarrierConnectors(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCarrierConnectorsResponse(rsp)
+}
+
+// RegisterCarrierConnectorWithBodyWithResponse Register a DCSA Track & Trace producer as a carrier of this account
+//
+// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+func (c *ClientWithResponses) RegisterCarrierConnectorWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegisterCarrierConnectorResponse, error) {
+	rsp, err := c.RegisterCarrierConnectorWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegisterCarrierConnectorResponse(rsp)
+}
+
+// RegisterCarrierConnectorWithResponse Register a DCSA Track & Trace producer as a carrier of this account
+//
+// Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier/connectors (the `RegisterCarrierConnector` operationId).
+func (c *ClientWithResponses) RegisterCarrierConnectorWithResponse(ctx context.Context, body RegisterCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterCarrierConnectorResponse, error) {
+	rsp, err := c.RegisterCarrierConnector(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegisterCarrierConnectorResponse(rsp)
+}
+
+// DeleteCarrierConnectorWithResponse Delete a carrier connector
+//
+// Its subscriptions stay open with connectionStatus NO_CREDENTIALS, unpolled, until a connector of that code is registered again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /carrier/connectors/{code} (the `DeleteCarrierConnector` operationId).
+func (c *ClientWithResponses) DeleteCarrierConnectorWithResponse(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*DeleteCarrierConnectorResponse, error) {
+	rsp, err := c.DeleteCarrierConnector(ctx, code, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCarrierConnectorResponse(rsp)
+}
+
+// GetCarrierConnectorWithResponse Read a carrier connector, its secret masked
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier/connectors/{code} (the `GetCarrierConnector` operationId).
+func (c *ClientWithResponses) GetCarrierConnectorWithResponse(ctx context.Context, code string, reqEditors ...RequestEditorFn) (*GetCarrierConnectorResponse, error) {
+	rsp, err := c.GetCarrierConnector(ctx, code, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCarrierConnectorResponse(rsp)
+}
+
+// UpdateCarrierConnectorWithBodyWithResponse Change a carrier connector
+//
+// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+func (c *ClientWithResponses) UpdateCarrierConnectorWithBodyWithResponse(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCarrierConnectorResponse, error) {
+	rsp, err := c.UpdateCarrierConnectorWithBody(ctx, code, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCarrierConnectorResponse(rsp)
+}
+
+// UpdateCarrierConnectorWithResponse Change a carrier connector
+//
+// The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /carrier/connectors/{code} (the `UpdateCarrierConnector` operationId).
+func (c *ClientWithResponses) UpdateCarrierConnectorWithResponse(ctx context.Context, code string, body UpdateCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierConnectorResponse, error) {
+	rsp, err := c.UpdateCarrierConnector(ctx, code, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCarrierConnectorResponse(rsp)
+}
+
+// FetchFromCarrierConnectorWithBodyWithResponse Send one GET /events to a connector's producer with the filters given
+//
+// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+func (c *ClientWithResponses) FetchFromCarrierConnectorWithBodyWithResponse(ctx context.Context, code string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FetchFromCarrierConnectorResponse, error) {
+	rsp, err := c.FetchFromCarrierConnectorWithBody(ctx, code, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFetchFromCarrierConnectorResponse(rsp)
+}
+
+// FetchFromCarrierConnectorWithResponse Send one GET /events to a connector's producer with the filters given
+//
+// Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier/connectors/{code}/fetch (the `FetchFromCarrierConnector` operationId).
+func (c *ClientWithResponses) FetchFromCarrierConnectorWithResponse(ctx context.Context, code string, body FetchFromCarrierConnectorJSONRequestBody, reqEditors ...RequestEditorFn) (*FetchFromCarrierConnectorResponse, error) {
+	rsp, err := c.FetchFromCarrierConnector(ctx, code, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFetchFromCarrierConnectorResponse(rsp)
+}
+
 // DeleteCarrierCredentialsWithBodyWithResponse Clear carrier credentials
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -7785,6 +8987,358 @@ func ParsePutFreeTimeResponse(rsp *http.Response) (*PutFreeTimeResponse, error) 
 			return nil, err
 		}
 		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListCarrierConnectorsResponse parses an HTTP response from a ListCarrierConnectorsWithResponse call
+func ParseListCarrierConnectorsResponse(rsp *http.Response) (*ListCarrierConnectorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCarrierConnectorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectorsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRegisterCarrierConnectorResponse parses an HTTP response from a RegisterCarrierConnectorWithResponse call
+func ParseRegisterCarrierConnectorResponse(rsp *http.Response) (*RegisterCarrierConnectorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegisterCarrierConnectorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCarrierConnectorResponse parses an HTTP response from a DeleteCarrierConnectorWithResponse call
+func ParseDeleteCarrierConnectorResponse(rsp *http.Response) (*DeleteCarrierConnectorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCarrierConnectorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MessageResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCarrierConnectorResponse parses an HTTP response from a GetCarrierConnectorWithResponse call
+func ParseGetCarrierConnectorResponse(rsp *http.Response) (*GetCarrierConnectorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCarrierConnectorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectorView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCarrierConnectorResponse parses an HTTP response from a UpdateCarrierConnectorWithResponse call
+func ParseUpdateCarrierConnectorResponse(rsp *http.Response) (*UpdateCarrierConnectorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCarrierConnectorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseFetchFromCarrierConnectorResponse parses an HTTP response from a FetchFromCarrierConnectorWithResponse call
+func ParseFetchFromCarrierConnectorResponse(rsp *http.Response) (*FetchFromCarrierConnectorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FetchFromCarrierConnectorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectorFetchResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Body
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest Body

@@ -72,6 +72,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/carrier/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List this account's carrier connectors, secrets masked */
+        get: operations["listCarrierConnectors"];
+        put?: never;
+        /**
+         * Register a DCSA Track & Trace producer as a carrier of this account
+         * @description Any DCSA Track & Trace 2.2 or 3.0 producer, by base URL (contrack GETs <baseUrl>/events), format (TNT_2.2.0 or TNT_3.0.0) and auth scheme: NONE, API_KEY (headerName, apiKey), OAUTH2_CLIENT_CREDENTIALS (tokenUrl, clientId, clientSecret, scope) or BASIC (username, password). Its code (2-4 letters, as a SCAC; not a supported carrier's) is then a scacCode of this account's subscriptions, polled as the supported carriers are. The URLs follow the webhook-target rules (https for live keys, no loopback, private or link-local addresses). The secret is stored encrypted and shown masked.
+         */
+        post: operations["registerCarrierConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carrier/connectors/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a carrier connector, its secret masked */
+        get: operations["getCarrierConnector"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a carrier connector
+         * @description Its subscriptions stay open with connectionStatus NO_CREDENTIALS, unpolled, until a connector of that code is registered again.
+         */
+        delete: operations["deleteCarrierConnector"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a carrier connector
+         * @description The fields present replace the stored ones; auth is replaced as a whole. An auth without its secret keeps the stored one only while the scheme, the base URL's host and the token URL's host stay the same.
+         */
+        patch: operations["updateCarrierConnector"];
+        trace?: never;
+    };
+    "/carrier/connectors/{code}/fetch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one GET /events to a connector's producer with the filters given
+         * @description Exactly the filters given are sent, as given (eventTypes joined with commas in their order, the date-times as spelled, limit and cursor only when given), with the connector's auth; maxPages (default 1) pages are followed. The answer lists the requests made, the events received and, when it stopped at maxPages, nextCursor. The events are not ingested (subscriptions' polls are). Counts against the account's carrier probe budget.
+         */
+        post: operations["fetchFromCarrierConnector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carrier/credentials": {
         parameters: {
             query?: never;
@@ -659,6 +725,67 @@ export interface components {
             filters?: components["schemas"]["Filter"] | null;
             targetUrl: string;
         };
+        ConnectorAuthBody: {
+            apiKey?: string;
+            clientId?: string;
+            clientSecret?: string;
+            headerName?: string;
+            password?: string;
+            scheme: string;
+            scope?: string;
+            tokenUrl?: string;
+            username?: string;
+        };
+        /** @description ConnectorBody schema */
+        ConnectorBody: {
+            auth: components["schemas"]["ConnectorAuthBody"] | null;
+            baseUrl: string;
+            code: string;
+            eventTypes?: string[] | null;
+            format: string;
+        };
+        /** @description ConnectorFetchBody schema */
+        ConnectorFetchBody: {
+            carrierBookingReference?: string;
+            cursor?: string;
+            equipmentReference?: string;
+            eventTypes?: string[] | null;
+            eventUpdatedDateTimeMax?: string;
+            eventUpdatedDateTimeMin?: string;
+            limit?: number;
+            maxPages?: number;
+            transportDocumentReference?: string;
+        };
+        /** @description ConnectorFetchResponse schema */
+        ConnectorFetchResponse: {
+            code: string;
+            eventCount: number;
+            events: unknown[] | null;
+            httpCode: number;
+            nextCursor?: string;
+            outcome: string;
+            pages: number;
+            reason?: string;
+            requests: string[] | null;
+        };
+        /** @description ConnectorResponse schema */
+        ConnectorResponse: {
+            connector: components["schemas"]["ConnectorView"];
+            message: string;
+        };
+        ConnectorView: {
+            auth: components["schemas"]["ConnectorAuthBody"];
+            baseUrl: string;
+            code: string;
+            createdDateTime: components["schemas"]["Time"];
+            eventTypes: string[] | null;
+            format: string;
+            updatedDateTime: components["schemas"]["Time"];
+        };
+        /** @description ConnectorsResponse schema */
+        ConnectorsResponse: {
+            connectors: components["schemas"]["ConnectorView"][] | null;
+        };
         /** @description CreateSubscriptionBody schema */
         CreateSubscriptionBody: {
             billNumber?: string;
@@ -898,6 +1025,13 @@ export interface components {
             codeListProvider?: string;
             partyCode?: string;
             partyFunction?: string;
+        };
+        /** @description PatchConnectorBody schema */
+        PatchConnectorBody: {
+            auth?: components["schemas"]["ConnectorAuthBody"] | null;
+            baseUrl?: string | null;
+            eventTypes?: string[] | null;
+            format?: string | null;
         };
         Payload: {
             alerts?: unknown[] | null;
@@ -1480,6 +1614,405 @@ export interface operations {
                 };
             };
             /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    listCarrierConnectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorsResponse"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    registerCarrierConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Request body for commandapi.ConnectorBody */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
+            };
+            /** @description Invalid connector (every problem named), or the code is taken */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    getCarrierConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the connector's code */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorView"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such connector */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    deleteCarrierConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the connector's code */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such connector */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    updateCarrierConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the connector's code */
+                code: string;
+            };
+            cookie?: never;
+        };
+        /** @description Request body for commandapi.PatchConnectorBody */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchConnectorBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
+            };
+            /** @description Invalid connector */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such connector */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the usage plan's rate */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+        };
+    };
+    fetchFromCarrierConnector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the connector's code */
+                code: string;
+            };
+            cookie?: never;
+        };
+        /** @description Request body for commandapi.ConnectorFetchBody */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorFetchBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorFetchResponse"];
+                };
+            };
+            /** @description Invalid filters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Missing, unknown or revoked x-api-key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description No such connector */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Body"];
+                };
+            };
+            /** @description Over the account's carrier probe budget */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -22,6 +22,13 @@ from .configure_webhook_body import ConfigureWebhookBody
 from .configure_webhook_body_auth_headers_type_0 import (
     ConfigureWebhookBodyAuthHeadersType0,
 )
+from .connector_auth_body import ConnectorAuthBody
+from .connector_body import ConnectorBody
+from .connector_fetch_body import ConnectorFetchBody
+from .connector_fetch_response import ConnectorFetchResponse
+from .connector_response import ConnectorResponse
+from .connector_view import ConnectorView
+from .connectors_response import ConnectorsResponse
 from .create_subscription_body import CreateSubscriptionBody
 from .credentials_response import CredentialsResponse
 from .credentials_response_carrier_credentials_type_0 import (
@@ -66,6 +73,7 @@ from .message_response import MessageResponse
 from .metrics_response import MetricsResponse
 from .milestone import Milestone
 from .party import Party
+from .patch_connector_body import PatchConnectorBody
 from .payload import Payload
 from .port_eta import PortETA
 from .position import Position
@@ -136,6 +144,13 @@ __all__ = (
     "CarrierMetrics",
     "ConfigureWebhookBody",
     "ConfigureWebhookBodyAuthHeadersType0",
+    "ConnectorAuthBody",
+    "ConnectorBody",
+    "ConnectorFetchBody",
+    "ConnectorFetchResponse",
+    "ConnectorResponse",
+    "ConnectorView",
+    "ConnectorsResponse",
     "CreateSubscriptionBody",
     "CredentialsResponse",
     "CredentialsResponseCarrierCredentialsType0",
@@ -176,6 +191,7 @@ __all__ = (
     "MetricsResponse",
     "Milestone",
     "Party",
+    "PatchConnectorBody",
     "Payload",
     "PortETA",
     "Position",
