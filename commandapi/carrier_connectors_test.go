@@ -176,6 +176,13 @@ func TestConnectorAccountIsolation(t *testing.T) {
 	if !strings.Contains(string(bulk.Raw), `"status":"INVALID"`) {
 		t.Fatalf("B's bulk %s", bulk.Raw)
 	}
+	bulkA := e.api.Do("POST", "/subscriptions/equipment", keyA, []map[string]any{{"scacCode": "ACMQ", "billNumber": "HHL71800000", "subscriptionReference": "PO-3"}})
+	if !strings.Contains(string(bulkA.Raw), `"status":"CREATED"`) {
+		t.Fatalf("A's bulk %s", bulkA.Raw)
+	}
+	if r := e.api.Do("GET", "/subscription/PO-3", keyA, nil); r.JSON["connectionStatus"] != "PENDING" {
+		t.Fatalf("bulk subscription %s", r.Raw)
+	}
 	expect(t, e.api.Do("DELETE", "/carrier/connectors/acmq", keyA, nil), 200, "Connector deleted")
 	if r := e.api.Do("GET", "/subscription/PO-1", keyA, nil); r.JSON["connectionStatus"] != "NO_CREDENTIALS" {
 		t.Fatalf("after delete %s", r.Raw)
