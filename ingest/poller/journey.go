@@ -42,6 +42,11 @@ func (p *poller) journeyFacts(ctx context.Context, log *slog.Logger, c claim, pp
 	if fp := fingerprint(events); fp != c.fingerprint {
 		changed = fp
 	}
+	if c.since != nil {
+		// Only what changed since the last poll: another container's
+		// missing discharge or return may simply not be in it.
+		return changed
+	}
 	ended, ok := journeyEnded(events)
 	if !ok {
 		return changed

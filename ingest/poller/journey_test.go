@@ -49,3 +49,21 @@ func TestJourneyEnded(t *testing.T) {
 		})
 	}
 }
+
+// A connector's poll that asked only for what changed records no journey
+// end (one container's return in it says nothing of the others) and, with
+// nothing new, no change of the events; a change it does see is one. The
+// poller here has no store: reaching one would panic.
+func TestIncrementalPollRecordsNoJourneyEnd(t *testing.T) {
+	p := &poller{}
+	since := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	c := claim{id: "t", kind: "booking", since: &since, fingerprint: "old"}
+	disc := eq("A", "ACT", "DISC", "LADEN", "2026-02-01T08:00:00Z")
+	ret := eq("A", "ACT", "GTIN", "EMPTY", "2026-02-05T08:00:00Z")
+	if got := p.journeyFacts(t.Context(), nil, c, parsedPoll{ok: true, all: true}); got != "" {
+		t.Fatalf("nothing new changed the fingerprint to %q", got)
+	}
+	if got := p.journeyFacts(t.Context(), nil, c, parsedPoll{ok: true, all: true, events: []dcsa.Event{disc, ret}}); got == "" || got == "old" {
+		t.Fatalf("new events gave fingerprint %q", got)
+	}
+}
