@@ -29,11 +29,15 @@ type authenticator interface {
 }
 
 // headerAuth sends credential fields as headers: header name → field name.
+// The name goes on the wire as spelled, not canonicalised: some producers
+// match it case-sensitively (DCSA's Conformance Gateway wants
+// dcsa-conformance-api-key, and answers Dcsa-Conformance-Api-Key 403).
 type headerAuth map[string]string
 
 func (h headerAuth) authorize(_ context.Context, req *http.Request, creds Credentials, _ bool) *failure {
 	for header, field := range h {
-		req.Header.Set(header, creds[field])
+		req.Header.Del(header)
+		req.Header[header] = []string{creds[field]}
 	}
 	return nil
 }

@@ -1,7 +1,10 @@
 package carrier_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -247,5 +250,50 @@ func TestNewConnectorRefuses(t *testing.T) {
 		if _, err := carrier.NewConnector(c, http.DefaultClient); err == nil {
 			t.Fatalf("accepted %+v", c)
 		}
+	}
+}
+
+// The API-key header goes on the wire spelled as registered: a producer
+// that matches the name case-sensitively (DCSA's Conformance Gateway)
+// refuses Go's canonical Dcsa-Conformance-Api-Key. Read off the socket,
+// since a Go server canonicalises names as it parses them.
+func TestConnectorSendsTheHeaderNameAsRegistered(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	head := make(chan string, 1)
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			head <- ""
+			return
+		}
+		defer conn.Close()
+		var raw strings.Builder
+		r := bufio.NewReader(conn)
+		for {
+			line, err := r.ReadString('\n')
+			raw.WriteString(line)
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		head <- raw.String()
+		body := `{"events":[]}`
+		fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	}()
+	c, err := carrier.NewConnector(carriers.Connector{Code: "ACME", BaseURL: "http://" + ln.Addr().String() + "/api", Format: carriers.FormatTNT3,
+		Auth: carriers.ConnectorAuth{Scheme: carriers.AuthAPIKey, HeaderName: "dcsa-conformance-api-key"}, Secret: "k-123456"}, &http.Client{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FetchQuery(context.Background(), carriers.ConnectorQuery{EventTypes: []string{"SHIPMENT"}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := <-head
+	if !strings.Contains(got, "\r\ndcsa-conformance-api-key: k-123456\r\n") {
+		t.Fatalf("request head, want the header as registered:\n%s", got)
 	}
 }
