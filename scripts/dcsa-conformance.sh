@@ -160,13 +160,16 @@ gw_ok() { # like gw, but fails on an error answer
 	printf '%s' "$out"
 }
 
-ct() { # METHOD PATH KEY [BODY] → body; the status in CT_STATUS
+ct() { # METHOD PATH KEY [BODY]: one contrack call, its status in CT_STATUS and its body in CT_BODY
+	# (not a command substitution, so the caller sees both; 000 when there was no answer)
 	local out
+	CT_STATUS=000 CT_BODY=
 	out=$(curl -sS -m 30 -X "$1" "$CT$2" -H "x-api-key: $3" -H 'Content-Type: application/json' \
 		${4:+--data "$4"} -w '\n%{http_code}') || return 1
 	CT_STATUS=${out##*$'\n'}
-	printf '%s' "${out%$'\n'*}"
+	CT_BODY=${out%$'\n'*}
 }
+ct_get() { ct GET "$1" "$2" && printf '%s' "$CT_BODY"; } # PATH KEY → body
 
 log "waiting for contrack on $CT and the gateway on $GW (logs in $WORK)"
 wait_until 180 contrack curl -sf "http://$CONTRACK_ADMIN_ADDR/readyz" || {
@@ -251,7 +254,7 @@ push() { # events… → POST /events as the ZIMU carrier, in 3.0
 
 subscribe() { # reference field value
 	ct POST /subscription/equipment "$CONSUMER_KEY" \
-		"$(jq -nc --arg r "$1" --arg f "$2" --arg v "$3" '{subscriptionReference: $r, scacCode: "ZIMU"} + {($f): $v}')" >/dev/null
+		"$(jq -nc --arg r "$1" --arg f "$2" --arg v "$3" '{subscriptionReference: $r, scacCode: "ZIMU"} + {($f): $v}')"
 	[ "$CT_STATUS" = 200 ] || die "subscribing to $2 $3 answered $CT_STATUS"
 }
 
@@ -287,7 +290,8 @@ consumer_get() {
 	   | if .key == "eventTypes" then .value |= split(",") elif .key == "limit" then .value |= tonumber else . end]
 	  | from_entries | if has("cursor") then $last + . else . end')
 	LAST_FETCH=$(jq -c 'del(.cursor)' <<<"$body")
-	out=$(ct POST "/carrier/connectors/$CONNECTOR_CODE/fetch" "$CONSUMER_KEY" "$body")
+	ct POST "/carrier/connectors/$CONNECTOR_CODE/fetch" "$CONSUMER_KEY" "$body"
+	out=$CT_BODY
 	if [ "$CT_STATUS" != 200 ]; then
 		log "    POST /carrier/connectors/$CONNECTOR_CODE/fetch $body answered $CT_STATUS: $out"
 		return 1
@@ -424,7 +428,7 @@ producer_webhook() {
 	gw_ok operation=startOrStopScenario "sandboxId=$sb" "scenarioId=$first" >/dev/null || return 1
 	body=$(jq -nc --arg u "$url/events" --arg h "$hname" --arg v "$hvalue" \
 		'{targetUrl: $u, eventFormat: "TNT_3.0.0", authHeaders: {($h): $v}}')
-	ct POST /webhook/configure "$CONSUMER_KEY" "$body" >/dev/null
+	ct POST /webhook/configure "$CONSUMER_KEY" "$body"
 	[ "$CT_STATUS" = 200 ] || {
 		log "POST /webhook/configure answered $CT_STATUS"
 		gw operation=startOrStopScenario "sandboxId=$sb" "scenarioId=$first" >/dev/null
@@ -435,30 +439,31 @@ producer_webhook() {
 		jq -r "$REQUEST_BODY"' | .secret // empty')
 	gw operation=startOrStopScenario "sandboxId=$sb" "scenarioId=$first" >/dev/null
 	[ -n "$secret" ] || return 1
-	ct POST /webhook/activate "$CONSUMER_KEY" "$(jq -nc --arg s "$secret" '{secret: $s}')" >/dev/null
+	ct POST /webhook/activate "$CONSUMER_KEY" "$(jq -nc --arg s "$secret" '{secret: $s}')"
 	[ "$CT_STATUS" = 200 ] || return 1
 	log "Producer: contrack's TNT_3.0.0 webhook delivers to $url/events with its $hname header"
 }
 
-# consumer_connector URL HEADER VALUE: register the gateway's producer as a carrier connector of the
-# consumer account (DCSA 3.0 at that base URL, API-key auth with the gateway's header), when this
-# build has carrier connectors.
+# consumer_connector URL HEADER VALUE: register the gateway's producer as the consumer account's
+# carrier connector DCSG (a code shaped as a SCAC, of no supported carrier): DCSA 3.0 at that base
+# URL, API-key auth with the gateway's header; when this build has carrier connectors.
 CONNECTOR_CODE=
 consumer_connector() {
 	local body out
-	ct GET /carrier/connectors "$CONSUMER_KEY" >/dev/null
+	ct GET /carrier/connectors "$CONSUMER_KEY"
 	if [ "$CT_STATUS" != 200 ]; then
 		log "Consumer: GET /carrier/connectors answered $CT_STATUS: no carrier connectors on this build, so contrack cannot GET from the gateway"
 		return 0
 	fi
 	body=$(jq -nc --arg u "$1" --arg h "$2" --arg v "$3" \
-		'{code: "DCSAGW", baseUrl: $u, format: "TNT_3.0.0", auth: {scheme: "API_KEY", headerName: $h, apiKey: $v}}')
-	out=$(ct POST /carrier/connectors "$CONSUMER_KEY" "$body")
+		'{code: "DCSG", baseUrl: $u, format: "TNT_3.0.0", auth: {scheme: "API_KEY", headerName: $h, apiKey: $v}}')
+	ct POST /carrier/connectors "$CONSUMER_KEY" "$body"
+	out=$CT_BODY
 	if [ "$CT_STATUS" != 200 ]; then
 		log "Consumer: registering the gateway as a carrier connector answered $CT_STATUS: $out"
 		return 0
 	fi
-	CONNECTOR_CODE=DCSAGW
+	CONNECTOR_CODE=DCSG
 	log "Consumer: the gateway's producer is contrack's carrier connector $CONNECTOR_CODE ($1, $2 header)"
 }
 
@@ -478,9 +483,9 @@ setup_producer_data() {
 			fi
 		done
 	done
-	wait_until 60 data eval '[ "$(ct GET "/v3/events?carrierBookingReference=$CBR" "$CONSUMER_KEY" | jq ".events | length")" -ge '"$expected"' ]' ||
+	wait_until 60 data eval '[ "$(ct_get "/v3/events?carrierBookingReference=$CBR" "$CONSUMER_KEY" | jq ".events | length")" -ge '"$expected"' ]' ||
 		log "GET /v3/events?carrierBookingReference=$CBR has fewer than the $expected events kept"
-	log "Producer: contrack serves $(ct GET "/v3/events?carrierBookingReference=$CBR" "$CONSUMER_KEY" |
+	log "Producer: contrack serves $(ct_get "/v3/events?carrierBookingReference=$CBR" "$CONSUMER_KEY" |
 		jq -r '[.events[].eventClassification.eventTypeCode] | group_by(.) | map("\(.[0])×\(length)") | join(", ")') for booking $CBR"
 }
 
