@@ -53,12 +53,60 @@ import (
 
 const hint = "start the local services with deploy/services.sh (or `make services`)"
 
-// Log returns a logger for tests: quiet unless CONTRACK_TEST_LOG=1.
+// Log returns a logger for tests. With CONTRACK_TEST_LOG=1 it writes
+// everything to stderr. Otherwise it keeps the test's last logTail bytes
+// of info and above, and prints them when the test fails: a failure under
+// load (a 500, a wait that timed out) comes with what the stages said.
 func Log(t testing.TB) *slog.Logger {
 	if os.Getenv("CONTRACK_TEST_LOG") == "1" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("test", t.Name())
 	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
+	return slog.New(slog.NewTextHandler(tailOf(t), nil))
+}
+
+// logTail bounds the log a test keeps for its failure.
+const logTail = 32 << 10
+
+// testTail is the end of one test's log, shared by every Log(t) of it.
+type testTail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *testTail) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if over := len(w.buf) - logTail; over > 0 {
+		w.buf = append(w.buf[:0], w.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+var (
+	tailsMu sync.Mutex
+	tails   = map[testing.TB]*testTail{}
+)
+
+func tailOf(t testing.TB) io.Writer {
+	tailsMu.Lock()
+	defer tailsMu.Unlock()
+	if w := tails[t]; w != nil {
+		return w
+	}
+	w := &testTail{}
+	tails[t] = w
+	t.Cleanup(func() {
+		tailsMu.Lock()
+		delete(tails, t)
+		tailsMu.Unlock()
+		if t.Failed() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			t.Logf("the test's log, its last %d bytes (CONTRACK_TEST_LOG=1 prints all of it):\n%s", len(w.buf), w.buf)
+		}
+	})
+	return w
 }
 
 func randomSuffix() string {
