@@ -100,6 +100,52 @@ func TestOnlyTheRuntimeConsumesKafka(t *testing.T) {
 	}
 }
 
+// routerCalls are platform/kafka's calls a stage makes only through the
+// process's router: the four modes run a route as registered, and the
+// router dials the clients with the options every client shares.
+var routerCalls = map[string]bool{
+	"Consume": true, "ConsumeBatches": true, "ConsumeTransactional": true, "Follow": true, "NewClient": true,
+}
+
+// TestStagesRunKafkaThroughTheRouter fails when a non-test file of a stage
+// calls a consume mode of platform/kafka, or dials a client, itself rather
+// than through its Deps.Router (kafka.Router): what runs is then what the
+// stage registered, and `contrack topology` shows it.
+func TestStagesRunKafkaThroughTheRouter(t *testing.T) {
+	checked := 0
+	for _, src := range sources(t) {
+		dir := filepath.ToSlash(filepath.Dir(src.rel))
+		stage, _, _ := strings.Cut(dir, "/")
+		if !stages[stage] || strings.HasSuffix(filepath.Base(dir), "test") {
+			continue
+		}
+		name := ""
+		for _, imp := range src.file.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == module+"platform/kafka" {
+				name = "kafka"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+			}
+		}
+		if name == "" {
+			continue
+		}
+		checked++
+		ast.Inspect(src.file, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && routerCalls[sel.Sel.Name] {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == name {
+					t.Errorf("%s: kafka.%s: run routes and dial clients through Deps.Router", src.rel, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no stage file imports platform/kafka: the check checked nothing")
+	}
+}
+
 // stages are the top-level folders that are stages (each with its own
 // Config, Deps and Run; cmd/contrack wires them). They share contracts
 // through schemas/ and mechanisms through platform/, never each other's

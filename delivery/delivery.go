@@ -89,7 +89,19 @@ type Deps struct {
 	// heartbeats and the attempt log each count their failures, and a run
 	// of failures of any turns /readyz red until it succeeds again.
 	Loops *loop.Supervisor
+	// Router is the process's stream runtime, which runs Routes; nil: a
+	// router of the stage's own over Brokers and Namespace (tests).
+	Router *kafka.Router
 }
+
+// ConsumerRoute is the stage's consumer of events and alerts: per record,
+// the records of an event or alert the stage cannot decode (and the DEAD
+// deliveries) on the delivery dead-letter topic.
+var ConsumerRoute = kafka.Route{Name: "delivery", Mode: kafka.ModeRecord, Group: schemas.GroupDelivery,
+	Inputs: []string{schemas.TopicEvents, schemas.TopicAlerts}, DeadLetter: schemas.TopicDeliveryDeadLetters}
+
+// Routes are the stage's routes, registered with the process's router.
+var Routes = []kafka.Route{ConsumerRoute}
 
 // Run delivers until ctx ends and returns nil on a clean shutdown: it stops
 // claiming, lets attempts in flight finish within Config.ShutdownGrace (the
@@ -105,7 +117,9 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		return errors.New("delivery: Deps.Pool, Deps.Box and Deps.Brokers are required")
 	}
 	log := deps.Log.With("stage", "delivery")
-	producer, err := kafka.NewClient(deps.Brokers, log)
+	deps.Router = kafka.RouterOr(deps.Router, kafka.RouterConfig{Brokers: deps.Brokers, Namespace: deps.Namespace, Log: log,
+		Metrics: deps.Metrics.Stream, Loops: deps.Loops})
+	producer, err := deps.Router.Client(log)
 	if err != nil {
 		return err
 	}
@@ -257,10 +271,8 @@ func (s *stage) start(ctx context.Context, deps Deps) *running {
 	r.loops.Go(func() error { defer close(r.queueDone); s.queue.run(r.bg, r.stopQueue); return nil })
 	r.loops.Go(func() error {
 		defer close(r.consumed)
-		err := kafka.Consume(gctx, kafka.ConsumerConfig{
-			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupDelivery), Topics: deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicAlerts),
-			DeadLetterTopic: deps.Namespace.Topic(schemas.TopicDeliveryDeadLetters), Log: s.log, Name: "delivery", Metrics: deps.Metrics.Stream,
-			Loops: deps.Loops,
+		err := deps.Router.Consume(gctx, ConsumerRoute, kafka.ConsumerConfig{
+			Log: s.log,
 			// The normaliser writes in transactions: an aborted one's events
 			// (emitted again by its retry) are never pushed.
 			Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},

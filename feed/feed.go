@@ -122,7 +122,25 @@ type Deps struct {
 	Metrics *kafka.Metrics
 	// Loops, if set, supervises the consumer and the pruning (the role's).
 	Loops *loop.Supervisor
+	// Router is the process's stream runtime, which runs Routes; nil: a
+	// router of the stage's own over Brokers and Namespace (tests).
+	Router *kafka.Router
 }
+
+// EventsRoute is the feed's consumer of events and alerts (per record).
+// It has no dead-letter topic: undecodable records are skipped, logged
+// and counted, as delivery dead-letters the same records already.
+var EventsRoute = kafka.Route{Mode: kafka.ModeRecord, Group: schemas.GroupFeed,
+	Inputs: []string{schemas.TopicEvents, schemas.TopicAlerts}}
+
+// PositionsRoute writes the vessel positions into the opted-in feeds (per
+// record; an undecodable report is skipped, as the projector's consumer
+// of the same topic dead-letters it).
+var PositionsRoute = kafka.Route{Mode: kafka.ModeRecord, Group: schemas.GroupFeedPositions,
+	Inputs: []string{schemas.TopicVesselPositions}}
+
+// Routes are the stage's routes, registered with the process's router.
+var Routes = []kafka.Route{EventsRoute, PositionsRoute}
 
 // Run writes the feed until ctx ends and returns nil on a clean shutdown
 // (the records in hand are written and their offsets committed).
@@ -141,6 +159,8 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		deps.Log = slog.Default()
 	}
 	log := deps.Log.With("stage", "feed")
+	deps.Router = kafka.RouterOr(deps.Router, kafka.RouterConfig{Brokers: deps.Brokers, Namespace: deps.Namespace, Log: log,
+		Metrics: deps.Metrics, Loops: deps.Loops})
 	s := &stage{cfg: cfg, log: log, pool: deps.Pool, now: deps.Now, reqs: make(chan *writeReq, cfg.MaxGroup),
 		pruning: deps.Loops.Loop("feed-prune", log), alertsTopic: deps.Namespace.Topic(schemas.TopicAlerts)}
 
@@ -169,13 +189,10 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	consumed := make(chan struct{})
 	loops.Go(func() error {
 		defer close(consumed)
-		err := kafka.Consume(gctx, kafka.ConsumerConfig{
-			Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupFeed), Topics: deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicAlerts), Log: log,
-			Metrics: deps.Metrics, Loops: deps.Loops,
-			// Undecodable records are skipped here (logged and counted, outcome
-			// skipped), not dead-lettered: delivery dead-letters the same
-			// records already.
-			DeadLetterTopic: "",
+		// Undecodable records are skipped (EventsRoute has no dead-letter
+		// topic): logged and counted, outcome skipped.
+		err := deps.Router.Consume(gctx, EventsRoute, kafka.ConsumerConfig{
+			Log: log,
 			// Records of different trackings share a transaction; a tracking's
 			// own are handled in topic order, those that waited behind one
 			// in a transaction going together.

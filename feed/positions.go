@@ -82,14 +82,10 @@ type positions struct {
 // consume writes the positions topic's reports to the opted-in feeds until
 // ctx ends.
 func (p *positions) consume(ctx context.Context, deps Deps) error {
-	err := kafka.Consume(ctx, kafka.ConsumerConfig{
-		Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupFeedPositions),
-		Topics: deps.Namespace.Topics(schemas.TopicVesselPositions), Log: p.log,
-		Metrics: deps.Metrics, Loops: deps.Loops,
-		// An undecodable report is logged and skipped: the projector's
-		// consumer of the same topic dead-letters it.
-		DeadLetterTopic: "",
-	}, p.handle)
+	// An undecodable report is logged and skipped (PositionsRoute has no
+	// dead-letter topic): the projector's consumer of the same topic
+	// dead-letters it.
+	err := deps.Router.Consume(ctx, PositionsRoute, kafka.ConsumerConfig{Log: p.log}, p.handle)
 	if err == nil && ctx.Err() == nil {
 		err = errors.New("feed: vessel positions consumer stopped")
 	}

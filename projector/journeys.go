@@ -88,19 +88,18 @@ func (p *journeyProjection) run(ctx context.Context, stop func() bool) error {
 		return err
 	}
 	retrying := false
-	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
+	return p.deps.router().ConsumeBatches(ctx, JourneysRoute, kafka.BatchConfig{
 		// ClickHouse down is waited out (readiness is red meanwhile: its check fails).
 		Transient: clickhouse.Unreachable,
-		Brokers:   p.deps.Brokers, Group: p.deps.Namespace.Group(fmt.Sprintf("%s-g%d", schemas.GroupJourneys, p.gen)),
-		Topics: p.deps.Namespace.Topics(schemas.TopicEvents, schemas.TopicSubscriptions), Name: "projector-journeys",
-		Log: p.log, Metrics: p.deps.Metrics, Loops: p.deps.Loops,
+		// The generation's group: a rebuild reads from the start.
+		Group:    fmt.Sprintf("%s-g%d", JourneysRoute.Group, p.gen),
+		Log:      p.log,
 		MaxBatch: p.cfg.MaxBatch, MaxWait: p.cfg.JourneyMaxWait, Retry: p.cfg.Retry,
 		// A changed journey's row and last chunk are rewritten whole, so a
 		// batch costs more what its trackings hold than what it brings.
-		Paced:           true,
-		DeadLetterTopic: p.deps.Namespace.Topic(schemas.TopicProjectorDeadLetters),
-		OnRevoked:       func() { p.drop.Store(true) },
-		OnAssigned:      func() { p.assigned.Store(true); p.progress.Store(time.Now().UnixNano()) },
+		Paced:      true,
+		OnRevoked:  func() { p.drop.Store(true) },
+		OnAssigned: func() { p.assigned.Store(true); p.progress.Store(time.Now().UnixNano()) },
 		Stop: func(idle int) bool {
 			p.idle = idle
 			return stop != nil && stop()
@@ -620,7 +619,7 @@ func RebuildJourneys(ctx context.Context, cfg Config, deps Deps) (uint32, error)
 		}
 	}
 	p := newJourneyProjection(cfg, deps, gen)
-	admCl, err := kafka.NewClient(deps.Brokers, deps.Log)
+	admCl, err := deps.router().Client(deps.Log)
 	if err != nil {
 		return 0, err
 	}

@@ -98,7 +98,35 @@ type Deps struct {
 	// Loops, if set, supervises the projections' consumers and loops (the
 	// role's): failures counted, /readyz red after a run of them.
 	Loops *loop.Supervisor
+	// Router is the process's stream runtime, which runs Routes; nil: a
+	// router of the stage's own over Brokers and Namespace (tests, the
+	// rebuild command).
+	Router *kafka.Router
 }
+
+// router is the process's router, or one of the stage's own.
+func (d Deps) router() *kafka.Router {
+	return kafka.RouterOr(d.Router, kafka.RouterConfig{Brokers: d.Brokers, Namespace: d.Namespace, Log: d.Log,
+		Metrics: d.Metrics, Loops: d.Loops})
+}
+
+// route is the batch route of a view: its topic into its table, malformed
+// records on the projector's dead-letter topic.
+func (v view) route() kafka.Route {
+	return kafka.Route{Name: "projector-" + v.table, Mode: kafka.ModeBatch, Group: v.group, Inputs: []string{v.topic},
+		DeadLetter: schemas.TopicProjectorDeadLetters}
+}
+
+// JourneysRoute is the journey projection (batch mode; its group is
+// GroupJourneys with the generation's "-g<N>"): events and subscription
+// changes into the journeys, a change noted on the journeys topic and the
+// alerts a journey change raises on the alerts topic.
+var JourneysRoute = kafka.Route{Name: "projector-journeys", Mode: kafka.ModeBatch, Group: schemas.GroupJourneys,
+	Inputs: []string{schemas.TopicEvents, schemas.TopicSubscriptions}, Outputs: []string{schemas.TopicJourneys, schemas.TopicAlerts},
+	DeadLetter: schemas.TopicProjectorDeadLetters}
+
+// Routes are the stage's routes, registered with the process's router.
+var Routes = []kafka.Route{attemptsView.route(), eventsView.route(), positionsView.route(), alertsView.route(), JourneysRoute}
 
 // Run runs every projection until ctx ends; nil on a clean shutdown: poll
 // attempts and events for analysts, and the journey read model. They run
@@ -145,17 +173,15 @@ type view struct {
 // re-inserts, and the table's ReplacingMergeTree key folds the repeat.
 func project(ctx context.Context, cfg Config, deps Deps, v view) error {
 	log := deps.Log.With("stage", "projector", "table", v.table)
-	return kafka.ConsumeBatches(ctx, kafka.BatchConfig{
+	return deps.router().ConsumeBatches(ctx, v.route(), kafka.BatchConfig{
 		// ClickHouse down is waited out (readiness is red meanwhile: its check fails).
 		Transient: clickhouse.Unreachable,
-		Brokers:   deps.Brokers, Group: deps.Namespace.Group(v.group), Topics: deps.Namespace.Topics(v.topic), Name: "projector-" + v.table,
-		Log: log, Metrics: deps.Metrics, Loops: deps.Loops,
+		Log:       log,
 		// A batch is MaxBatch records or what arrived within MaxWait of its
 		// first: each insert is a part ClickHouse merges later, so records
 		// trickling in are not inserted one poll at a time.
 		MaxBatch: cfg.MaxBatch, MaxWait: cfg.MaxWait, Retry: cfg.Retry,
-		DeadLetterTopic: deps.Namespace.Topic(schemas.TopicProjectorDeadLetters),
-		Opts:            []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
+		Opts: []kgo.Opt{kgo.FetchIsolationLevel(kgo.ReadCommitted())},
 	}, func(ctx context.Context, b *kafka.Batch) error {
 		rows := make([][]any, 0, len(b.Records))
 		for _, r := range b.Records {

@@ -120,7 +120,20 @@ type Journeys struct {
 	// and supervise its fetches (the role's).
 	metrics *kafka.Metrics
 	loops   *loop.Supervisor
+	// router, set by Route, runs the follower (the process's).
+	router *kafka.Router
 }
+
+// JourneysRoute follows the journey changes from the topic's end (no
+// group): each drops the lookup's cached answers.
+var JourneysRoute = kafka.Route{Name: "queryapi-journeys", Mode: kafka.ModeFollow, Inputs: []string{schemas.TopicJourneys}}
+
+// Routes are the journey cache's routes, registered with the process's router.
+var Routes = []kafka.Route{JourneysRoute}
+
+// Route has Run's follower run by the process's router (its brokers and
+// namespace then take the place of Run's). Call before Run.
+func (j *Journeys) Route(r *kafka.Router) { j.router = r }
 
 // Supervise has Run's follower counted on the role's stream metrics and
 // its fetches supervised by loops (either may be nil). Call before Run.

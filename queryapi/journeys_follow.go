@@ -17,9 +17,9 @@ import (
 // again; every GenerationCheck it looks for a rebuilt generation.
 func (j *Journeys) follow(ctx context.Context, brokers []string, ns schemas.Namespace, started func()) error {
 	next := time.Now().Add(j.cfg.GenerationCheck)
-	return kafka.Follow(ctx, kafka.FollowConfig{
-		Brokers: brokers, Topics: ns.Topics(schemas.TopicJourneys), Name: "queryapi-journeys", Log: j.log,
-		FromEnd: true, PollTimeout: time.Second, Started: started, Metrics: j.metrics, Loops: j.loops,
+	router := kafka.RouterOr(j.router, kafka.RouterConfig{Brokers: brokers, Namespace: ns, Log: j.log, Metrics: j.metrics, Loops: j.loops})
+	return router.Follow(ctx, JourneysRoute, kafka.FollowConfig{
+		Log: j.log, FromEnd: true, PollTimeout: time.Second, Started: started,
 	}, func(ctx context.Context, b *kafka.Batch) error {
 		for _, r := range b.Records {
 			var c schemas.JourneyChanged

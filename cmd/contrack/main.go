@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -35,6 +36,7 @@ Usage:
 const usageTools = `  contrack migrate             apply Postgres and ClickHouse migrations
   contrack config              print the effective configuration, secrets masked
   contrack roles               print the roles as JSON: their stages and what each needs
+  contrack topology [--json]   print the graph of stages and Kafka topics (from the stages' routes)
   contrack healthcheck [--any-status] URL   exit 0 when URL answers 2xx (container healthchecks)
   contrack admin create-key --client SLUG --env live|sandbox [--display-name TEXT] [--plan NAME] [--role consumer|carrier] [--scac SCAC]
   contrack admin revoke-key KEY_OR_ID      (its account's last key: the account stops, as disabled)
@@ -66,6 +68,9 @@ func run(args []string) error {
 	}
 	if args[0] == "roles" {
 		return printRoles(os.Stdout)
+	}
+	if args[0] == "topology" {
+		return printTopology(os.Stdout, slices.Contains(args[1:], "--json"))
 	}
 	cfg, err := loadConfig()
 	if err != nil {

@@ -57,7 +57,10 @@ type infra struct {
 	pg    *pgxpool.Pool // the stages' pool
 	apiPG *pgxpool.Pool // the HTTP API's own pool (serveAPI), nil elsewhere
 	ch    driver.Conn
-	kafka *kgo.Client // producer client
+	kafka *kgo.Client // producer client (the router's)
+	// router is the process's stream runtime: the role's stages register
+	// their routes with it and run them through it.
+	router *kafka.Router
 	// feed wakes GET /subscriptions/events long-polls (serveAPI); nil: they poll.
 	feed *feed.Notifier
 
@@ -113,7 +116,17 @@ func openInfra(ctx context.Context, cfg Config, role string, log *slog.Logger) (
 		in.close(log)
 		return nil, err
 	}
-	if in.kafka, err = kafka.NewClient(cfg.brokers(), log); err != nil {
+	// The process's router runs its stages' routes (the role table's) and
+	// owns the producer they share.
+	in.router = kafka.NewRouter(kafka.RouterConfig{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Log: log,
+		Metrics: in.stream, Loops: in.loops})
+	if r, ok := roles.Lookup(role); ok {
+		if err = registerRoutes(in.router, r); err != nil {
+			in.close(log)
+			return nil, err
+		}
+	}
+	if in.kafka, err = in.router.Producer(); err != nil {
 		in.close(log)
 		return nil, err
 	}
@@ -287,6 +300,7 @@ func serveAPI(ctx context.Context, cfg Config, log *slog.Logger, in *infra, heal
 		// run); while it is down pulls read ClickHouse: degraded, not wrong.
 		in.journeys = queryapi.NewJourneys(cfg.withDerived().Journeys, in.ch, log.With("stage", "api"))
 		in.journeys.Supervise(in.stream, in.loops)
+		in.journeys.Route(in.router)
 		g.Go(func() error {
 			return in.loops.Loop("journey-cache", log.With("stage", "api")).Run(bg, 0, func(ctx context.Context) error {
 				err := in.journeys.Run(ctx, cfg.brokers(), cfg.KafkaNamespace)
@@ -676,20 +690,22 @@ func parsers() map[carriers.Format]normalize.Parser { return normparsers.All() }
 
 func normalizeDeps(cfg Config, log *slog.Logger, in *infra) stage.Deps {
 	return stage.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Log: log, Parsers: parsers(), Metrics: in.stream, Loops: in.loops,
-		Registry: in.metrics}
+		Registry: in.metrics, Router: in.router}
 }
 
 func deliveryDeps(cfg Config, log *slog.Logger, in *infra) delivery.Deps {
-	return delivery.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Box: in.box, CH: in.ch, Log: log, Registry: in.metrics, Loops: in.loops}
+	return delivery.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, Box: in.box, CH: in.ch, Log: log, Registry: in.metrics, Loops: in.loops,
+		Router: in.router}
 }
 
 func projectorDeps(cfg Config, log *slog.Logger, in *infra) projector.Deps {
-	return projector.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, CH: in.ch, Log: log, Metrics: in.stream, Loops: in.loops}
+	return projector.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, CH: in.ch, Log: log, Metrics: in.stream, Loops: in.loops,
+		Router: in.router}
 }
 
 func feedDeps(cfg Config, log *slog.Logger, in *infra) feed.Deps {
 	return feed.Deps{Brokers: cfg.brokers(), Namespace: cfg.KafkaNamespace, Pool: in.pg, CH: in.ch, Log: log, Registry: in.metrics,
-		Metrics: in.stream, Loops: in.loops}
+		Metrics: in.stream, Loops: in.loops, Router: in.router}
 }
 
 // withInfra runs one stage alone over freshly opened connections, closed

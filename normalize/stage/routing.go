@@ -214,9 +214,8 @@ func (ix *routingIndex) cached() int {
 // "normalize-routing" (counted, /readyz red after a run), never skipped.
 func (ix *routingIndex) follow(ctx context.Context, deps Deps, log *slog.Logger) error {
 	writes := deps.Loops.Loop("normalize-routing", log)
-	return kafka.Follow(ctx, kafka.FollowConfig{
-		Brokers: deps.Brokers, Topics: deps.Namespace.Topics(schemas.TopicSubscriptions), Name: "normalize-routing", Log: log,
-		Metrics: deps.Metrics, Loops: deps.Loops,
+	return deps.Router.Follow(ctx, RoutingRoute, kafka.FollowConfig{
+		Log:           log,
 		ReadCommitted: true,
 		CaughtUp:      func() { ix.once.Do(func() { close(ix.ready) }) },
 	}, func(ctx context.Context, b *kafka.Batch) error {

@@ -131,7 +131,22 @@ type Deps struct {
 	// Registry, if set, is the role's metrics registry, where the stage
 	// counts the carriers' repaired deviations and refused elements.
 	Registry prometheus.Registerer
+	// Router is the process's stream runtime, which runs Routes; nil: a
+	// router of the stage's own over Brokers and Namespace (tests).
+	Router *kafka.Router
 }
+
+// NormalizeRoute is the normaliser: raw carrier pages into events (and
+// retractions), the pages it cannot read on the normaliser's dead-letter
+// topic, all in Kafka transactions.
+var NormalizeRoute = kafka.Route{Name: "normalize", Mode: kafka.ModeTransactional, Group: schemas.GroupNormalize,
+	Inputs: []string{schemas.TopicCarrierRaw}, Outputs: []string{schemas.TopicEvents}, DeadLetter: schemas.TopicNormalizeDeadLetters}
+
+// RoutingRoute follows the subscriptions topic into the routing index.
+var RoutingRoute = kafka.Route{Name: "normalize-routing", Mode: kafka.ModeFollow, Inputs: []string{schemas.TopicSubscriptions}}
+
+// Routes are the stage's routes, registered with the process's router.
+var Routes = []kafka.Route{NormalizeRoute, RoutingRoute}
 
 // Run normalises until parent ends; nil on a clean shutdown. The routing
 // index's follower and the consume loop run under one errgroup: if the
@@ -146,6 +161,8 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 		deps.Now = time.Now
 	}
 	log := deps.Log.With("stage", "normalize")
+	deps.Router = kafka.RouterOr(deps.Router, kafka.RouterConfig{Brokers: deps.Brokers, Namespace: deps.Namespace, Log: log,
+		Metrics: deps.Metrics, Loops: deps.Loops})
 	quality, err := newQualityMetrics(deps.Registry)
 	if err != nil {
 		return err
@@ -182,9 +199,8 @@ func Run(parent context.Context, cfg Config, deps Deps) error {
 	}()
 	defer func() { close(stopRepairs); <-repairsDone }()
 
-	err = kafka.ConsumeTransactional(ctx, kafka.TransactConfig{
-		Brokers: deps.Brokers, Group: deps.Namespace.Group(schemas.GroupNormalize), Topics: deps.Namespace.Topics(schemas.TopicCarrierRaw),
-		TransactionalID: deps.Namespace.TransactionalID(cfg.TransactionalID), Name: "normalize", Log: log, Metrics: deps.Metrics, Loops: deps.Loops,
+	err = deps.Router.ConsumeTransactional(ctx, NormalizeRoute, kafka.TransactConfig{
+		TransactionalID: cfg.TransactionalID, Log: log,
 		MaxRecords: cfg.MaxTransaction, Linger: cfg.TransactionLinger,
 	}, s.batch)
 	stopIdx()

@@ -162,6 +162,9 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 	fail := func(err error) error { return fmt.Errorf("kafka: consumer %s: %w", cfg.Name, err) }
 	fetch := newFetchWatch(cfg.Loops, cfg.Name, log)
 	handling := cfg.Loops.Loop(cfg.Name, log)
+	// A commit the broker did not take is a failure of "<Name>/commit"
+	// (counted; a run of them turns /readyz red).
+	commits := cfg.Loops.Loop(cfg.Name+"/commit", log)
 
 	idle := 0
 	window := cfg.MaxWait
@@ -223,7 +226,7 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 				return nil
 			}
 		}
-		if err := commitBatch(ctx, cl, log, recs); err != nil {
+		if err := commitBatch(ctx, cl, log, recs, func(err error) { cfg.Metrics.commitFailed(cfg.Name); commits.Report(err) }); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -235,6 +238,8 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 			// out): its partitions' next owner, most likely this consumer
 			// rejoining, handles these records again (at least once).
 			log.Warn("commit refused, the group moved on; the batch is handled again by its next owner", "records", len(recs), "err", err)
+		} else {
+			commits.Succeeded()
 		}
 		cl.AllowRebalance()
 	}
@@ -243,11 +248,15 @@ func ConsumeBatches(ctx context.Context, cfg BatchConfig, handle BatchHandler) e
 // commitBatch commits a handled batch's offsets. A broker out of reach (a
 // restart, a coordinator moving) is waited out, retrying: the batch is
 // written, and stopping for it took every projector process down with a
-// 5 s broker restart. A commit the broker refuses is returned.
-func commitBatch(ctx context.Context, cl *kgo.Client, log *slog.Logger, recs []*kgo.Record) error {
+// 5 s broker restart. A commit the broker refuses is returned. Every
+// failed try is reported to failed.
+func commitBatch(ctx context.Context, cl *kgo.Client, log *slog.Logger, recs []*kgo.Record, failed func(error)) error {
 	backoff := loop.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}.New()
 	for {
 		err := cl.CommitRecords(ctx, recs...)
+		if err != nil && ctx.Err() == nil {
+			failed(err)
+		}
 		if err == nil || ctx.Err() != nil || !brokerUnreachable(err) {
 			return err
 		}

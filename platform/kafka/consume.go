@@ -97,9 +97,9 @@ func Consume(ctx context.Context, cfg ConsumerConfig, handle Handler) error {
 		cfg.MaxRun = 64
 	}
 	c := &consumer{cfg: cfg, workers: map[tp]*partitionWorker{}, fatal: make(chan error, 1),
-		handling: cfg.Loops.Loop(cfg.Name, cfg.Log)}
+		handling: cfg.Loops.Loop(cfg.Name, cfg.Log), commits: cfg.Loops.Loop(cfg.Name+"/commit", cfg.Log)}
 	fetch := newFetchWatch(cfg.Loops, cfg.Name, cfg.Log)
-	mws := append([]Middleware{Recover, Trace(cfg.Name)}, cfg.Middleware...)
+	mws := append([]Middleware{Recover(cfg.Log), Trace(cfg.Name)}, cfg.Middleware...)
 	c.handle = Chain(handle, mws...)
 	opts := append([]kgo.Opt{
 		kgo.ConsumerGroup(cfg.Group),
@@ -201,6 +201,10 @@ type consumer struct {
 	// handling is the consumer's loop: a record that failed (transiently)
 	// is its failure, a record handled its success.
 	handling *loop.Loop
+	// commits is the loop "<Name>/commit": an offset commit the broker did
+	// not take is its failure (counted; a run of them turns /readyz red),
+	// one it took its success.
+	commits *loop.Loop
 }
 
 // fail reports a fatal error once; Consume stops.
@@ -326,6 +330,10 @@ func (c *consumer) run(ctx context.Context, cl *kgo.Client, topic string, partit
 			}
 			if err := cl.CommitRecords(context.Background(), r); err != nil {
 				log.Error("commit offset", "offset", r.Offset, "err", err)
+				c.cfg.Metrics.commitFailed(c.cfg.Name)
+				c.commits.Report(err)
+			} else {
+				c.commits.Succeeded()
 			}
 		}
 	}()

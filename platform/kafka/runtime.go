@@ -62,16 +62,19 @@ func Fatal(err error) error { return fmt.Errorf("%w: %w", ErrFatal, err) }
 
 // Recover turns a handler panic into a permanent error (the record is
 // dead-lettered with the panic as its reason), so a bug in one record's
-// path does not stop the stage. The panic's stack is logged.
-func Recover(next Handler) Handler {
-	return func(ctx context.Context, r *kgo.Record) error {
-		if err := recoverFunc(slog.Default(), func() error { return next(ctx, r) }); err != nil {
-			if errors.Is(err, errPanic) {
-				return Permanent(err)
+// path does not stop the stage. The panic's stack is logged through log,
+// the consumer's (the process's logger, with the stage's attributes).
+func Recover(log *slog.Logger) Middleware {
+	return func(next Handler) Handler {
+		return func(ctx context.Context, r *kgo.Record) error {
+			if err := recoverFunc(log, func() error { return next(ctx, r) }); err != nil {
+				if errors.Is(err, errPanic) {
+					return Permanent(err)
+				}
+				return err
 			}
-			return err
+			return nil
 		}
-		return nil
 	}
 }
 
@@ -140,6 +143,10 @@ type Metrics struct {
 	paused   *prometheus.GaugeVec     // partitions paused for a retry, by consumer
 	age      *prometheus.HistogramVec // record age when first handed to a handler, by consumer
 	commit   *prometheus.HistogramVec // a transaction's end (flush, offsets, markers), by consumer
+	// commitFailures counts offset commits the broker did not take, by
+	// consumer (the records are handled again after a restart or a
+	// rebalance; a run of them turns /readyz red through "<consumer>/commit").
+	commitFailures *prometheus.CounterVec
 }
 
 // NewMetrics registers the runtime's collectors on reg.
@@ -170,6 +177,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Duration of a transactional consumer's commit (its outputs flushed, its offsets and markers written), by consumer.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"consumer"}),
+		commitFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "contrack_stream_commit_failures_total",
+			Help: "Offset commits that failed (their records are handled again by the partition's next owner), by consumer.",
+		}, []string{"consumer"}),
 	}
 	// Several stages of one process share its registry: the second one to
 	// ask gets the collectors the first registered.
@@ -189,6 +200,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	if m.commit, err = metrics.Register(reg, m.commit); err != nil {
 		return nil, err
 	}
+	if m.commitFailures, err = metrics.Register(reg, m.commitFailures); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -201,6 +215,12 @@ func (m *Metrics) count(consumer, outcome string, n int) {
 func (m *Metrics) observe(consumer string, since time.Time) {
 	if m != nil {
 		m.duration.WithLabelValues(consumer).Observe(time.Since(since).Seconds())
+	}
+}
+
+func (m *Metrics) commitFailed(consumer string) {
+	if m != nil {
+		m.commitFailures.WithLabelValues(consumer).Inc()
 	}
 }
 
