@@ -238,3 +238,46 @@ func hasPrefix(s string, prefixes []string) bool {
 	}
 	return false
 }
+
+// TestStagesDeclarePeriodicLoopsAsComponents fails when a non-test file
+// of a stage outside platform/ paces a loop with a ticker of its own
+// (time.NewTicker, time.Tick) or starts a goroutine that loops for ever
+// (`go func() { for { … } }()`): periodic work is a loop.Component that
+// the process's supervisor runs (Supervisor.Run), so every such loop is
+// named, counted and on /readyz. A goroutine that calls a supervised loop
+// or does bounded work is not such a loop.
+func TestStagesDeclarePeriodicLoopsAsComponents(t *testing.T) {
+	checked := 0
+	for _, src := range sources(t) {
+		dir := filepath.ToSlash(filepath.Dir(src.rel))
+		stage, _, _ := strings.Cut(dir, "/")
+		if !stages[stage] || strings.HasSuffix(filepath.Base(dir), "test") {
+			continue
+		}
+		checked++
+		ast.Inspect(src.file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok && id.Name == "time" && (n.Sel.Name == "NewTicker" || n.Sel.Name == "Tick") {
+					t.Errorf("%s: time.%s: declare the loop as a loop.Component run by Deps.Loops", src.rel, n.Sel.Name)
+				}
+			case *ast.GoStmt:
+				lit, ok := n.Call.Fun.(*ast.FuncLit)
+				if !ok {
+					return true
+				}
+				ast.Inspect(lit.Body, func(m ast.Node) bool {
+					if f, ok := m.(*ast.ForStmt); ok && f.Cond == nil {
+						t.Errorf("%s: a goroutine that loops for ever: declare it as a loop.Component run by Deps.Loops", src.rel)
+					}
+					_, nested := m.(*ast.FuncLit)
+					return !nested
+				})
+			}
+			return true
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no stage file checked")
+	}
+}

@@ -62,6 +62,7 @@ type attemptLog struct {
 	inserts  atomic.Int64     // inserts made, ever
 	now      func() time.Time // the stage's clock (Deps.Now)
 	writing  *loop.Loop       // the loop "delivery-attempt-log" (nil: unsupervised)
+	loops    *loop.Supervisor // runs the flushes (nil: unsupervised)
 }
 
 func newAttemptLog(conn driver.Conn, cfg Config, log *slog.Logger, m *Metrics) *attemptLog {
@@ -84,47 +85,46 @@ func (l *attemptLog) add(r attemptRow) {
 }
 
 // run flushes every LogFlushInterval (sooner when a batch is full) until
-// ctx ends, then flushes once more within flushCtx.
+// ctx ends, then flushes once more within flushCtx. The flushes are the
+// component "delivery-attempt-log": a failed one is counted and tried
+// again at the next tick.
 func (l *attemptLog) run(ctx context.Context, final func() (context.Context, context.CancelFunc)) {
-	// The flush cadence is real time (a ticker), like every wait in the
-	// stage; the injected clock stamps and schedules, it does not sleep.
-	t := time.NewTicker(l.cfg.LogFlushInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			fctx, cancel := final()
-			defer cancel()
-			for l.pending() > 0 && fctx.Err() == nil {
-				if err := l.flush(fctx); err != nil {
-					l.writing.Report(err)
-					l.log.Error("attempt log not flushed at shutdown", "rows", l.pending(), "err", err)
-					return
-				}
-			}
+	// The flush cadence is real time (the component's ticks), like every
+	// wait in the stage; the injected clock stamps and schedules, it does
+	// not sleep.
+	_ = l.loops.Run(ctx, loop.Component{Name: "delivery-attempt-log", Log: l.log, Rounds: []loop.Round{
+		{Every: l.cfg.LogFlushInterval, Wake: l.full, Do: l.flushDue},
+	}}) // its rounds' errors are never unrecoverable: it returns when ctx ends
+	fctx, cancel := final()
+	defer cancel()
+	for l.pending() > 0 && fctx.Err() == nil {
+		if err := l.flush(fctx); err != nil {
+			l.writing.Report(err)
+			l.log.Error("attempt log not flushed at shutdown", "rows", l.pending(), "err", err)
 			return
-		case <-t.C:
-		case <-l.full:
-		}
-		// One insert per tick, more only while full batches wait: rows
-		// trickling in during an insert wait for the next tick, or every
-		// insert would be a small part for ClickHouse to merge.
-		for first := true; first || l.pending() >= l.cfg.LogBatchSize; first = false {
-			// An insert, once sent, is not cut short by the shutdown: a
-			// cancelled insert may still have been written, and the final
-			// flush would write its rows again (TestAttemptLogInsertsOncePerInterval
-			// saw 636 rows of 600 on a busy machine). flush bounds it.
-			if err := l.flush(context.WithoutCancel(ctx)); err != nil {
-				l.writing.Report(err)
-				if now := l.now(); now.Sub(l.warnedAt) > time.Minute {
-					l.log.Error("write attempt log to clickhouse, keeping rows", "rows", l.pending(), "err", err)
-					l.warnedAt = now
-				}
-				break
-			}
-			l.writing.Succeeded()
 		}
 	}
+}
+
+// flushDue is one round of run: one insert per tick, more only while full
+// batches wait (rows trickling in during an insert wait for the next tick,
+// or every insert would be a small part for ClickHouse to merge).
+func (l *attemptLog) flushDue(ctx context.Context) error {
+	for first := true; first || l.pending() >= l.cfg.LogBatchSize; first = false {
+		// An insert, once sent, is not cut short by the shutdown: a
+		// cancelled insert may still have been written, and the final
+		// flush would write its rows again (TestAttemptLogInsertsOncePerInterval
+		// saw 636 rows of 600 on a busy machine). flush bounds it.
+		if err := l.flush(context.WithoutCancel(ctx)); err != nil {
+			if now := l.now(); now.Sub(l.warnedAt) > time.Minute {
+				l.log.Error("write attempt log to clickhouse, keeping rows", "rows", l.pending(), "err", err)
+				l.warnedAt = now
+			}
+			return err
+		}
+		l.writing.Succeeded()
+	}
+	return nil
 }
 
 func (l *attemptLog) pending() int {

@@ -183,6 +183,7 @@ func newStage(cfg Config, deps Deps, log *slog.Logger, producer *kgo.Client) *st
 		d.alog = newAttemptLog(deps.CH, cfg, log, deps.Metrics)
 		d.alog.now = deps.Now
 		d.alog.writing = deps.Loops.Loop("delivery-attempt-log", log)
+		d.alog.loops = deps.Loops
 	} else {
 		log.Warn("no clickhouse connection: delivery attempts are not logged")
 	}
@@ -252,11 +253,11 @@ func (s *stage) start(ctx context.Context, deps Deps) *running {
 	d.sendCtx, d.accepting = sendCtx, true
 	r.loops.Go(func() error { defer close(r.claiming); d.claimLoop(gctx); return nil })
 
-	r.loops.Go(func() error { defer close(r.housekept); s.housekeeping(gctx); return nil })
+	r.loops.Go(func() error { defer close(r.housekept); s.housekeeping(gctx, deps.Loops); return nil })
 
 	// Heartbeats last until the leases are settled (after ctx ends).
 	beatCtx, r.stopBeat = context.WithCancel(r.bg)
-	r.loops.Go(func() error { s.heartbeats(beatCtx, s.started); return nil })
+	r.loops.Go(func() error { s.heartbeats(beatCtx, deps.Loops, s.started); return nil })
 
 	if d.alog != nil {
 		r.loops.Go(func() error {
@@ -366,52 +367,41 @@ type stage struct {
 }
 
 // housekeeping publishes dead letters, sweeps, prunes and refreshes the
-// queue gauges until ctx ends. Each tick's work is one round of the loop
-// "delivery-housekeeping": a failure is counted and logged, retried at the
-// next tick.
-func (s *stage) housekeeping(ctx context.Context) {
-	// Intervals are real time (tickers); what is due, and prune's cadence,
-	// follow the injected clock.
-	sweep := time.NewTicker(s.cfg.SweepInterval)
-	defer sweep.Stop()
-	gauges := time.NewTicker(s.cfg.MetricsInterval)
-	defer gauges.Stop()
+// queue gauges until ctx ends: the component "delivery-housekeeping",
+// whose failed rounds are counted and logged, retried at the next tick.
+func (s *stage) housekeeping(ctx context.Context, loops *loop.Supervisor) {
+	// Intervals are real time (the component's ticks); what is due, and
+	// prune's cadence, follow the injected clock.
 	var pruned time.Time
-	round := func(err error) {
-		switch {
-		case ctx.Err() != nil:
-		case err != nil:
-			s.housekeeper.Report(err)
-			s.log.Error("delivery housekeeping failed; retried at the next tick", "err", err)
-		default:
-			s.housekeeper.Succeeded()
+	logged := func(f func(context.Context) error) func(context.Context) error {
+		return func(ctx context.Context) error {
+			err := f(ctx)
+			if err != nil && ctx.Err() == nil {
+				s.log.Error("delivery housekeeping failed; retried at the next tick", "err", err)
+			}
+			return err
 		}
 	}
-	round(s.refreshGauges(ctx))
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.d.dlqPoke:
-			round(s.publishDead(ctx))
-		case <-gauges.C:
-			round(s.refreshGauges(ctx))
-		case <-sweep.C:
-			opened, err := s.store.sweep(ctx, s.now())
-			if err != nil {
-				err = fmt.Errorf("sweep queued events: %w", err)
-			} else if opened {
-				s.log.Info("opened deliveries for events left queued")
-				signal(s.d.poke)
-			}
-			err = errors.Join(err, s.publishDead(ctx))
-			if now := s.now(); err == nil && now.Sub(pruned) > time.Hour {
-				pruned = now
-				err = s.prune(ctx)
-			}
-			round(err)
+	sweep := func(ctx context.Context) error {
+		opened, err := s.store.sweep(ctx, s.now())
+		if err != nil {
+			err = fmt.Errorf("sweep queued events: %w", err)
+		} else if opened {
+			s.log.Info("opened deliveries for events left queued")
+			signal(s.d.poke)
 		}
+		err = errors.Join(err, s.publishDead(ctx))
+		if now := s.now(); err == nil && now.Sub(pruned) > time.Hour {
+			pruned = now
+			err = s.prune(ctx)
+		}
+		return err
 	}
+	_ = loops.Run(ctx, loop.Component{Name: "delivery-housekeeping", Log: s.log, Rounds: []loop.Round{
+		{AtStart: true, Every: s.cfg.MetricsInterval, Do: logged(s.refreshGauges)},
+		{Wake: s.d.dlqPoke, Do: logged(s.publishDead)},
+		{Every: s.cfg.SweepInterval, Do: logged(sweep)},
+	}}) // its rounds' errors are never unrecoverable: it returns when ctx ends
 }
 
 // prune deletes what is past its retention, a batch at a time.
@@ -487,26 +477,19 @@ func (s *stage) publishDead(ctx context.Context) error {
 }
 
 // heartbeats keeps this instance alive in Postgres every Heartbeat until ctx
-// ends. A missed beat is reported; after InstanceTimeout without one,
-// other processes may take over this one's leases.
-func (s *stage) heartbeats(ctx context.Context, started time.Time) {
+// ends (the component "delivery-heartbeat"). A missed beat is reported;
+// after InstanceTimeout without one, other processes may take over this
+// one's leases.
+func (s *stage) heartbeats(ctx context.Context, loops *loop.Supervisor, started time.Time) {
 	// Beats are paced in real time; their stamps are the injected clock's,
 	// as are the liveness checks that read them (claim).
-	t := time.NewTicker(s.cfg.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		switch err := s.store.heartbeat(ctx, started, s.now()); {
-		case ctx.Err() != nil:
-		case err != nil:
-			s.beats.Report(err)
-			s.log.Warn("delivery heartbeat failed; another instance may take over this one's deliveries", "err", err)
-		default:
-			s.beats.Succeeded()
-		}
-	}
+	_ = loops.Run(ctx, loop.Component{Name: "delivery-heartbeat", Log: s.log, Rounds: []loop.Round{
+		{Every: s.cfg.Heartbeat, Do: func(ctx context.Context) error {
+			err := s.store.heartbeat(ctx, started, s.now())
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("delivery heartbeat failed; another instance may take over this one's deliveries", "err", err)
+			}
+			return err
+		}},
+	}}) // its rounds' errors are never unrecoverable: it returns when ctx ends
 }

@@ -181,7 +181,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return err
 		}
 		p := &positions{cfg: cfg, log: log, pool: deps.Pool, ch: deps.CH, now: deps.Now, m: m,
-			refreshing: deps.Loops.Loop("feed-vessel-refresh", log)}
+			loops: deps.Loops}
 		loops.Go(func() error { p.refreshLoop(gctx); return nil })
 		loops.Go(func() error { return p.consume(gctx, deps) })
 	}

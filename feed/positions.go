@@ -75,8 +75,8 @@ type positions struct {
 	ch   driver.Conn
 	now  func() time.Time
 	m    *positionMetrics
-	// refreshing supervises refreshLoop (loop "feed-vessel-refresh").
-	refreshing *loop.Loop
+	// loops runs refreshLoop (the component "feed-vessel-refresh").
+	loops *loop.Supervisor
 }
 
 // consume writes the positions topic's reports to the opted-in feeds until
@@ -168,26 +168,21 @@ func round(v float64, places int) float64 {
 }
 
 // refreshLoop refreshes the opted-in subscriptions' vessels at start and
-// every PositionsRefresh until ctx ends. A failed refresh is logged,
-// counted (here and as the loop's failure, so a run of them turns /readyz
-// red) and tried again at the next tick.
+// every PositionsRefresh until ctx ends: the component
+// "feed-vessel-refresh". A failed refresh is logged, counted (here and as
+// the component's failure, so a run of them turns /readyz red) and tried
+// again at the next tick.
 func (p *positions) refreshLoop(ctx context.Context) {
-	t := time.NewTicker(p.cfg.PositionsRefresh)
-	defer t.Stop()
-	for {
-		if err := p.refresh(ctx); err != nil && ctx.Err() == nil {
-			p.m.refreshFails.Inc()
-			p.refreshing.Report(err)
-			p.log.Error("feed: reading the opted-in subscriptions' vessels failed; trying again at the next refresh", "err", err)
-		} else if err == nil {
-			p.refreshing.Succeeded()
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	_ = p.loops.Run(ctx, loop.Component{Name: "feed-vessel-refresh", Log: p.log, Rounds: []loop.Round{
+		{AtStart: true, Every: p.cfg.PositionsRefresh, Do: func(ctx context.Context) error {
+			err := p.refresh(ctx)
+			if err != nil && ctx.Err() == nil {
+				p.m.refreshFails.Inc()
+				p.log.Error("feed: reading the opted-in subscriptions' vessels failed; trying again at the next refresh", "err", err)
+			}
+			return err
+		}},
+	}}) // its rounds' errors are never unrecoverable: it returns when ctx ends
 }
 
 // atSea is where an opted-in subscription's shipment is: its vessel as the

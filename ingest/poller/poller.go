@@ -195,33 +195,21 @@ const shutdownGrace = 5 * time.Second
 // schedule claims due trackings and starts their polls (under polls) until
 // ctx ends.
 //
-// It is the supervised loop "poller-claim": a round that fails (Postgres
-// away) is counted and the next waits the loop's backoff instead of the
-// tick, and a run of failures turns /readyz red until a round succeeds.
+// It is the component "poller-claim": a round every 100 ms (or FirstPoll,
+// if shorter) and when woken; one that fails (Postgres away) is counted
+// and the next waits the supervisor's backoff instead of the tick, and a
+// run of failures turns /readyz red until a round succeeds.
 func (p *poller) schedule(ctx, polls context.Context) {
-	claims := p.deps.Loops.Loop("poller-claim", p.log)
-	tick := time.NewTicker(min(100*time.Millisecond, p.cfg.FirstPoll))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		case <-p.wake:
-		}
-		err := p.claimRound(ctx, polls)
-		if err == nil {
-			claims.Succeeded()
-			continue
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		p.metrics.failures.WithLabelValues("claim").Inc()
-		if !loop.Sleep(ctx, claims.Failed(fmt.Errorf("claim due trackings: %w", err))) {
-			return
-		}
-	}
+	_ = p.deps.Loops.Run(ctx, loop.Component{Name: "poller-claim", Log: p.log, OnFailure: loop.BackOff, Rounds: []loop.Round{
+		{Every: min(100*time.Millisecond, p.cfg.FirstPoll), Wake: p.wake, Do: func(ctx context.Context) error {
+			err := p.claimRound(ctx, polls)
+			if err == nil || ctx.Err() != nil {
+				return err
+			}
+			p.metrics.failures.WithLabelValues("claim").Inc()
+			return fmt.Errorf("claim due trackings: %w", err)
+		}},
+	}}) // its rounds' errors are never unrecoverable: it returns when ctx ends
 }
 
 // ask is what one gate wants in one round, and what it got.

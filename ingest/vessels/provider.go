@@ -13,6 +13,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/schemas"
 )
 
@@ -49,25 +50,19 @@ func newProvider(cfg Config, deps Deps, m *metrics) *provider {
 	return &provider{cfg: cfg, deps: deps, m: m, http: c}
 }
 
+// run asks the provider at start and every ProviderInterval until ctx
+// ends: the component "vessels-provider" (a failure counted and logged,
+// tried again at the next round).
 func (p *provider) run(ctx context.Context) error {
-	t := time.NewTicker(p.cfg.ProviderInterval)
-	defer t.Stop()
-	rounds := p.deps.Loops.Loop("vessels-provider", p.deps.Log)
-	for {
-		switch err := p.round(ctx); {
-		case ctx.Err() != nil:
-		case err != nil:
-			rounds.Report(err)
-			p.deps.Log.Error("live vessels: asking the position provider failed; trying again at the next round", "err", err)
-		default:
-			rounds.Succeeded()
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	return p.deps.Loops.Run(ctx, loop.Component{Name: "vessels-provider", Log: p.deps.Log, Rounds: []loop.Round{
+		{AtStart: true, Every: p.cfg.ProviderInterval, Do: func(ctx context.Context) error {
+			err := p.round(ctx)
+			if err != nil && ctx.Err() == nil {
+				p.deps.Log.Error("live vessels: asking the position provider failed; trying again at the next round", "err", err)
+			}
+			return err
+		}},
+	}})
 }
 
 // round asks for every live vessel's position, ProviderBatch at a time,

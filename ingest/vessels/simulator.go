@@ -9,6 +9,7 @@ import (
 
 	"github.com/contrack/contrack/ingest/sandbox"
 	"github.com/contrack/contrack/ingest/sandbox/journey"
+	"github.com/contrack/contrack/platform/loop"
 	"github.com/contrack/contrack/schemas"
 	"github.com/contrack/contrack/schemas/searoute"
 )
@@ -39,46 +40,25 @@ func newSimulator(cfg Config, deps Deps, m *metrics) *simulator {
 	return &simulator{cfg: cfg, deps: deps, m: m, sbx: deps.Sandbox.WithDefaults()}
 }
 
+// run plans and reports until ctx ends: the component
+// "vessels-simulator", whose rounds (a refresh of the sandbox trackings,
+// a report of the ships' positions) run at start and at their intervals;
+// a failure is counted and logged, tried again at the next tick.
 func (s *simulator) run(ctx context.Context) error {
-	refresh := time.NewTicker(s.cfg.SandboxRefresh)
-	defer refresh.Stop()
-	report := time.NewTicker(s.cfg.Interval)
-	defer report.Stop()
-	s.refreshLogged(ctx)
-	s.reportLogged(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-refresh.C:
-			s.refreshLogged(ctx)
-		case <-report.C:
-			s.reportLogged(ctx)
+	logged := func(msg string, f func(context.Context) error) func(context.Context) error {
+		return func(ctx context.Context) error {
+			err := f(ctx)
+			if err != nil && ctx.Err() == nil {
+				s.deps.Log.Error(msg, "err", err)
+			}
+			return err
 		}
 	}
-}
-
-// refreshLogged and reportLogged are rounds of the loop
-// "vessels-simulator": a failure is counted and logged, tried again at
-// the next tick.
-func (s *simulator) refreshLogged(ctx context.Context) {
-	s.round(ctx, s.refresh(ctx), "sandbox vessels: reading the sandbox trackings failed; sailing the ships known")
-}
-
-func (s *simulator) reportLogged(ctx context.Context) {
-	s.round(ctx, s.report(ctx, s.sbx.JourneyNow()), "sandbox vessels: reporting positions failed")
-}
-
-func (s *simulator) round(ctx context.Context, err error, msg string) {
-	rounds := s.deps.Loops.Loop("vessels-simulator", s.deps.Log)
-	switch {
-	case ctx.Err() != nil:
-	case err != nil:
-		rounds.Report(err)
-		s.deps.Log.Error(msg, "err", err)
-	default:
-		rounds.Succeeded()
-	}
+	return s.deps.Loops.Run(ctx, loop.Component{Name: "vessels-simulator", Log: s.deps.Log, Rounds: []loop.Round{
+		{AtStart: true, Every: s.cfg.SandboxRefresh, Do: logged("sandbox vessels: reading the sandbox trackings failed; sailing the ships known", s.refresh)},
+		{AtStart: true, Every: s.cfg.Interval, Do: logged("sandbox vessels: reporting positions failed",
+			func(ctx context.Context) error { return s.report(ctx, s.sbx.JourneyNow()) })},
+	}})
 }
 
 // Tracked is one open sandbox tracking's query: the carrier, the
