@@ -335,19 +335,36 @@ func serveAdmin(ctx context.Context, cfg Config, log *slog.Logger, h http.Handle
 	mux := adminMux(cfg, log, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	log.Info("admin listener serving /metrics, /healthz, /readyz, /debug/pprof/ (operator token)", "addr", ln.Addr().String())
+	serveErr, shutErr := serveUntil(ctx, srv, ln)
+	switch {
+	case serveErr != nil:
+		return fmt.Errorf("admin: serve: %w", serveErr)
+	case shutErr != nil:
+		return fmt.Errorf("admin: shutdown: %w", shutErr)
+	}
+	return nil
+}
+
+// serveShutdownGrace bounds how long a listener's shutdown waits for the
+// requests in flight (the admin listener, the sandbox carriers).
+const serveShutdownGrace = 5 * time.Second
+
+// serveUntil serves srv on ln until ctx ends, then shuts it down within
+// serveShutdownGrace: the one listen/serve/shutdown of the process's own
+// listeners (the API's is httpapi.Server.Serve). serveErr is why the
+// server stopped by itself (ctx still live), shutdownErr why its shutdown
+// failed.
+func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener) (serveErr, shutdownErr error) {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("admin: serve: %w", err)
+		return err, nil
 	case <-ctx.Done():
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shut, cancel := context.WithTimeout(context.Background(), serveShutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		return fmt.Errorf("admin: shutdown: %w", err)
-	}
-	return nil
+	return nil, srv.Shutdown(shut)
 }
 
 // adminMux is the admin listener's handler: h (/metrics, /healthz, /readyz,
@@ -649,16 +666,11 @@ func serveSandbox(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return fmt.Errorf("sandbox: listen %s: %w", cfg.SandboxAddr, err)
 	}
 	log.Info("sandbox carriers listening", "stage", "sandbox", "addr", ln.Addr().String(), "accelerate", scfg.WithDefaults().Accelerate)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("sandbox: %w", err)
-	case <-ctx.Done():
+	serveErr, shutErr := serveUntil(ctx, srv, ln)
+	if serveErr != nil {
+		return fmt.Errorf("sandbox: %w", serveErr)
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return srv.Shutdown(shut)
+	return shutErr
 }
 
 // sandboxConfig is the sandbox carriers' config as they run: accelerated
