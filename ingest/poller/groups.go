@@ -66,14 +66,20 @@ func (p *poller) refresh(ctx context.Context) error {
 	gs.cmu.Lock()
 	defer gs.cmu.Unlock()
 	p.gen++
-	for _, r := range found {
-		g := gs.accounts[r.key]
+	// share is the account's gate for one carrier, made at its first
+	// sight, at the plan's rate now.
+	share := func(key groupKey, env string, rate float64) *accountGate {
+		g := gs.accounts[key]
 		if g == nil {
-			g = &accountGate{key: r.key, env: r.env}
+			g = &accountGate{key: key, env: env}
 			g.capacity.since = now
 			gs.put(g)
 		}
-		g.setRate(now, r.rate)
+		g.setRate(now, rate)
+		return g
+	}
+	for _, r := range found {
+		g := share(r.key, r.env, r.rate)
 		g.mu.Lock()
 		g.refreshed = p.gen
 		if g.capacity.since.IsZero() {
@@ -94,13 +100,7 @@ func (p *poller) refresh(ctx context.Context) error {
 		g.mu.Unlock()
 	}
 	for _, r := range connectors {
-		g := gs.accounts[r.key]
-		if g == nil {
-			g = &accountGate{key: r.key, env: r.env}
-			g.capacity.since = now
-			gs.put(g)
-		}
-		g.setRate(now, r.rate)
+		g := share(r.key, r.env, r.rate)
 		g.mu.Lock()
 		g.refreshed = p.gen
 		p.applyConnector(g, r)

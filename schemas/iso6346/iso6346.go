@@ -70,10 +70,11 @@ func Problem(s string) string {
 }
 
 // shaped reports whether s is four letters and seven digits.
-func shaped(s string) bool {
-	if len(s) != 11 {
-		return false
-	}
+func shaped(s string) bool { return len(s) == 11 && lettersThenDigits(s) }
+
+// lettersThenDigits reports whether s is four upper-case letters, then
+// digits only.
+func lettersThenDigits(s string) bool {
 	for i := range len(s) {
 		letter, digit := s[i] >= 'A' && s[i] <= 'Z', s[i] >= '0' && s[i] <= '9'
 		if (i < 4 && !letter) || (i >= 4 && !digit) {
@@ -95,11 +96,5 @@ func LooksLike(s string) bool {
 	if len(s) < 10 || len(s) > 12 || (s[3] != 'U' && s[3] != 'J' && s[3] != 'Z') {
 		return false
 	}
-	for i := range len(s) {
-		letter, digit := s[i] >= 'A' && s[i] <= 'Z', s[i] >= '0' && s[i] <= '9'
-		if (i < 4 && !letter) || (i >= 4 && !digit) {
-			return false
-		}
-	}
-	return true
+	return lettersThenDigits(s)
 }
