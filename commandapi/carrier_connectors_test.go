@@ -128,7 +128,7 @@ func TestConnectorValidation(t *testing.T) {
 		{map[string]any{"code": "AB", "baseUrl": "http://dcsa.example.com", "format": "tnt_2.2", "auth": map[string]any{"scheme": "basic", "username": "u:x"}},
 			"Invalid connector: Invalid 'baseUrl': live accounts must use https; 'auth.password' is required for BASIC; 'auth.username' must not contain ':'"},
 		{map[string]any{"code": "AB", "baseUrl": "https://127.0.0.1:9/api", "format": "TNT_3.0.0", "auth": map[string]any{"scheme": "OAUTH2_CLIENT_CREDENTIALS", "clientSecret": "s3cr3t-value", "tokenUrl": "https://10.0.0.1/token"}},
-			"Invalid connector: Invalid 'baseUrl': loopback, private and link-local addresses are not allowed; 'auth.clientId' is required for OAUTH2_CLIENT_CREDENTIALS; Invalid 'auth.tokenUrl': loopback, private and link-local addresses are not allowed"},
+			"Invalid connector: Invalid 'baseUrl': " + privateHint + "; 'auth.clientId' is required for OAUTH2_CLIENT_CREDENTIALS; Invalid 'auth.tokenUrl': " + privateHint},
 		{map[string]any{"code": "AB", "baseUrl": "https://dcsa.example.com", "format": "TNT_2.2.0", "eventTypes": []string{"IOT"}, "auth": map[string]any{"scheme": "API_KEY", "headerName": "Host", "apiKey": "s3cr3t-value"}},
 			"Invalid connector: 'eventTypes' has \"IOT\": use EQUIPMENT, TRANSPORT, SHIPMENT; 'auth.headerName' Host is a header contrack sets itself"},
 		{map[string]any{"code": "AB", "baseUrl": "https://dcsa.example.com", "format": "TNT_3.0.0", "auth": map[string]any{"scheme": "DIGEST"}},
@@ -259,3 +259,6 @@ func TestConnectorFetchSendsTheFiltersGiven(t *testing.T) {
 		t.Fatal("an invalid fetch was sent")
 	}
 }
+
+// privateHint is the refusal of an internal address, with how to allow one.
+const privateHint = "loopback, private and link-local addresses are not allowed (for a local receiver in development, the operator sets CONTRACK_ALLOW_PRIVATE_WEBHOOKS=true)"

@@ -100,9 +100,9 @@ func tailOf(t testing.TB) io.Writer {
 		tailsMu.Lock()
 		delete(tails, t)
 		tailsMu.Unlock()
-		if t.Failed() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if t.Failed() && len(w.buf) > 0 {
 			t.Logf("the test's log, its last %d bytes (CONTRACK_TEST_LOG=1 prints all of it):\n%s", len(w.buf), w.buf)
 		}
 	})
