@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/plugin/kslog"
 
 	"github.com/contrack/contrack/schemas"
@@ -164,33 +165,26 @@ func EnsureTopics(ctx context.Context, cl *kgo.Client, ns schemas.Namespace, par
 			}
 		}
 	}
-	return waitForLeaders(ctx, adm, ns.Topics(topics...))
+	return waitForLeaders(ctx, cl, ns.Topics(topics...))
 }
 
 // waitForLeaders waits until the metadata every broker serves lists each
 // topic with a leader for each partition. Kafka answers CreateTopics once
-// its controller has the topic, before the brokers do: a describe or a
-// fetch right after fails with UNKNOWN_TOPIC_OR_PARTITION.
-func waitForLeaders(ctx context.Context, adm *kadm.Client, topics []string) error {
+// its controller has the topic, before the brokers do: a describe, a list
+// of offsets or a fetch sent to a broker that has not applied it yet fails
+// with UNKNOWN_TOPIC_OR_PARTITION.
+func waitForLeaders(ctx context.Context, cl *kgo.Client, topics []string) error {
+	brokers, err := kadm.NewClient(cl).ListBrokers(ctx)
+	if err != nil {
+		return fmt.Errorf("kafka: list brokers: %w", err)
+	}
 	wait := 20 * time.Millisecond
 	for {
-		md, err := adm.Metadata(ctx, topics...)
 		missing := ""
-		if err != nil {
-			missing = err.Error()
-		} else {
-			for _, name := range topics {
-				td, ok := md.Topics[name]
-				switch {
-				case !ok || td.Err != nil || len(td.Partitions) == 0:
-					missing = name
-				default:
-					for _, p := range td.Partitions {
-						if p.Err != nil || p.Leader < 0 {
-							missing = fmt.Sprintf("%s[%d]", name, p.Partition)
-						}
-					}
-				}
+		for _, b := range brokers {
+			if missing = missingLeader(ctx, cl.Broker(int(b.NodeID)), topics); missing != "" {
+				missing = fmt.Sprintf("%s on broker %d", missing, b.NodeID)
+				break
 			}
 		}
 		if missing == "" {
@@ -203,6 +197,39 @@ func waitForLeaders(ctx context.Context, adm *kadm.Client, topics []string) erro
 		}
 		wait = min(2*wait, 500*time.Millisecond)
 	}
+}
+
+// missingLeader asks one broker for the topics' metadata: the first topic
+// or partition it does not serve with a leader, or "" when it serves all.
+func missingLeader(ctx context.Context, b *kgo.Broker, topics []string) string {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, name := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, b)
+	if err != nil {
+		return err.Error()
+	}
+	served := map[string]kmsg.MetadataResponseTopic{}
+	for _, td := range resp.Topics {
+		if td.Topic != nil {
+			served[*td.Topic] = td
+		}
+	}
+	for _, name := range topics {
+		td, ok := served[name]
+		if !ok || td.ErrorCode != 0 || len(td.Partitions) == 0 {
+			return name
+		}
+		for _, p := range td.Partitions {
+			if p.ErrorCode != 0 || p.Leader < 0 {
+				return fmt.Sprintf("%s[%d]", name, p.Partition)
+			}
+		}
+	}
+	return ""
 }
 
 // replication is the replication factor and min.insync.replicas of the

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/contrack/contrack/platform/loop"
@@ -174,32 +176,60 @@ func Follow(ctx context.Context, cfg FollowConfig, handle FollowHandler) error {
 	}
 }
 
-// endOffsets lists the topics' end offsets; a topic that does not exist or
-// a partition whose offset cannot be read is an error.
+// endOffsetsPatience bounds how long endOffsets waits for a topic's
+// partitions to be served: on a cluster of several brokers a topic just
+// created is known to the controller (and to the broker that answered the
+// metadata) a moment before its leaders serve it.
+const endOffsetsPatience = 15 * time.Second
+
+// endOffsets lists the topics' end offsets. A retriable answer (a leader
+// that does not host the partition yet, a leader moving) is asked again
+// for up to endOffsetsPatience; a topic with no partitions then, or any
+// other error, is an error.
 func endOffsets(ctx context.Context, brokers []string, log *slog.Logger, topics []string) (map[string]map[int32]int64, error) {
 	cl, err := NewClient(brokers, log)
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Close()
-	listed, err := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
+	adm := kadm.NewClient(cl)
+	list := func() (map[string]map[int32]int64, error) {
+		listed, err := adm.ListEndOffsets(ctx, topics...)
+		if err == nil {
+			err = listed.Error()
+		}
+		if err != nil {
+			err = fmt.Errorf("list end offsets: %w", err)
+			if !kerr.IsRetriable(err) {
+				return nil, backoff.Permanent(err)
+			}
+			return nil, err
+		}
+		out := map[string]map[int32]int64{}
+		listed.Each(func(o kadm.ListedOffset) {
+			if out[o.Topic] == nil {
+				out[o.Topic] = map[int32]int64{}
+			}
+			out[o.Topic][o.Partition] = o.Offset
+		})
+		for _, t := range topics {
+			if len(out[t]) == 0 {
+				return nil, fmt.Errorf("list end offsets: topic %s has no partitions (does it exist?)", t)
+			}
+		}
+		return out, nil
+	}
+	out, err := backoff.Retry(ctx, list,
+		backoff.WithBackOff(&backoff.ExponentialBackOff{
+			InitialInterval: 20 * time.Millisecond, RandomizationFactor: 0.2,
+			Multiplier: 2, MaxInterval: time.Second,
+		}),
+		backoff.WithMaxElapsedTime(endOffsetsPatience),
+		backoff.WithNotify(func(err error, wait time.Duration) {
+			log.Debug("end offsets not served yet, asking again", "err", err, "wait", wait)
+		}))
 	if err != nil {
-		return nil, fmt.Errorf("list end offsets: %w", err)
-	}
-	if err := listed.Error(); err != nil {
-		return nil, fmt.Errorf("list end offsets: %w", err)
-	}
-	out := map[string]map[int32]int64{}
-	listed.Each(func(o kadm.ListedOffset) {
-		if out[o.Topic] == nil {
-			out[o.Topic] = map[int32]int64{}
-		}
-		out[o.Topic][o.Partition] = o.Offset
-	})
-	for _, t := range topics {
-		if len(out[t]) == 0 {
-			return nil, fmt.Errorf("list end offsets: topic %s has no partitions (does it exist?)", t)
-		}
+		return nil, err
 	}
 	return out, nil
 }

@@ -286,3 +286,89 @@ func TestAbortedCommitsAreCountedAndBackedOff(t *testing.T) {
 	}
 	t.Logf("handled %d times", handled.Load())
 }
+
+// endOffsetsRefused is a kfake cluster with the topics whose ListOffsets
+// answers give every partition code for the first n requests.
+func endOffsetsRefused(t *testing.T, code *kerr.Error, n int32) (brokers []string, asked *atomic.Int32) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	brokers = c.ListenAddrs()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
+	defer cancel()
+	if err := kafka.EnsureTopics(ctx, testenv.KafkaClient(t, brokers), "", 1, schemas.AllTopics...); err != nil {
+		t.Fatal(err)
+	}
+	asked = new(atomic.Int32)
+	c.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if asked.Add(1) > n {
+			return nil, nil, false
+		}
+		r := req.(*kmsg.ListOffsetsRequest)
+		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
+		resp.Version = r.Version
+		for _, rt := range r.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition, sp.ErrorCode, sp.Offset = rp.Partition, code.Code, -1
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	return brokers, asked
+}
+
+// On a cluster of several brokers a topic just created is served by its
+// leaders a moment after it exists: a follower that needs the topic's ends
+// used to stop its stage at the first UNKNOWN_TOPIC_OR_PARTITION (a stage
+// test failed so in CI). A retriable answer is now asked again; an error
+// that is not retriable still stops the follower at once.
+func TestFollowAsksAgainForEndsNotServedYet(t *testing.T) {
+	topic := schemas.TopicCarrierRaw
+	t.Run("retriable", func(t *testing.T) {
+		brokers, asked := endOffsetsRefused(t, kerr.UnknownTopicOrPartition, 3)
+		produceN(t, testenv.KafkaClient(t, brokers), topic, 5)
+		var read atomic.Int32
+		caughtUp := make(chan struct{})
+		testenv.RunStage(t, "follower", func(ctx context.Context) error {
+			return kafka.Follow(ctx, kafka.FollowConfig{Brokers: brokers, Topics: []string{topic}, Name: "follower",
+				Log: testenv.Log(t), CaughtUp: func() { close(caughtUp) }},
+				func(_ context.Context, b *kafka.Batch) error { read.Add(int32(len(b.Records))); return nil })
+		})
+		select {
+		case <-caughtUp:
+		case <-time.After(testkit.Scale(20 * time.Second)):
+			t.Fatalf("not caught up within 20 s (ListOffsets asked %d times)", asked.Load())
+		}
+		if got := read.Load(); got != 5 {
+			t.Errorf("caught up after %d records, want 5", got)
+		}
+		if got := asked.Load(); got <= 3 {
+			t.Errorf("ListOffsets asked %d times, want more than the 3 refused", got)
+		}
+	})
+	t.Run("not retriable", func(t *testing.T) {
+		brokers, _ := endOffsetsRefused(t, kerr.TopicAuthorizationFailed, 1000)
+		done := make(chan error, 1)
+		go func() {
+			done <- kafka.Follow(context.Background(), kafka.FollowConfig{Brokers: brokers, Topics: []string{topic}, Name: "follower",
+				Log: testenv.Log(t), CaughtUp: func() {}}, func(context.Context, *kafka.Batch) error { return nil })
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, kerr.TopicAuthorizationFailed) {
+				t.Fatalf("Follow returned %v, want TOPIC_AUTHORIZATION_FAILED", err)
+			}
+		case <-time.After(testkit.Scale(10 * time.Second)):
+			t.Fatal("Follow still running 10 s after an error that is not retriable")
+		}
+	})
+}
