@@ -92,6 +92,19 @@ func TestDeviations(t *testing.T) {
 					t.Errorf("eventID %s, transportCallID %q: the members were not read", e.EventID, e.TransportCall.TransportCallID)
 				}
 			}},
+		{"vessel operator code a UUID (DCSA's own sample)", false, []mut{set("transportCall.vessel", map[string]any{"vesselIMONumber": "9778791", "vesselOperatorCarrierCode": "5b80b59b-76cd-4003-8d10-c382b10704e9", "vesselOperatorCarrierCodeListProvider": "NMFTA"})},
+			[]string{"too_long_left_out [0].transportCall.vessel.vesselOperatorCarrierCode"}, func(t *testing.T, e dcsa.Event) {
+				v := e.TransportCall.Vessel
+				if v == nil || v.VesselIMONumber != "9778791" || v.VesselOperatorCarrierCode != "" || v.VesselOperatorCarrierCodeListProvider != "" {
+					t.Errorf("vessel = %+v, want IMO 9778791 without the operator code or its provider", v)
+				}
+			}},
+		{"voyage number longer than 50", false, []mut{set("transportCall.importVoyageNumber", strings.Repeat("V", 51))},
+			[]string{"too_long_left_out [0].transportCall.importVoyageNumber"}, func(t *testing.T, e dcsa.Event) {
+				if e.TransportCall == nil || e.TransportCall.ImportVoyageNumber != "" || e.TransportCall.CarrierVoyageNumber != "426W" {
+					t.Errorf("transport call = %+v, want it kept without the voyage number", e.TransportCall)
+				}
+			}},
 		{"nested location in lower case", true, []mut{set("eventLocation", map[string]any{"unlocationcode": "NLRTM", "LocationName": "Euromax"})},
 			[]string{"member_case [0].eventLocation.LocationName", "member_case [0].eventLocation.unlocationcode"}, func(t *testing.T, e dcsa.Event) {
 				if l := e.EventLocation; l == nil || l.UNLocationCode != "NLRTM" || l.LocationName != "Euromax" {

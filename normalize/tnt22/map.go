@@ -307,24 +307,27 @@ func (m *mapper) transportCall(tc *dcsa.TransportCall) (*dcsa.TransportCall, err
 	if tc.ModeOfTransport, err = code("modeOfTransport", validate.ModesOfTransport, tc.ModeOfTransport); err != nil {
 		return nil, err
 	}
+	if err := ident("transportCallID", tc.TransportCallID, validate.MaxTransportCallID, false); err != nil {
+		return nil, err
+	}
+	// A descriptive value longer than 2.0.2 allows is left out of the
+	// event, counted with the value kept (as TNT 3.0's are); the call's
+	// own id is never cut nor dropped.
 	for _, f := range [...]struct {
 		name string
-		v    string
+		v    *string
 		max  int
 	}{
-		{"transportCallID", tc.TransportCallID, validate.MaxTransportCallID},
-		{"transportCallReference", tc.TransportCallReference, validate.MaxTransportCallReference},
-		{"portVisitReference", tc.PortVisitReference, validate.MaxPortVisitReference},
-		{"carrierServiceCode", tc.CarrierServiceCode, validate.MaxCarrierServiceCode},
-		{"carrierVoyageNumber", tc.CarrierVoyageNumber, validate.MaxVoyageNumber},
-		{"exportVoyageNumber", tc.ExportVoyageNumber, validate.MaxVoyageNumber},
-		{"carrierExportVoyageNumber", tc.CarrierExportVoyageNumber, validate.MaxVoyageNumber},
-		{"importVoyageNumber", tc.ImportVoyageNumber, validate.MaxVoyageNumber},
-		{"carrierImportVoyageNumber", tc.CarrierImportVoyageNumber, validate.MaxVoyageNumber},
+		{"transportCallReference", &tc.TransportCallReference, validate.MaxTransportCallReference},
+		{"portVisitReference", &tc.PortVisitReference, validate.MaxPortVisitReference},
+		{"carrierServiceCode", &tc.CarrierServiceCode, validate.MaxCarrierServiceCode},
+		{"carrierVoyageNumber", &tc.CarrierVoyageNumber, validate.MaxVoyageNumber},
+		{"exportVoyageNumber", &tc.ExportVoyageNumber, validate.MaxVoyageNumber},
+		{"carrierExportVoyageNumber", &tc.CarrierExportVoyageNumber, validate.MaxVoyageNumber},
+		{"importVoyageNumber", &tc.ImportVoyageNumber, validate.MaxVoyageNumber},
+		{"carrierImportVoyageNumber", &tc.CarrierImportVoyageNumber, validate.MaxVoyageNumber},
 	} {
-		if err := ident(f.name, f.v, f.max, false); err != nil {
-			return nil, err
-		}
+		m.fit("transportCall."+f.name, f.v, f.max)
 	}
 	export, err := same("carrierExportVoyageNumber", tc.CarrierExportVoyageNumber, "exportVoyageNumber", tc.ExportVoyageNumber)
 	if err != nil {
@@ -369,7 +372,7 @@ func (m *mapper) transportCall(tc *dcsa.TransportCall) (*dcsa.TransportCall, err
 		tc.Vessel = nil
 	}
 	if tc.Vessel != nil {
-		if err := vessel(tc.Vessel); err != nil {
+		if err := m.vessel(tc.Vessel); err != nil {
 			return nil, at("vessel", err)
 		}
 	}
@@ -417,23 +420,25 @@ func mergePlace(tc *dcsa.TransportCall) error {
 	return nil
 }
 
-func vessel(v *dcsa.Vessel) error {
+func (m *mapper) vessel(v *dcsa.Vessel) error {
 	if !validate.IsIMONumber(v.VesselIMONumber) {
 		return at("vesselIMONumber", fail(strconv.Quote(clip(v.VesselIMONumber))+" is not a 7-digit IMO number"))
 	}
 	v.VesselName = validate.Truncate(v.VesselName, validate.MaxVesselName)
 	for _, f := range [...]struct {
 		name string
-		v    string
+		v    *string
 		max  int
 	}{
-		{"vesselFlag", v.VesselFlag, validate.MaxVesselFlag},
-		{"vesselCallSignNumber", v.VesselCallSignNumber, validate.MaxVesselCallSignNumber},
-		{"vesselOperatorCarrierCode", v.VesselOperatorCarrierCode, validate.MaxVesselOperatorCarrierCode},
+		{"vesselFlag", &v.VesselFlag, validate.MaxVesselFlag},
+		{"vesselCallSignNumber", &v.VesselCallSignNumber, validate.MaxVesselCallSignNumber},
+		{"vesselOperatorCarrierCode", &v.VesselOperatorCarrierCode, validate.MaxVesselOperatorCarrierCode},
 	} {
-		if err := ident(f.name, f.v, f.max, false); err != nil {
-			return err
-		}
+		m.fit("transportCall.vessel."+f.name, f.v, f.max)
+	}
+	if v.VesselOperatorCarrierCode == "" {
+		// A provider names the list of a code: without the code it says nothing.
+		v.VesselOperatorCarrierCodeListProvider = ""
 	}
 	if v.VesselOperatorCarrierCodeListProvider != "" {
 		var err error
@@ -586,6 +591,15 @@ func same(name, v, otherName, other string) (string, error) {
 		return "", at(name, fail(strconv.Quote(clip(v))+" contradicts "+otherName+" "+strconv.Quote(clip(other))))
 	}
 	return v, nil
+}
+
+// fit leaves out an optional value longer than max, counted at path with
+// the value kept.
+func (m *mapper) fit(path string, v *string, max int) {
+	if len(*v) > max && validate.RuneLen(*v) > max {
+		m.repair(normalize.RepairTooLongLeftOut, path, clip(*v))
+		*v = ""
+	}
 }
 
 // ident checks an identifier or code against its maxLength. Identifiers are
