@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/contrack/contrack/platform/kafka"
@@ -35,18 +34,8 @@ func failingCommits(t *testing.T) (brokers []string, fail *atomic.Bool, commitsR
 // failingCommitsWith is failingCommits answering code.
 func failingCommitsWith(t *testing.T, code *kerr.Error) (brokers []string, fail *atomic.Bool, commitsRefused *atomic.Int32) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := faultCluster(t)
 	brokers = c.ListenAddrs()
-	cl := testenv.KafkaClient(t, brokers)
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
-	defer cancel()
-	if err := kafka.EnsureTopics(ctx, cl, "", 1, schemas.AllTopics...); err != nil {
-		t.Fatal(err)
-	}
 	fail, commitsRefused = new(atomic.Bool), new(atomic.Int32)
 	fail.Store(true)
 	c.ControlKey(int16(kmsg.OffsetCommit), func(req kmsg.Request) (kmsg.Response, error, bool) {

@@ -25,22 +25,31 @@ import (
 	"github.com/contrack/contrack/schemas"
 )
 
-// failingFetches is a kfake cluster (fault injection needs the broker in
-// hand) whose Fetch answers give every partition code while fail is set:
-// an error franz-go does not retry by itself, so it reaches the poll.
-func failingFetches(t *testing.T, code *kerr.Error) (brokers []string, fail *atomic.Bool) {
+// faultCluster is a one-broker kfake cluster with every topic made: fault
+// injection needs the broker in hand, so these tests use kfake whatever
+// testenv would.
+func faultCluster(t *testing.T) *kfake.Cluster {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	brokers = c.ListenAddrs()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
-	if err := kafka.EnsureTopics(ctx, testenv.KafkaClient(t, brokers), "", 1, schemas.AllTopics...); err != nil {
+	if err := kafka.EnsureTopics(ctx, testenv.KafkaClient(t, c.ListenAddrs()), "", 1, schemas.AllTopics...); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// failingFetches is a kfake cluster (fault injection needs the broker in
+// hand) whose Fetch answers give every partition code while fail is set:
+// an error franz-go does not retry by itself, so it reaches the poll.
+func failingFetches(t *testing.T, code *kerr.Error) (brokers []string, fail *atomic.Bool) {
+	t.Helper()
+	c := faultCluster(t)
+	brokers = c.ListenAddrs()
 	fail = new(atomic.Bool)
 	c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
@@ -291,17 +300,8 @@ func TestAbortedCommitsAreCountedAndBackedOff(t *testing.T) {
 // answers give every partition code for the first n requests.
 func endOffsetsRefused(t *testing.T, code *kerr.Error, n int32) (brokers []string, asked *atomic.Int32) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := faultCluster(t)
 	brokers = c.ListenAddrs()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
-	defer cancel()
-	if err := kafka.EnsureTopics(ctx, testenv.KafkaClient(t, brokers), "", 1, schemas.AllTopics...); err != nil {
-		t.Fatal(err)
-	}
 	asked = new(atomic.Int32)
 	c.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
